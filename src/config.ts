@@ -1,0 +1,161 @@
+/**
+ * Environment → typed Config. Every setting the service reads is declared here, once, with its
+ * default and meaning (the README table is generated from `CONFIG_DOCS`, and a test checks that
+ * both agree). `src/main.ts` is the only caller that passes `process.env`.
+ */
+import { z } from 'zod';
+
+const bool = z
+  .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off'])
+  .transform((v) => v === '1' || v === 'true' || v === 'yes' || v === 'on');
+
+const port = z.coerce.number().int().min(0).max(65535);
+const positiveInt = z.coerce.number().int().positive();
+const nonNegativeInt = z.coerce.number().int().min(0);
+
+/** `http(s)://user:pass@host:port[/path]`: credentials in the URL are how Core's RPC is reached. */
+const httpUrl = z
+  .string()
+  .url()
+  .refine((u) => /^https?:\/\//.test(u), 'must start with http:// or https://');
+
+const evmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address');
+
+/** One row per variable: the schema, its default (as the environment would spell it) and its meaning. */
+const VARIABLES = {
+  HOST: { schema: z.string().min(1), default: '127.0.0.1', doc: 'Interface the HTTP server listens on.' },
+  PORT: { schema: port, default: '8402', doc: 'TCP port of the HTTP server (0 = any free port).' },
+  DATA_DIR: { schema: z.string().min(1), default: './data', doc: 'Directory for state: receipt key, payment ledger, replacement history.' },
+  LOG_LEVEL: {
+    schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    default: 'info',
+    doc: 'pino log level.',
+  },
+  PUBLIC_BASE_URL: {
+    schema: httpUrl.optional(),
+    default: undefined,
+    doc: 'Public base address used in payment challenges and documents (default: http://HOST:PORT).',
+  },
+  BODY_LIMIT_BYTES: { schema: positiveInt.max(16 * 1024 * 1024), default: '1048576', doc: 'Largest accepted request body; larger bodies get 413.' },
+  RPC_BATCH_MAX: { schema: positiveInt.max(1000), default: '20', doc: 'Largest JSON-RPC batch on /v1/rpc.' },
+
+  // --- Bitcoin node ---
+  BITCOIN_RPC_URL: {
+    schema: httpUrl.optional(),
+    default: undefined,
+    doc: 'Bitcoin Core JSON-RPC, e.g. http://user:pass@127.0.0.1:8332. Unset: start the embedded simulated node.',
+  },
+  BITCOIN_RPC_TIMEOUT_MS: { schema: positiveInt.max(120_000), default: '5000', doc: 'Timeout of every node call; a slower node answers 503.' },
+  BITCOIN_RPC_SCAN_TIMEOUT_MS: { schema: positiveInt.max(600_000), default: '30000', doc: 'Timeout of `scantxoutset` (address balance without an address index).' },
+  ESPLORA_URL: {
+    schema: httpUrl.optional(),
+    default: undefined,
+    doc: 'Esplora/electrs base URL for address balance and UTXOs; unset: `scantxoutset` on the node (embedded node: its own Esplora routes).',
+  },
+  ESPLORA_TIMEOUT_MS: { schema: positiveInt.max(120_000), default: '5000', doc: 'Timeout of Esplora calls.' },
+  MEMPOOL_POLL_MS: { schema: positiveInt.min(250).max(600_000), default: '2000', doc: 'How often the replacement tracker diffs the node mempool.' },
+  REPLACEMENT_HISTORY_MAX: { schema: positiveInt.max(1_000_000), default: '20000', doc: 'Replacement events kept (oldest dropped first); persisted in DATA_DIR.' },
+
+  // --- embedded simulated node ---
+  SIMNET_SEED: { schema: nonNegativeInt, default: '1', doc: 'Seed of the embedded simulated node (same seed, same chain and mempool).' },
+  SIMNET_BLOCK_INTERVAL_SEC: { schema: z.coerce.number().min(0).max(86_400), default: '180', doc: 'Mean block interval of the simulated node (exponential); 0 = mine only on demand.' },
+  SIMNET_TX_PER_SEC: { schema: z.coerce.number().min(0).max(10_000), default: '3', doc: 'Mean arrival rate of simulated transactions (Poisson).' },
+  SIMNET_INITIAL_TXS: { schema: nonNegativeInt.max(300_000), default: '1500', doc: 'Transactions in the simulated mempool at start.' },
+
+  // --- optimizer ---
+  OPTIMIZER_ENABLED: { schema: bool, default: 'true', doc: 'Run the template optimizer cycle.' },
+  OPTIMIZER_INTERVAL_SEC: { schema: positiveInt.max(3600), default: '60', doc: 'Seconds between optimizer cycles.' },
+  OPTIMIZER_TIMEOUT_SEC: { schema: positiveInt.max(3600), default: '240', doc: 'A cycle running longer is abandoned; the previous cache keeps serving.' },
+  BASELINE_TIMEOUT_SEC: { schema: positiveInt.max(600), default: '15', doc: 'Timeout of the node `getblocktemplate` baseline.' },
+  OPTIMIZER_MAX_TX_COUNT: { schema: positiveInt.max(100_000), default: '4000', doc: 'Most transactions in the optimized template.' },
+  OPTIMIZER_MIN_FEE_RATE_SAT_VB: { schema: z.coerce.number().min(0).max(10_000), default: '1', doc: 'Lowest chunk fee rate in the optimized template (sat/vB).' },
+  OPTIMIZER_THREADS: { schema: positiveInt.max(64), default: '1', doc: 'Worker threads of the optimizer pool.' },
+  RECEIPT_SECRET_KEY: {
+    schema: z.string().regex(/^(0x)?([0-9a-fA-F]{64}|[0-9a-fA-F]{128})$/, 'must be a 32-byte seed or 64-byte Ed25519 secret key in hex').optional(),
+    default: undefined,
+    doc: 'Ed25519 receipt key (hex seed or secret key). Unset: created in DATA_DIR/receipt-key (mode 0600). Never logged.',
+    secret: true,
+  },
+
+  // --- payments (x402 v2) ---
+  PAYMENTS_ENABLED: { schema: bool, default: 'true', doc: 'Require x402 payment on paid routes. `false` opens every route (development only).' },
+  PAY_TO: {
+    schema: evmAddress,
+    default: '0x000000000000000000000000000000000000dEaD',
+    doc: 'EVM address that receives payments.',
+  },
+  X402_NETWORKS: {
+    schema: z.string().regex(/^eip155:\d+(,eip155:\d+)*$/, 'must be a comma-separated list of eip155:<chainId>'),
+    default: 'eip155:8453,eip155:137,eip155:42161,eip155:480',
+    doc: 'Accepted networks, in challenge order (Base first). Known: 8453, 137, 42161, 84532, 480.',
+  },
+  X402_WORLDCHAIN_ASSET: {
+    schema: evmAddress,
+    default: '0x79A02482A880bCE3F13e09Da970dC34db4CD24d1',
+    doc: 'Token accepted on World Chain (eip155:480); check its EIP-712 name/version on chain before going live.',
+  },
+  X402_WORLDCHAIN_ASSET_NAME: { schema: z.string().min(1).max(64), default: 'USD Coin', doc: 'EIP-712 domain name of the World Chain token.' },
+  X402_WORLDCHAIN_ASSET_VERSION: { schema: z.string().min(1).max(16), default: '2', doc: 'EIP-712 domain version of the World Chain token.' },
+  X402_MAX_TIMEOUT_SECONDS: { schema: positiveInt.max(86_400), default: '300', doc: '`maxTimeoutSeconds` offered in challenges.' },
+  X402_FACILITATOR_URL: { schema: httpUrl.optional(), default: undefined, doc: 'x402 facilitator (`/verify`, `/settle`). Unset: local verification, payments recorded unsettled.' },
+  X402_FACILITATOR_TIMEOUT_MS: { schema: positiveInt.max(120_000), default: '10000', doc: 'Timeout of facilitator calls.' },
+  X402_FACILITATOR_AUTH: { schema: z.string().min(1).optional(), default: undefined, doc: 'Authorization header value sent to the facilitator. Never logged.', secret: true },
+  X402_ALLOW_UNSETTLED: { schema: bool, default: 'false', doc: 'Allow a mainnet network without a facilitator (payments are then never settled).' },
+  REDIS_URL: { schema: z.string().regex(/^rediss?:\/\//, 'must start with redis:// or rediss://').optional(), default: undefined, doc: 'Redis for the shared replay store (several replicas). Unset: SQLite in DATA_DIR.' },
+} as const;
+
+type Variables = typeof VARIABLES;
+type VariableName = keyof Variables;
+
+const schema = z.object(
+  Object.fromEntries(
+    Object.entries(VARIABLES).map(([name, v]) => [name, v.schema]),
+  ) as { [K in VariableName]: Variables[K]['schema'] },
+);
+
+export type Config = z.infer<typeof schema>;
+
+/** Documentation rows for the README table. */
+export const CONFIG_DOCS: ReadonlyArray<{ name: string; default: string | undefined; doc: string }> = Object.entries(VARIABLES).map(
+  ([name, v]) => ({ name, default: v.default, doc: v.doc }),
+);
+
+/** Names whose values are secrets: never logged, never returned. */
+export const SECRET_VARIABLES: ReadonlySet<string> = new Set(
+  Object.entries(VARIABLES)
+    .filter(([, v]) => 'secret' in v && v.secret)
+    .map(([name]) => name),
+);
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * Parses the environment. Unknown variables are ignored; an empty string counts as unset.
+ * @throws ConfigError naming the first bad variable (its value is not echoed: it may be a secret).
+ */
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const input: Record<string, string> = {};
+  for (const name of Object.keys(VARIABLES)) {
+    const value = env[name];
+    const fallback = VARIABLES[name as VariableName].default;
+    if (value !== undefined && value !== '') input[name] = value;
+    else if (fallback !== undefined) input[name] = fallback;
+  }
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const variable = String(issue.path[0] ?? 'environment');
+    throw new ConfigError(variable, `invalid ${variable}: ${issue.message}`);
+  }
+  return parsed.data;
+}
+
+

@@ -1,0 +1,55 @@
+/**
+ * The error catalogue. Every error the service answers with is made here, grouped by concern.
+ *
+ * Codes are public API: never rename or reuse one. Each code is documented in `docs/errors.md`
+ * (a test checks both directions). Messages take `%s` arguments and never contain a secret.
+ */
+import createError, { type FastifyErrorConstructor } from '@fastify/error';
+
+type Catalogue = Record<string, FastifyErrorConstructor>;
+
+function define<T extends Catalogue>(catalogue: T): T {
+  return catalogue;
+}
+
+export const Errors = define({
+  // --- request shape (400, 404, 413) ---
+  INVALID_REQUEST: createError('INVALID_REQUEST', 'Invalid request: %s', 400),
+  INVALID_TXID: createError('INVALID_TXID', 'Invalid txid: %s (expected 64 hexadecimal characters)', 400),
+  INVALID_ADDRESS: createError('INVALID_ADDRESS', 'Invalid Bitcoin address: %s', 400),
+  WRONG_NETWORK_ADDRESS: createError('WRONG_NETWORK_ADDRESS', 'Address %s belongs to %s, but the node is on %s', 400),
+  BODY_TOO_LARGE: createError('BODY_TOO_LARGE', 'Request body is larger than %s bytes', 413),
+  UNSUPPORTED_MEDIA_TYPE: createError('UNSUPPORTED_MEDIA_TYPE', 'Unsupported content type: %s (send application/json)', 415),
+  NOT_FOUND: createError('NOT_FOUND', 'No route %s %s', 404),
+  METHOD_NOT_ALLOWED: createError('METHOD_NOT_ALLOWED', 'Method %s is not allowed on %s', 405),
+
+  // --- Bitcoin data (404, 422) ---
+  TX_NOT_FOUND: createError('TX_NOT_FOUND', 'Transaction %s is not known to the node', 404),
+  TX_NOT_IN_MEMPOOL: createError('TX_NOT_IN_MEMPOOL', 'Transaction %s is not in the mempool', 404),
+  BLOCK_NOT_FOUND: createError('BLOCK_NOT_FOUND', 'Block %s not found', 404),
+  REPLACEMENT_NOT_CONFLICTING: createError('REPLACEMENT_NOT_CONFLICTING', 'The signed transaction does not spend any input of %s', 422),
+  INVALID_RAW_TRANSACTION: createError('INVALID_RAW_TRANSACTION', 'Raw transaction could not be decoded: %s', 422),
+
+  // --- upstream (503, 502) ---
+  NODE_UNAVAILABLE: createError('NODE_UNAVAILABLE', 'Bitcoin node unavailable: %s', 503),
+  NODE_TIMEOUT: createError('NODE_TIMEOUT', 'Bitcoin node did not answer %s within %s ms', 503),
+  NODE_ERROR: createError('NODE_ERROR', 'Bitcoin node refused %s: %s', 502),
+  NODE_BAD_RESPONSE: createError('NODE_BAD_RESPONSE', 'Bitcoin node sent an unexpected answer to %s: %s', 502),
+  ADDRESS_SOURCE_UNAVAILABLE: createError('ADDRESS_SOURCE_UNAVAILABLE', 'Address index unavailable: %s', 503),
+  TEMPLATE_NOT_READY: createError('TEMPLATE_NOT_READY', 'The optimizer cache is not ready yet: %s', 503),
+
+  // --- server ---
+  INTERNAL: createError('INTERNAL', 'Internal error', 500),
+  RATE_LIMITED: createError('RATE_LIMITED', 'Too many requests: %s', 429),
+});
+
+export type ErrorCode = keyof typeof Errors;
+
+/** The JSON body of every REST error (DESIGN §5). */
+export interface ErrorBody {
+  success: false;
+  error: { code: string; message: string; details?: unknown };
+}
+
+/** Seconds a client should wait before retrying a 503, sent as `Retry-After`. */
+export const DEFAULT_RETRY_AFTER_SECONDS = 5;

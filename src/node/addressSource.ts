@@ -1,0 +1,4 @@
+/** Where address balances and UTXOs come from. Implemented in ./esplora.ts and ./scanAddressSource.ts. */
+export interface AddressSource {
+  readonly kind: 'esplora' | 'scantxoutset';
+}

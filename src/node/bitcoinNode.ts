@@ -1,0 +1,192 @@
+/**
+ * Typed access to a Bitcoin node: one method per Core RPC we use, each answer checked by a zod
+ * schema (`./schemas.ts`). Works the same against a real Bitcoin Core and the embedded simulated
+ * node, which speaks the same protocol. Refusals the caller can act on become catalogue errors
+ * (unknown txid → 404 `TX_NOT_FOUND`, …); outages become 503.
+ */
+import { z } from 'zod';
+import { Errors } from '../errors.js';
+import { NodeRpcError, RPC_CODES, RpcTransport, type RpcTransportOptions } from './rpcTransport.js';
+import * as S from './schemas.js';
+
+/** BTC (as Core reports amounts) → integer satoshis. */
+export function btcToSats(btc: number): number {
+  return Math.round(btc * 1e8);
+}
+
+export type NetworkName = 'main' | 'test' | 'testnet4' | 'signet' | 'regtest';
+
+export interface BitcoinNodeOptions extends RpcTransportOptions {
+  /** Timeout of `scantxoutset`, which walks the whole UTXO set. */
+  scanTimeoutMs: number;
+}
+
+export class BitcoinNode {
+  readonly transport: RpcTransport;
+  private readonly scanTimeoutMs: number;
+
+  constructor(options: BitcoinNodeOptions) {
+    this.transport = new RpcTransport(options);
+    this.scanTimeoutMs = options.scanTimeoutMs;
+  }
+
+  /** `getblockchaininfo`: chain name, tip height and hash. */
+  getBlockchainInfo(): Promise<S.BlockchainInfo> {
+    return this.transport.call('getblockchaininfo', [], S.BlockchainInfo);
+  }
+
+  /** `getblockcount`: height of the tip. */
+  getBlockCount(): Promise<number> {
+    return this.transport.call('getblockcount', [], S.int);
+  }
+
+  /** `getbestblockhash` */
+  getBestBlockHash(): Promise<string> {
+    return this.transport.call('getbestblockhash', [], S.hash);
+  }
+
+  /** `getblockhash <height>`; `BLOCK_NOT_FOUND` (404) above the tip. */
+  async getBlockHash(height: number): Promise<string> {
+    try {
+      return await this.transport.call('getblockhash', [height], S.hash);
+    } catch (error) {
+      throw refusal(error, { [RPC_CODES.INVALID_PARAMETER]: () => new Errors.BLOCK_NOT_FOUND(`at height ${height}`) });
+    }
+  }
+
+  /** `getblockheader <hash> true` */
+  async getBlockHeader(hash: string): Promise<S.BlockHeader> {
+    try {
+      return await this.transport.call('getblockheader', [hash, true], S.BlockHeader);
+    } catch (error) {
+      throw refusal(error, { [RPC_CODES.INVALID_ADDRESS_OR_KEY]: () => new Errors.BLOCK_NOT_FOUND(hash) });
+    }
+  }
+
+  /** `getblock <hash> 1`: header fields and txids. */
+  getBlock(hash: string, verbosity: 1): Promise<S.BlockVerbose1>;
+  /** `getblock <hash> 2`: header fields and decoded transactions with fees. */
+  getBlock(hash: string, verbosity: 2): Promise<S.BlockVerbose2>;
+  async getBlock(hash: string, verbosity: 1 | 2): Promise<S.BlockVerbose1 | S.BlockVerbose2> {
+    try {
+      return await this.transport.call('getblock', [hash, verbosity], verbosity === 1 ? S.BlockVerbose1 : S.BlockVerbose2);
+    } catch (error) {
+      throw refusal(error, { [RPC_CODES.INVALID_ADDRESS_OR_KEY]: () => new Errors.BLOCK_NOT_FOUND(hash) });
+    }
+  }
+
+  /**
+   * `getrawtransaction <txid> 2` (verbose with prevouts and fee; falls back to verbosity 1 on nodes
+   * before v25). `TX_NOT_FOUND` (404) when neither the mempool nor the tx index knows it.
+   */
+  async getRawTransaction(txid: string): Promise<S.RawTransaction> {
+    try {
+      try {
+        return await this.transport.call('getrawtransaction', [txid, 2], S.RawTransaction);
+      } catch (error) {
+        if (error instanceof NodeRpcError && error.rpcCode === RPC_CODES.TYPE_ERROR) {
+          return await this.transport.call('getrawtransaction', [txid, true], S.RawTransaction);
+        }
+        throw error;
+      }
+    } catch (error) {
+      throw refusal(error, { [RPC_CODES.INVALID_ADDRESS_OR_KEY]: () => new Errors.TX_NOT_FOUND(txid) });
+    }
+  }
+
+  /** `getrawtransaction <txid> false`: the serialized transaction. */
+  async getRawTransactionHex(txid: string): Promise<string> {
+    try {
+      return await this.transport.call('getrawtransaction', [txid, false], S.hex);
+    } catch (error) {
+      throw refusal(error, { [RPC_CODES.INVALID_ADDRESS_OR_KEY]: () => new Errors.TX_NOT_FOUND(txid) });
+    }
+  }
+
+  /** `decoderawtransaction <hex>`; `INVALID_RAW_TRANSACTION` (422) if it does not decode. */
+  async decodeRawTransaction(hex: string): Promise<S.DecodedTx> {
+    try {
+      return await this.transport.call('decoderawtransaction', [hex], S.DecodedTx);
+    } catch (error) {
+      throw refusal(error, { [RPC_CODES.DESERIALIZATION_ERROR]: (e) => new Errors.INVALID_RAW_TRANSACTION(e.message) });
+    }
+  }
+
+  /** `getrawmempool false`: txids. */
+  getRawMempoolTxids(): Promise<string[]> {
+    return this.transport.call('getrawmempool', [false], z.array(S.hash));
+  }
+
+  /** `getrawmempool true`: every entry, keyed by txid. Big: use `timeoutMs` for large mempools. */
+  getRawMempoolVerbose(options: { timeoutMs?: number } = {}): Promise<S.VerboseMempool> {
+    return this.transport.call('getrawmempool', [true], S.VerboseMempool, options);
+  }
+
+  /** `getmempoolentry <txid>`; `TX_NOT_IN_MEMPOOL` (404) if absent. */
+  async getMempoolEntry(txid: string): Promise<S.MempoolEntry> {
+    try {
+      return await this.transport.call('getmempoolentry', [txid], S.MempoolEntry);
+    } catch (error) {
+      throw refusal(error, { [RPC_CODES.INVALID_ADDRESS_OR_KEY]: () => new Errors.TX_NOT_IN_MEMPOOL(txid) });
+    }
+  }
+
+  /** `getmempoolancestors <txid> true` */
+  async getMempoolAncestors(txid: string): Promise<S.VerboseMempool> {
+    try {
+      return await this.transport.call('getmempoolancestors', [txid, true], S.VerboseMempool);
+    } catch (error) {
+      throw refusal(error, { [RPC_CODES.INVALID_ADDRESS_OR_KEY]: () => new Errors.TX_NOT_IN_MEMPOOL(txid) });
+    }
+  }
+
+  /** `getmempooldescendants <txid> true` */
+  async getMempoolDescendants(txid: string): Promise<S.VerboseMempool> {
+    try {
+      return await this.transport.call('getmempooldescendants', [txid, true], S.VerboseMempool);
+    } catch (error) {
+      throw refusal(error, { [RPC_CODES.INVALID_ADDRESS_OR_KEY]: () => new Errors.TX_NOT_IN_MEMPOOL(txid) });
+    }
+  }
+
+  /** `getmempoolinfo` */
+  getMempoolInfo(): Promise<S.MempoolInfo> {
+    return this.transport.call('getmempoolinfo', [], S.MempoolInfo);
+  }
+
+  /** `estimatesmartfee <blocks> <mode>`: `feerate` in BTC/kvB, absent when the node has no estimate. */
+  estimateSmartFee(blocks: number, mode: 'economical' | 'conservative' = 'conservative'): Promise<S.SmartFee> {
+    return this.transport.call('estimatesmartfee', [blocks, mode], S.SmartFee);
+  }
+
+  /** `getblocktemplate {"rules":["segwit"]}`: the node's own block template (our baseline). */
+  getBlockTemplate(options: { timeoutMs?: number } = {}): Promise<S.BlockTemplate> {
+    return this.transport.call('getblocktemplate', [{ rules: ['segwit'] }], S.BlockTemplate, options);
+  }
+
+  /** `testmempoolaccept [<hex>]`: would the node accept it, and why not. */
+  testMempoolAccept(hex: string): Promise<S.MempoolAcceptResult> {
+    return this.transport.call('testmempoolaccept', [[hex]], S.MempoolAcceptResult);
+  }
+
+  /** `sendrawtransaction <hex>`: relays a caller-signed transaction; returns its txid. */
+  sendRawTransaction(hex: string): Promise<string> {
+    return this.transport.call('sendrawtransaction', [hex], S.hash);
+  }
+
+  /** `scantxoutset start [descriptors]`: confirmed UTXOs of the given descriptors (slow on mainnet). */
+  scanTxOutSet(descriptors: string[]): Promise<S.ScanTxOutSet> {
+    return this.transport.call('scantxoutset', ['start', descriptors], S.ScanTxOutSet, { timeoutMs: this.scanTimeoutMs });
+  }
+}
+
+type RefusalMap = Record<number, (error: NodeRpcError) => Error>;
+
+/** Maps a node refusal to a catalogue error; unmapped refusals become `NODE_ERROR` (502). */
+function refusal(error: unknown, map: RefusalMap): unknown {
+  if (!(error instanceof NodeRpcError)) return error;
+  const make = map[error.rpcCode];
+  return make ? make(error) : new Errors.NODE_ERROR(error.method, error.message);
+}
+
+export { NodeRpcError, RPC_CODES };

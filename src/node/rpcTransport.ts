@@ -1,0 +1,124 @@
+/**
+ * The one place that talks JSON-RPC to the Bitcoin node, through the `bitcoin-core` client.
+ *
+ * Every call has a hard timeout (the client's socket timeout plus our own race, so a node that
+ * accepts the connection and never answers still fails in time). Failures are sorted into:
+ * - unreachable / timed out / warming up → `NODE_UNAVAILABLE` / `NODE_TIMEOUT` (503, `Retry-After`);
+ * - the node refused the call (an RPC error code) → `NodeRpcError`, which callers map to 404/422/…;
+ * - an answer that does not match our schema → `NODE_BAD_RESPONSE` (502).
+ */
+import BitcoinCoreClient from 'bitcoin-core';
+import type { z } from 'zod';
+import { Errors } from '../errors.js';
+
+/** Core's RPC error codes we act on (src/rpc/protocol.h). */
+export const RPC_CODES = {
+  MISC_ERROR: -1,
+  TYPE_ERROR: -3,
+  INVALID_ADDRESS_OR_KEY: -5,
+  INVALID_PARAMETER: -8,
+  DESERIALIZATION_ERROR: -22,
+  VERIFY_ERROR: -25,
+  VERIFY_REJECTED: -26,
+  VERIFY_ALREADY_IN_CHAIN: -27,
+  IN_WARMUP: -28,
+  METHOD_NOT_FOUND: -32601,
+} as const;
+
+/** The node answered, but refused the call. `rpcCode` is Core's error code. */
+export class NodeRpcError extends Error {
+  /** Unmapped refusals answer 502 `NODE_ERROR`; callers map the codes they expect first. */
+  readonly statusCode = 502;
+  readonly code = 'NODE_ERROR';
+  constructor(
+    readonly method: string,
+    readonly rpcCode: number,
+    message: string,
+  ) {
+    super(`${method}: ${message} (code ${rpcCode})`);
+    this.name = 'NodeRpcError';
+  }
+}
+
+export interface RpcTransportOptions {
+  /** `http://user:pass@host:port` */
+  url: string;
+  /** Default timeout of every call, ms. */
+  timeoutMs: number;
+}
+
+interface CoreClient {
+  command(method: string, ...params: unknown[]): Promise<unknown>;
+}
+
+export interface CallOptions {
+  timeoutMs?: number;
+}
+
+/** Parses `http://user:pass@host:port/` into what the `bitcoin-core` client takes. */
+export function parseRpcUrl(url: string): { host: string; username?: string; password?: string } {
+  const u = new URL(url);
+  const username = u.username ? decodeURIComponent(u.username) : undefined;
+  const password = u.password ? decodeURIComponent(u.password) : undefined;
+  return { host: `${u.protocol}//${u.host}`, username, password };
+}
+
+export class RpcTransport {
+  private readonly client: CoreClient;
+  private readonly timeoutMs: number;
+  /** Host and port only: safe to show (the URL's credentials are not). */
+  readonly endpoint: string;
+
+  constructor(options: RpcTransportOptions) {
+    const { host, username, password } = parseRpcUrl(options.url);
+    this.endpoint = host;
+    this.timeoutMs = options.timeoutMs;
+    // bitcoin-core's own socket timeout is the first line; ours (below) is the guarantee.
+    this.client = new BitcoinCoreClient({ host, username, password, timeout: options.timeoutMs + 1000 }) as unknown as CoreClient;
+  }
+
+  /**
+   * Calls `method` and validates the answer with `schema`.
+   * @throws NODE_UNAVAILABLE | NODE_TIMEOUT (503), NODE_BAD_RESPONSE (502), NodeRpcError (node refused)
+   */
+  async call<S extends z.ZodType>(method: string, params: unknown[], schema: S, options: CallOptions = {}): Promise<z.output<S>> {
+    const raw = await this.raw(method, params, options);
+    const parsed = schema.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new Errors.NODE_BAD_RESPONSE(method, `${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`);
+    }
+    return parsed.data;
+  }
+
+  /** Calls `method` and returns the unvalidated answer. Prefer `call`. */
+  async raw(method: string, params: unknown[], options: CallOptions = {}): Promise<unknown> {
+    const timeoutMs = options.timeoutMs ?? this.timeoutMs;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Errors.NODE_TIMEOUT(method, timeoutMs)), timeoutMs);
+    });
+    try {
+      return await Promise.race([this.client.command(method, ...params), timeout]);
+    } catch (error) {
+      throw classify(method, error);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+function classify(method: string, error: unknown): Error {
+  if (error instanceof Error && (error as { code?: unknown }).code === 'NODE_TIMEOUT') return error;
+  const code = (error as { code?: unknown } | null)?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  if (typeof code === 'number') {
+    if (code === RPC_CODES.IN_WARMUP) return new Errors.NODE_UNAVAILABLE(`node is warming up (${message})`);
+    if (code === 401 || code === 403) return new Errors.NODE_UNAVAILABLE('node rejected our RPC credentials');
+    if (code >= 400 && code < 600) return new Errors.NODE_UNAVAILABLE(`node answered HTTP ${code}`);
+    return new NodeRpcError(method, code, message);
+  }
+  if (typeof code === 'string' && /TIMEDOUT/.test(code)) return new Errors.NODE_TIMEOUT(method, 'the configured');
+  // ECONNREFUSED, ECONNRESET, EHOSTUNREACH, unparsable bodies: the node is not usable right now.
+  return new Errors.NODE_UNAVAILABLE(typeof code === 'string' ? `${code} calling ${method}` : `${method} failed: ${message.slice(0, 200)}`);
+}
