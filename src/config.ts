@@ -80,9 +80,9 @@ const VARIABLES = {
   // --- payments (x402 v2) ---
   PAYMENTS_ENABLED: { schema: bool, default: 'true', doc: 'Require x402 payment on paid routes. `false` opens every route (development only).' },
   PAY_TO: {
-    schema: evmAddress,
-    default: '0x000000000000000000000000000000000000dEaD',
-    doc: 'EVM address that receives payments.',
+    schema: evmAddress.optional(),
+    default: undefined,
+    doc: 'EVM address that receives payments. Unset: demo mode (a placeholder payTo, payments verified but never settled).',
   },
   X402_NETWORKS: {
     schema: z.string().regex(/^eip155:\d+(,eip155:\d+)*$/, 'must be a comma-separated list of eip155:<chainId>'),
