@@ -114,12 +114,46 @@ export class BitcoinNode {
 
   /** `getrawmempool false`: txids. */
   getRawMempoolTxids(): Promise<string[]> {
-    return this.transport.call('getrawmempool', [false], z.array(S.hash));
+    return this.transport.call('getrawmempool', [false], z.array(S.hash), { fastJson: true });
   }
 
   /** `getrawmempool true`: every entry, keyed by txid. Big: use `timeoutMs` for large mempools. */
   getRawMempoolVerbose(options: { timeoutMs?: number } = {}): Promise<S.VerboseMempool> {
-    return this.transport.call('getrawmempool', [true], S.VerboseMempool, options);
+    return this.transport.call('getrawmempool', [true], S.VerboseMempool, { ...options, fastJson: true });
+  }
+
+  /**
+   * `getmempoolentry` for many txids in batches of `chunk`. Txids that left the mempool meanwhile
+   * are simply absent from the answer.
+   */
+  async getMempoolEntries(txids: readonly string[], chunk = 1000): Promise<Map<string, S.MempoolEntry>> {
+    return this.batched(txids, chunk, 'getmempoolentry', (txid) => [txid], S.MempoolEntry);
+  }
+
+  /** `getrawtransaction <txid> false` for many txids in batches; unknown txids are absent. */
+  async getRawTransactionsHex(txids: readonly string[], chunk = 500): Promise<Map<string, string>> {
+    return this.batched(txids, chunk, 'getrawtransaction', (txid) => [txid, false], S.hex);
+  }
+
+  private async batched<S extends z.ZodType>(
+    keys: readonly string[],
+    chunk: number,
+    method: string,
+    params: (key: string) => unknown[],
+    schema: S,
+  ): Promise<Map<string, z.output<S>>> {
+    const out = new Map<string, z.output<S>>();
+    for (let i = 0; i < keys.length; i += chunk) {
+      const slice = keys.slice(i, i + chunk);
+      const answers = await this.transport.batch(slice.map((key) => ({ method, params: params(key) })));
+      answers.forEach((answer, j) => {
+        if (!answer.ok) return;
+        const parsed = schema.safeParse(answer.result);
+        if (!parsed.success) throw new Errors.NODE_BAD_RESPONSE(method, parsed.error.issues[0]?.message ?? 'invalid');
+        out.set(slice[j]!, parsed.data);
+      });
+    }
+    return out;
   }
 
   /** `getmempoolentry <txid>`; `TX_NOT_IN_MEMPOOL` (404) if absent. */

@@ -1,0 +1,49 @@
+/**
+ * Fee-rate histogram of a mempool: buckets of effective fee rate with the vsize, tx count and fees
+ * they hold, highest rates first. The bucket edges extend mempool.space's 39 levels with sub-1 sat/vB
+ * steps, since Core ≥ 29.1 relays down to 0.1 sat/vB.
+ */
+import type { FeeRateSample } from './feeRateSample.js';
+
+export const FEE_LEVELS_SAT_VB: readonly number[] = [
+  0, 0.1, 0.5, 1, 1.5, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 30, 40, 50, 60, 70, 80, 90, 100, 125, 150, 175, 200, 250, 300, 350, 400, 500,
+  600, 700, 800, 900, 1000, 1200, 1400, 1600, 1800, 2000,
+];
+
+export interface FeeBucket {
+  /** Lowest fee rate in the bucket, sat/vB (inclusive). */
+  minFeeRateSatVb: number;
+  /** Upper edge, sat/vB (exclusive); null for the top bucket. */
+  maxFeeRateSatVb: number | null;
+  count: number;
+  vsize: number;
+  feeSat: number;
+  /** vsize of this bucket and every higher one: how deep in the queue the bucket's bottom is. */
+  cumulativeVsize: number;
+}
+
+/** O(n + levels). Empty buckets are kept so clients can draw a fixed axis. */
+export function feeHistogram(sample: FeeRateSample, levels: readonly number[] = FEE_LEVELS_SAT_VB): FeeBucket[] {
+  const buckets: FeeBucket[] = levels.map((min, i) => ({
+    minFeeRateSatVb: min,
+    maxFeeRateSatVb: levels[i + 1] ?? null,
+    count: 0,
+    vsize: 0,
+    feeSat: 0,
+    cumulativeVsize: 0,
+  }));
+  let b = buckets.length - 1;
+  for (const p of sample.points) {
+    while (b > 0 && p.feeRateSatVb < buckets[b]!.minFeeRateSatVb) b--;
+    const bucket = buckets[b]!;
+    bucket.count += 1;
+    bucket.vsize += p.vsize;
+    bucket.feeSat += p.feeSat;
+  }
+  let cumulative = 0;
+  for (let i = buckets.length - 1; i >= 0; i--) {
+    cumulative += buckets[i]!.vsize;
+    buckets[i]!.cumulativeVsize = cumulative;
+  }
+  return buckets.reverse();
+}

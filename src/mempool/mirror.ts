@@ -1,0 +1,263 @@
+/**
+ * A local mirror of the node's mempool, kept by polling and diffing (`getrawmempool false` every
+ * `MEMPOOL_POLL_MS`; only new entries are fetched). It is what mempool statistics, histograms and
+ * the replacement tracker read, so those answers cost no node round trip and stay consistent with
+ * each other (one snapshot, one `asOf`).
+ *
+ * Each poll emits one `MempoolDiff`: the txs added, the txs removed with the reason (mined in a
+ * block we saw, replaced by a tx spending one of their inputs, or evicted otherwise), and new blocks.
+ * A tx that arrives and leaves between two polls is never seen: that is the price of polling
+ * (a ZMQ feed would close the gap).
+ */
+import { EventEmitter } from 'node:events';
+import type { FastifyBaseLogger } from 'fastify';
+import { btcToSats, type BitcoinNode } from '../node/bitcoinNode.js';
+import type { BlockVerbose1, MempoolEntry, MempoolInfo } from '../node/schemas.js';
+import { decodeInputs } from './decodeInputs.js';
+
+export interface MirrorTx {
+  txid: string;
+  feeSat: number;
+  modifiedFeeSat: number;
+  vsize: number;
+  weight: number;
+  /** Unix seconds the node first saw it. */
+  time: number;
+  /** Unconfirmed parents at entry time (kept while they are in the mempool). */
+  parents: string[];
+  /** Outpoints spent, `txid:vout`; null until fetched (large backlogs are fetched over several polls). */
+  inputs: string[] | null;
+  /** Chunk fee and weight reported by a v31 node. */
+  chunkFeeSat: number | null;
+  chunkWeight: number | null;
+}
+
+export type RemovalReason = 'confirmed' | 'replaced' | 'evicted';
+
+export interface RemovedTx {
+  tx: MirrorTx;
+  reason: RemovalReason;
+  /** For `replaced`: the tx that spends one of its inputs now. */
+  replacedBy?: string;
+  /** For `evicted` descendants of a replaced tx: the replaced ancestor. */
+  evictedWith?: string;
+  blockHeight?: number;
+}
+
+export interface MirrorBlock {
+  hash: string;
+  height: number;
+  txCount: number;
+}
+
+export interface MempoolDiff {
+  at: number;
+  added: MirrorTx[];
+  removed: RemovedTx[];
+  blocks: MirrorBlock[];
+}
+
+export interface MempoolMirrorOptions {
+  pollMs: number;
+  /** Most raw transactions fetched per poll to learn inputs of a backlog. */
+  inputFetchPerPoll?: number;
+  logger?: FastifyBaseLogger;
+  now?: () => number;
+}
+
+const MAX_BLOCK_WALK = 10;
+
+export class MempoolMirror extends EventEmitter<{ diff: [MempoolDiff] }> {
+  readonly txs = new Map<string, MirrorTx>();
+  /** `txid:vout` → spending mempool txid, for txs whose inputs are known. */
+  private readonly spends = new Map<string, string>();
+  private readonly needInputs = new Set<string>();
+  private timer: NodeJS.Timeout | undefined;
+  private polling: Promise<void> | undefined;
+  private tip: string | undefined;
+
+  info: MempoolInfo | undefined;
+  tipHeight: number | undefined;
+  lastPollAt: number | undefined;
+  lastPollMs: number | undefined;
+  lastError: string | null = null;
+  pollCount = 0;
+
+  constructor(
+    private readonly node: BitcoinNode,
+    private readonly options: MempoolMirrorOptions,
+  ) {
+    super();
+  }
+
+  get ready(): boolean {
+    return this.lastPollAt !== undefined;
+  }
+
+  start(): void {
+    if (this.timer) return;
+    const loop = async (): Promise<void> => {
+      await this.poll().catch(() => undefined);
+      this.timer = setTimeout(() => void loop(), this.options.pollMs);
+      this.timer.unref();
+    };
+    void loop();
+  }
+
+  async stop(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.polling?.catch(() => undefined);
+  }
+
+  /** One refresh. Concurrent callers share the running poll. Rejects (and records `lastError`) on node failure. */
+  poll(): Promise<void> {
+    this.polling ??= this.pollOnce().finally(() => {
+      this.polling = undefined;
+    });
+    return this.polling;
+  }
+
+  private async pollOnce(): Promise<void> {
+    const now = this.options.now ?? Date.now;
+    const started = now();
+    try {
+      const { tip, height, txids, info } = await this.consistentView();
+      const blocks = tip !== this.tip && this.tip !== undefined ? await this.newBlocks(tip) : [];
+      const diff = await this.apply(txids, blocks, started);
+      this.tip = tip;
+      this.tipHeight = height;
+      this.info = info;
+      this.lastPollAt = now();
+      this.lastPollMs = this.lastPollAt - started;
+      this.lastError = null;
+      this.pollCount += 1;
+      if (diff.added.length || diff.removed.length || diff.blocks.length) this.emit('diff', diff);
+    } catch (error) {
+      this.lastError = (error as Error).message;
+      this.options.logger?.warn({ err: error }, 'mempool poll failed');
+      throw error;
+    }
+  }
+
+  /** Tip and mempool from the same moment: retried when a block lands between the calls. */
+  private async consistentView(): Promise<{ tip: string; height: number; txids: string[]; info: MempoolInfo }> {
+    for (let attempt = 0; ; attempt += 1) {
+      const before = await this.node.getBestBlockHash();
+      const [txids, info, height] = await Promise.all([this.node.getRawMempoolTxids(), this.node.getMempoolInfo(), this.node.getBlockCount()]);
+      const after = await this.node.getBestBlockHash();
+      if (before === after || attempt >= 2) return { tip: after, height, txids, info };
+    }
+  }
+
+  private async newBlocks(tip: string): Promise<Array<MirrorBlock & { txids: Set<string> }>> {
+    const blocks: Array<MirrorBlock & { txids: Set<string> }> = [];
+    let hash: string | undefined = tip;
+    while (hash && hash !== this.tip && blocks.length < MAX_BLOCK_WALK) {
+      const block: BlockVerbose1 = await this.node.getBlock(hash, 1);
+      blocks.push({ hash, height: block.height, txCount: block.nTx, txids: new Set(block.tx) });
+      hash = block.previousblockhash;
+    }
+    return blocks.reverse();
+  }
+
+  private async apply(txids: string[], blocks: Array<MirrorBlock & { txids: Set<string> }>, at: number): Promise<MempoolDiff> {
+    const current = new Set(txids);
+    const addedIds = txids.filter((txid) => !this.txs.has(txid));
+    const added = await this.fetchEntries(addedIds);
+    for (const tx of added) {
+      this.txs.set(tx.txid, tx);
+      this.needInputs.add(tx.txid);
+    }
+    await this.fetchInputs();
+
+    const removed: RemovedTx[] = [];
+    const removedIds: string[] = [];
+    for (const txid of this.txs.keys()) if (!current.has(txid)) removedIds.push(txid);
+    const replacedNow = new Map<string, string>();
+    for (const txid of removedIds) {
+      const tx = this.txs.get(txid)!;
+      const block = blocks.find((b) => b.txids.has(txid));
+      if (block) {
+        removed.push({ tx, reason: 'confirmed', blockHeight: block.height });
+        continue;
+      }
+      const replacedBy = tx.inputs?.map((o) => this.spends.get(o)).find((s) => s !== undefined && s !== txid && current.has(s));
+      if (replacedBy) {
+        replacedNow.set(txid, replacedBy);
+        removed.push({ tx, reason: 'replaced', replacedBy });
+      } else removed.push({ tx, reason: 'evicted' });
+    }
+    // Descendants evicted along with a replaced ancestor belong to that replacement.
+    for (const r of removed) {
+      if (r.reason !== 'evicted') continue;
+      const root = this.replacedAncestor(r.tx, replacedNow);
+      if (root) r.evictedWith = root;
+    }
+    for (const r of removed) this.forget(r.tx);
+    for (const tx of this.txs.values()) if (tx.parents.some((p) => !current.has(p))) tx.parents = tx.parents.filter((p) => current.has(p));
+    return { at, added, removed, blocks: blocks.map(({ hash, height, txCount }) => ({ hash, height, txCount })) };
+  }
+
+  private replacedAncestor(tx: MirrorTx, replaced: Map<string, string>, depth = 0): string | undefined {
+    if (depth > 100) return undefined;
+    for (const parent of tx.parents) {
+      if (replaced.has(parent)) return parent;
+      const p = this.txs.get(parent);
+      if (p) {
+        const root = this.replacedAncestor(p, replaced, depth + 1);
+        if (root) return root;
+      }
+    }
+    return undefined;
+  }
+
+  private forget(tx: MirrorTx): void {
+    this.txs.delete(tx.txid);
+    this.needInputs.delete(tx.txid);
+    for (const outpoint of tx.inputs ?? []) if (this.spends.get(outpoint) === tx.txid) this.spends.delete(outpoint);
+  }
+
+  private async fetchEntries(txids: string[]): Promise<MirrorTx[]> {
+    if (txids.length === 0) return [];
+    // A large gap (first poll, or after an outage) is cheaper as one verbose dump.
+    const entries: Map<string, MempoolEntry> =
+      txids.length > 2000 ? new Map(Object.entries(await this.node.getRawMempoolVerbose({ timeoutMs: 120_000 }))) : await this.node.getMempoolEntries(txids);
+    const out: MirrorTx[] = [];
+    for (const txid of txids) {
+      const e = entries.get(txid);
+      if (e) out.push(toMirrorTx(txid, e));
+    }
+    return out;
+  }
+
+  private async fetchInputs(): Promise<void> {
+    if (this.needInputs.size === 0) return;
+    const limit = this.options.inputFetchPerPoll ?? 5000;
+    const wanted = [...this.needInputs].slice(0, limit);
+    const raws = await this.node.getRawTransactionsHex(wanted);
+    for (const txid of wanted) {
+      this.needInputs.delete(txid);
+      const tx = this.txs.get(txid);
+      const raw = raws.get(txid);
+      if (!tx || !raw) continue;
+      tx.inputs = decodeInputs(raw);
+      for (const outpoint of tx.inputs) this.spends.set(outpoint, txid);
+    }
+  }
+}
+
+function toMirrorTx(txid: string, e: MempoolEntry): MirrorTx {
+  return {
+    txid,
+    feeSat: btcToSats(e.fees.base),
+    modifiedFeeSat: btcToSats(e.fees.modified),
+    vsize: e.vsize,
+    weight: e.weight ?? e.vsize * 4,
+    time: e.time,
+    parents: [...e.depends],
+    inputs: null,
+    chunkFeeSat: e.fees.chunk !== undefined ? btcToSats(e.fees.chunk) : null,
+    chunkWeight: e.chunkweight ?? null,
+  };
+}
