@@ -7,9 +7,18 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Config } from './config.js';
 import { errorHandler, notFoundHandler } from './errorHandler.js';
-import type { BitcoinNode } from './node/bitcoinNode.js';
+import { projectedFeeRate } from './fees/projectedFeeRate.js';
+import { btcPerKvbToSatVb } from './fees/feeEstimate.js';
+import mempoolPlugin from './mempool/plugin.js';
 import type { AddressSource } from './node/addressSource.js';
+import type { BitcoinNode } from './node/bitcoinNode.js';
+import { ChainState } from './node/chainState.js';
+import { bitcoinRoutes } from './routes/bitcoin.js';
+import type { RouteContext } from './routes/context.js';
 import { healthRoutes } from './routes/health.js';
+import { mempoolRoutes } from './routes/mempool.js';
+import { rpcRoutes } from './routes/rpc/rpcRoute.js';
+import { SERVICE_VERSION } from './version.js';
 
 export interface AppDeps {
   config: Config;
@@ -23,6 +32,8 @@ export interface AppDeps {
   logger?: FastifyServerOptions['logger'];
   /** Milliseconds since the epoch; injectable for tests. */
   now?: () => number;
+  /** Start background polling (mempool mirror) when ready. Default true; tests may drive it. */
+  autoStart?: boolean;
 }
 
 export type App = FastifyInstance;
@@ -41,7 +52,27 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
 
-  await app.register(healthRoutes, { deps });
+  await app.register(mempoolPlugin, { deps, autoPoll: deps.autoStart ?? true });
+
+  const chain = new ChainState(deps.node, deps.now);
+  const floorFeeRateSatVb = (): number => {
+    const info = app.mempool.mirror.info;
+    return info ? btcPerKvbToSatVb(Math.max(info.mempoolminfee, info.minrelaytxfee)) : 1;
+  };
+  const ctx: RouteContext = {
+    deps,
+    chain,
+    floorFeeRateSatVb,
+    projection: (blocks) => (app.mempool.mirror.ready ? projectedFeeRate(app.mempool.sample(), blocks, floorFeeRateSatVb()) : null),
+    optimizerChunkRate: () => undefined,
+    optimizerProjectedBlock: () => undefined,
+    healthExtras: () => ({}),
+  };
+
+  await app.register(healthRoutes, { ctx, version: SERVICE_VERSION, startedAt: (deps.now ?? Date.now)() });
+  await app.register(bitcoinRoutes, { ctx });
+  await app.register(mempoolRoutes, { ctx });
+  await app.register(rpcRoutes, { ctx });
 
   return app;
 }

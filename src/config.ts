@@ -21,6 +21,12 @@ const httpUrl = z
 
 const evmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address');
 
+/** x402 networks with a built-in asset table (`src/payments/networks.ts`); 84532 is the only testnet. */
+const KNOWN_X402_NETWORKS: readonly string[] = ['eip155:8453', 'eip155:137', 'eip155:42161', 'eip155:84532', 'eip155:480'];
+const KNOWN_X402_NETWORKS_TEXT = KNOWN_X402_NETWORKS.join(', ');
+/** Networks whose payments are real money. */
+const TESTNET_X402_NETWORKS: ReadonlySet<string> = new Set(['eip155:84532']);
+
 /** One row per variable: the schema, its default (as the environment would spell it) and its meaning. */
 const VARIABLES = {
   HOST: { schema: z.string().min(1), default: '127.0.0.1', doc: 'Interface the HTTP server listens on.' },
@@ -37,6 +43,11 @@ const VARIABLES = {
     doc: 'Public base address used in payment challenges and documents (default: http://HOST:PORT).',
   },
   BODY_LIMIT_BYTES: { schema: positiveInt.max(16 * 1024 * 1024), default: '1048576', doc: 'Largest accepted request body; larger bodies get 413.' },
+  RPC_CHAIN_ID: {
+    schema: positiveInt.max(2 ** 53 - 1).optional(),
+    default: undefined,
+    doc: '`eth_chainId` of /v1/rpc. Unset: derived from the Bitcoin network (main 8333, test 18333, testnet4 48333, signet 38333, regtest 18444).',
+  },
   RPC_BATCH_MAX: { schema: positiveInt.max(1000), default: '20', doc: 'Largest JSON-RPC batch on /v1/rpc.' },
 
   // --- Bitcoin node ---
@@ -85,9 +96,13 @@ const VARIABLES = {
     doc: 'EVM address that receives payments. Unset: demo mode (a placeholder payTo, payments verified but never settled).',
   },
   X402_NETWORKS: {
-    schema: z.string().regex(/^eip155:\d+(,eip155:\d+)*$/, 'must be a comma-separated list of eip155:<chainId>'),
+    schema: z
+      .string()
+      .regex(/^eip155:\d+(,eip155:\d+)*$/, 'must be a comma-separated list of eip155:<chainId>')
+      .refine((v) => v.split(',').every((n) => KNOWN_X402_NETWORKS.includes(n)), `unknown network (known: ${KNOWN_X402_NETWORKS_TEXT})`)
+      .refine((v) => new Set(v.split(',')).size === v.split(',').length, 'lists a network twice'),
     default: 'eip155:8453,eip155:137,eip155:42161,eip155:480',
-    doc: 'Accepted networks, in challenge order (Base first). Known: 8453, 137, 42161, 84532, 480.',
+    doc: 'Accepted networks, in challenge order (Base first, World Chain last: stock clients pay the first they know). Known: 8453, 137, 42161, 84532 (Base Sepolia, testnet), 480.',
   },
   X402_WORLDCHAIN_ASSET: {
     schema: evmAddress,
@@ -96,12 +111,26 @@ const VARIABLES = {
   },
   X402_WORLDCHAIN_ASSET_NAME: { schema: z.string().min(1).max(64), default: 'USD Coin', doc: 'EIP-712 domain name of the World Chain token.' },
   X402_WORLDCHAIN_ASSET_VERSION: { schema: z.string().min(1).max(16), default: '2', doc: 'EIP-712 domain version of the World Chain token.' },
-  X402_MAX_TIMEOUT_SECONDS: { schema: positiveInt.max(86_400), default: '300', doc: '`maxTimeoutSeconds` offered in challenges.' },
+  X402_MAX_TIMEOUT_SECONDS: {
+    schema: positiveInt.min(30).max(3600),
+    default: '300',
+    doc: '`maxTimeoutSeconds` offered in challenges (the client signs `validBefore = now + this`); settlement happens after the handler, so leave room.',
+  },
   X402_FACILITATOR_URL: { schema: httpUrl.optional(), default: undefined, doc: 'x402 facilitator (`/verify`, `/settle`). Unset: local verification, payments recorded unsettled.' },
-  X402_FACILITATOR_TIMEOUT_MS: { schema: positiveInt.max(120_000), default: '10000', doc: 'Timeout of facilitator calls.' },
+  X402_FACILITATOR_TIMEOUT_MS: { schema: positiveInt.max(120_000), default: '10000', doc: 'Timeout of facilitator calls; a settle that times out is recorded pending and retried, never charged twice.' },
   X402_FACILITATOR_AUTH: { schema: z.string().min(1).optional(), default: undefined, doc: 'Authorization header value sent to the facilitator. Never logged.', secret: true },
-  X402_ALLOW_UNSETTLED: { schema: bool, default: 'false', doc: 'Allow a mainnet network without a facilitator (payments are then never settled).' },
-  REDIS_URL: { schema: z.string().regex(/^rediss?:\/\//, 'must start with redis:// or rediss://').optional(), default: undefined, doc: 'Redis for the shared replay store (several replicas). Unset: SQLite in DATA_DIR.' },
+  X402_FACILITATOR_VERIFY: {
+    schema: bool,
+    default: 'true',
+    doc: 'With a facilitator: also call its `/verify` (balance, on-chain nonce) before the handler runs; local checks always run first.',
+  },
+  X402_RECONCILE_INTERVAL_SEC: {
+    schema: positiveInt.max(86_400),
+    default: '30',
+    doc: 'How often pending settlements (facilitator timeouts, restarts) are retried; also done once at start.',
+  },
+  X402_ALLOW_UNSETTLED: { schema: bool, default: 'false', doc: 'Allow a mainnet `PAY_TO` without a facilitator (payments are then verified but never settled).' },
+  REDIS_URL: { schema: z.string().regex(/^rediss?:\/\//, 'must start with redis:// or rediss://').optional(), default: undefined, doc: 'Redis for the shared replay store (several replicas). Unset: SQLite in DATA_DIR. Never logged (may hold a password).', secret: true },
 } as const;
 
 type Variables = typeof VARIABLES;
@@ -158,4 +187,21 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   return parsed.data;
 }
 
-
+/**
+ * Payment settings that are each valid alone but dangerous together. `src/main.ts` calls this at
+ * start-up, after `loadConfig`: a mainnet `PAY_TO` set explicitly with no facilitator would take
+ * real authorizations and never settle them, so it is refused unless `X402_ALLOW_UNSETTLED=1`.
+ * Demo mode (no `PAY_TO`) and testnet-only network lists are allowed.
+ * @throws ConfigError naming the variable to set.
+ */
+export function assertPaymentConfig(config: Config): void {
+  if (!config.PAYMENTS_ENABLED || config.PAY_TO === undefined || config.X402_FACILITATOR_URL !== undefined) return;
+  const mainnets = config.X402_NETWORKS.split(',').filter((n) => !TESTNET_X402_NETWORKS.has(n));
+  if (mainnets.length > 0 && !config.X402_ALLOW_UNSETTLED) {
+    throw new ConfigError(
+      'X402_FACILITATOR_URL',
+      `PAY_TO is set for mainnet networks (${mainnets.join(', ')}) but X402_FACILITATOR_URL is not: payments would never be settled. ` +
+        'Set X402_FACILITATOR_URL, restrict X402_NETWORKS to eip155:84532, or set X402_ALLOW_UNSETTLED=1.',
+    );
+  }
+}

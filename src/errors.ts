@@ -36,7 +36,15 @@ export const Errors = define({
   NODE_ERROR: createError('NODE_ERROR', 'Bitcoin node refused %s: %s', 502),
   NODE_BAD_RESPONSE: createError('NODE_BAD_RESPONSE', 'Bitcoin node sent an unexpected answer to %s: %s', 502),
   ADDRESS_SOURCE_UNAVAILABLE: createError('ADDRESS_SOURCE_UNAVAILABLE', 'Address index unavailable: %s', 503),
+  MEMPOOL_NOT_READY: createError('MEMPOOL_NOT_READY', 'The mempool view is not ready yet: %s', 503),
   TEMPLATE_NOT_READY: createError('TEMPLATE_NOT_READY', 'The optimizer cache is not ready yet: %s', 503),
+
+  // --- payments (x402 v2); a refused or missing payment is a 402 challenge, not one of these ---
+  PAYMENT_MALFORMED: createError('PAYMENT_MALFORMED', 'Malformed payment header: %s', 400),
+  PAYMENT_ID_CONFLICT: createError('PAYMENT_ID_CONFLICT', 'Payment identifier %s was already used with another payment or request', 409),
+  PAYMENT_IN_PROGRESS: createError('PAYMENT_IN_PROGRESS', 'A request with payment identifier %s is still being processed; retry shortly', 409),
+  PAYMENT_STORE_UNAVAILABLE: createError('PAYMENT_STORE_UNAVAILABLE', 'Payment replay store unavailable: %s', 503),
+  PAYMENT_ROUTE_UNPRICED: createError('PAYMENT_ROUTE_UNPRICED', 'Route %s has no price in src/payments/prices.ts', 500),
 
   // --- server ---
   INTERNAL: createError('INTERNAL', 'Internal error', 500),

@@ -16,8 +16,8 @@ export interface ReplacedNode extends ReplacementSide {
 
 export interface ReplacementHistory {
   txid: string;
-  /** The replacement that evicted this tx, if any. */
-  replacedBy: (ReplacementSide & { replacedAt: string }) | null;
+  /** The replacement that evicted this tx, if any, with what it paid beyond this tx. */
+  replacedBy: (ReplacementSide & { replacedAt: string; feeDeltaSat: number; feeRateDeltaSatVb: number }) | null;
   /** The newest version in the chain of replacements starting at this tx (itself if never replaced). */
   latestTxid: string;
   /** Earlier versions this tx replaced, as a tree. */
@@ -75,7 +75,14 @@ export class ReplacementTracker {
     const evicted = this.store.evicting(txid)[0];
     return {
       txid,
-      replacedBy: first ? { ...first.replacement, replacedAt: new Date(first.detectedAt).toISOString() } : null,
+      replacedBy: first
+        ? {
+            ...first.replacement,
+            replacedAt: new Date(first.detectedAt).toISOString(),
+            feeDeltaSat: first.replacement.feeSat - first.replaced.feeSat,
+            feeRateDeltaSatVb: round(first.replacement.feeRateSatVb - first.replaced.feeRateSatVb),
+          }
+        : null,
       latestTxid: latest,
       replaces,
       evictedWithReplacementOf: evicted ? evicted.replaced.txid : null,

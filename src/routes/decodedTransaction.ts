@@ -1,0 +1,77 @@
+/**
+ * The decoded-transaction answer of `GET /v1/tx/:txid`: Core's verbose transaction reshaped with
+ * amounts in satoshis, addresses per output, prevouts per input (where the node knows them), the
+ * fee and fee rate, RBF signalling and the confirmation status.
+ */
+import { btcToSats } from '../node/bitcoinNode.js';
+import type { MempoolEntry, RawTransaction } from '../node/schemas.js';
+import { round } from '../util/round.js';
+import { isoFromUnix } from './schemas.js';
+
+/** BIP125: an input with nSequence below this signals replaceability. */
+const MAX_BIP125_RBF_SEQUENCE = 0xfffffffd;
+
+export function decodedTransaction(tx: RawTransaction, tipHeight: number, entry: MempoolEntry | null) {
+  const inputs = tx.vin.map((vin) => ({
+    txid: vin.txid ?? null,
+    vout: vin.vout ?? null,
+    coinbase: vin.coinbase !== undefined,
+    sequence: vin.sequence,
+    witnessItems: vin.txinwitness?.length ?? 0,
+    prevout: vin.prevout
+      ? {
+          valueSat: btcToSats(vin.prevout.value),
+          address: vin.prevout.scriptPubKey.address ?? null,
+          scriptType: vin.prevout.scriptPubKey.type,
+          height: vin.prevout.height,
+        }
+      : null,
+  }));
+  const outputs = tx.vout.map((out) => ({
+    n: out.n,
+    valueSat: btcToSats(out.value),
+    address: out.scriptPubKey.address ?? null,
+    scriptType: out.scriptPubKey.type,
+    scriptPubKeyHex: out.scriptPubKey.hex,
+  }));
+  const totalOutputSat = outputs.reduce((sum, o) => sum + o.valueSat, 0);
+  const isCoinbase = inputs.some((i) => i.coinbase);
+  const allPrevouts = !isCoinbase && inputs.every((i) => i.prevout !== null);
+  const totalInputSat = allPrevouts ? inputs.reduce((sum, i) => sum + (i.prevout?.valueSat ?? 0), 0) : null;
+  const feeSat = isCoinbase
+    ? 0
+    : tx.fee !== undefined
+      ? btcToSats(tx.fee)
+      : entry
+        ? btcToSats(entry.fees.base)
+        : totalInputSat !== null
+          ? totalInputSat - totalOutputSat
+          : null;
+  const confirmations = tx.confirmations ?? 0;
+  return {
+    txid: tx.txid,
+    wtxid: tx.hash,
+    version: tx.version,
+    locktime: tx.locktime,
+    size: tx.size,
+    vsize: tx.vsize,
+    weight: tx.weight,
+    feeSat,
+    feeRateSatVb: feeSat === null ? null : round(feeSat / tx.vsize),
+    rbfSignaling: !isCoinbase && inputs.some((i) => i.sequence <= MAX_BIP125_RBF_SEQUENCE),
+    coinbase: isCoinbase,
+    status: {
+      confirmed: confirmations > 0,
+      inMempool: entry !== null,
+      confirmations,
+      blockHash: tx.blockhash ?? null,
+      blockHeight: confirmations > 0 ? tipHeight - confirmations + 1 : null,
+      blockTime: tx.blocktime !== undefined ? isoFromUnix(tx.blocktime) : null,
+      firstSeen: entry ? isoFromUnix(entry.time) : null,
+    },
+    totalInputSat,
+    totalOutputSat,
+    inputs,
+    outputs,
+  };
+}

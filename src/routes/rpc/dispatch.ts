@@ -1,0 +1,128 @@
+/**
+ * JSON-RPC 2.0 over one HTTP POST, in two steps:
+ * 1. `planRpc` parses the body (single call or batch), validates every call's envelope and params,
+ *    and prices the valid ones (a batch costs the sum). Invalid calls are answered for free.
+ * 2. `executeRpc` runs the planned calls (concurrently; a batch is bounded) and builds the answer.
+ * The payment gate sits between the two, using the plan's price.
+ */
+import { RPC_METHOD_PRICES_USD } from '../../payments/prices.js';
+import { z } from 'zod';
+import {
+  InvalidParamsRpcError,
+  InvalidRequestRpcError,
+  JsonRpcError,
+  MethodNotFoundRpcError,
+  ParseRpcError,
+  SERVER_ERROR_CODES,
+  toJsonRpcError,
+} from './rpcErrors.js';
+import type { RpcContext, RpcMethod } from './rpcMethod.js';
+
+export type JsonRpcId = string | number | null;
+
+const Envelope = z.object({
+  jsonrpc: z.literal('2.0'),
+  id: z.union([z.string().max(256), z.number(), z.null()]).optional(),
+  method: z.string().min(1).max(128),
+  params: z.unknown().optional(),
+});
+
+type PlannedCall =
+  | { id: JsonRpcId; method: RpcMethod; params: unknown; priceUsd: number }
+  | { id: JsonRpcId; error: JsonRpcError };
+
+export interface RpcPlan {
+  batch: boolean;
+  calls: PlannedCall[];
+  /** Sum of the prices of the calls that will run, USD. */
+  priceUsd: number;
+  /** Method names, for the payment description and logs. */
+  methods: string[];
+}
+
+export interface RpcAnswer {
+  body: unknown;
+  /** True when at least one priced call answered with a result (false: nothing chargeable was served). */
+  chargeable: boolean;
+}
+
+function idOf(element: unknown): JsonRpcId {
+  const id = (element as { id?: unknown } | null)?.id;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
+
+async function planOne(element: unknown, registry: ReadonlyMap<string, RpcMethod>, ctx: RpcContext): Promise<PlannedCall> {
+  const envelope = Envelope.safeParse(element);
+  if (!envelope.success) {
+    const issue = envelope.error.issues[0]!;
+    return { id: idOf(element), error: new InvalidRequestRpcError(`${issue.path.join('.') || 'request'}: ${issue.message}`) };
+  }
+  const { method: name, params: rawParams = [] } = envelope.data;
+  const id = envelope.data.id ?? null;
+  const method = registry.get(name);
+  if (!method) return { id, error: new MethodNotFoundRpcError(name) };
+  if (!Array.isArray(rawParams)) return { id, error: new InvalidParamsRpcError('params must be an array') };
+  const params = method.params.safeParse(rawParams);
+  if (!params.success) {
+    const issue = params.error.issues[0]!;
+    const where = `params${issue.path.map((p) => `[${String(p)}]`).join('')}`;
+    return { id, error: new InvalidParamsRpcError(`${where}: ${issue.message}`) };
+  }
+  try {
+    await method.precheck?.(ctx, params.data);
+  } catch (error) {
+    return { id, error: toJsonRpcError(error) };
+  }
+  return { id, method, params: params.data, priceUsd: RPC_METHOD_PRICES_USD[name] ?? 0 };
+}
+
+/** Parses and prices a request body (the raw text). Never throws: every failure is a planned error. */
+export async function planRpc(text: string, registry: ReadonlyMap<string, RpcMethod>, ctx: RpcContext, batchMax: number): Promise<RpcPlan> {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (error) {
+    return { batch: false, calls: [{ id: null, error: new ParseRpcError((error as Error).message.slice(0, 120)) }], priceUsd: 0, methods: [] };
+  }
+  const batch = Array.isArray(body);
+  const elements: unknown[] = Array.isArray(body) ? body : [body];
+  if (batch && elements.length === 0) return { batch: false, calls: [{ id: null, error: new InvalidRequestRpcError('empty batch') }], priceUsd: 0, methods: [] };
+  if (elements.length > batchMax) {
+    return { batch: false, calls: [{ id: null, error: new InvalidRequestRpcError(`batch of ${elements.length} calls exceeds the limit of ${batchMax}`) }], priceUsd: 0, methods: [] };
+  }
+  const calls = await Promise.all(elements.map((e) => planOne(e, registry, ctx)));
+  let priceUsd = 0;
+  const methods: string[] = [];
+  for (const call of calls) {
+    if ('method' in call) {
+      priceUsd += call.priceUsd;
+      methods.push(call.method.name);
+    }
+  }
+  return { batch, calls, priceUsd: Math.round(priceUsd * 1e6) / 1e6, methods };
+}
+
+/** Runs a plan and builds the JSON-RPC answer (an object, or an array for a batch). */
+export async function executeRpc(plan: RpcPlan, ctx: RpcContext): Promise<RpcAnswer> {
+  let chargeable = false;
+  const responses = await Promise.all(
+    plan.calls.map(async (call) => {
+      if ('error' in call) return errorResponse(call.id, call.error);
+      try {
+        const result = await call.method.run(ctx, call.params);
+        if (call.priceUsd > 0) chargeable = true;
+        return { jsonrpc: '2.0', id: call.id, result: result ?? null };
+      } catch (error) {
+        const rpcError = toJsonRpcError(error);
+        if (!SERVER_ERROR_CODES.has(rpcError.code) && call.priceUsd > 0) chargeable = true;
+        if (rpcError.code === -32603) ctx.app.log.error({ err: error, method: call.method.name }, 'rpc method failed');
+        return errorResponse(call.id, rpcError);
+      }
+    }),
+  );
+  return { body: plan.batch ? responses : responses[0], chargeable };
+}
+
+function errorResponse(id: JsonRpcId, error: JsonRpcError) {
+  return { jsonrpc: '2.0', id, error: error.data === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, data: error.data } };
+}
