@@ -1,0 +1,61 @@
+/**
+ * The 402 challenge: one `accepts` entry per configured network (table order, Base first), the
+ * resource, and the `payment-identifier` extension we honour (idempotent retries).
+ */
+import type { Address } from 'viem';
+import type { PaymentNetwork } from './networks.js';
+import { usdToAtomic } from './prices.js';
+import { PAYMENT_IDENTIFIER, X402_VERSION, type PaymentRequired, type PaymentRequirements, type ResourceInfo } from './schemas.js';
+
+/** Declaration of the payment-identifier extension (specs/extensions/payment_identifier.md). */
+export const PAYMENT_IDENTIFIER_DECLARATION = {
+  info: { required: false },
+  schema: {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    type: 'object',
+    properties: { id: { type: 'string', minLength: 16, maxLength: 128, pattern: '^[a-zA-Z0-9_-]+$' } },
+    required: ['id'],
+  },
+} as const;
+
+export interface RequirementsBuilder {
+  /** The requirements offered for a price; memoized per price (a handful of distinct prices). */
+  forPrice(priceUsd: number): readonly PaymentRequirements[];
+}
+
+export function requirementsBuilder(networks: readonly PaymentNetwork[], payTo: Address, maxTimeoutSeconds: number): RequirementsBuilder {
+  const cache = new Map<number, readonly PaymentRequirements[]>();
+  return {
+    forPrice(priceUsd) {
+      let list = cache.get(priceUsd);
+      if (!list) {
+        list = Object.freeze(
+          networks.map((n) =>
+            Object.freeze({
+              scheme: 'exact',
+              network: n.network,
+              amount: usdToAtomic(priceUsd, n.decimals),
+              asset: n.asset,
+              payTo,
+              maxTimeoutSeconds,
+              extra: Object.freeze({ name: n.name, version: n.version }),
+            }),
+          ),
+        );
+        // Bounded: prices come from the table and RPC quotes (sums of table prices).
+        if (cache.size < 1024) cache.set(priceUsd, list);
+      }
+      return list;
+    },
+  };
+}
+
+export function paymentRequired(resource: ResourceInfo, accepts: readonly PaymentRequirements[], error: string | undefined): PaymentRequired {
+  return {
+    x402Version: X402_VERSION,
+    ...(error === undefined ? {} : { error }),
+    resource,
+    accepts: [...accepts],
+    extensions: { [PAYMENT_IDENTIFIER]: PAYMENT_IDENTIFIER_DECLARATION },
+  };
+}

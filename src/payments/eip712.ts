@@ -1,0 +1,69 @@
+/**
+ * EIP-712 digest of an EIP-3009 `TransferWithAuthorization`, computed directly: the domain
+ * separator is hashed once per network and the struct is ABI-encoded into one 224-byte buffer.
+ * viem's generic `hashTypedData` does the same thing ~25× slower (it re-derives the types each
+ * call); the tests check both agree on random inputs.
+ *
+ *   digest = keccak256(0x19 0x01 ‖ domainSeparator ‖ keccak256(TYPEHASH ‖ from ‖ to ‖ value ‖ validAfter ‖ validBefore ‖ nonce))
+ */
+import { keccak_256 } from '@noble/hashes/sha3.js';
+import type { Eip3009Authorization } from './schemas.js';
+
+const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
+
+const DOMAIN_TYPEHASH = keccak_256(utf8('EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)'));
+const TRANSFER_TYPEHASH = keccak_256(
+  utf8('TransferWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)'),
+);
+
+export interface Eip712Domain {
+  name: string;
+  version: string;
+  chainId: number;
+  verifyingContract: string;
+}
+
+/** keccak256 of the ABI-encoded domain. Complexity: O(1); call once per network. */
+export function domainSeparator(domain: Eip712Domain): Uint8Array {
+  const buf = new Uint8Array(5 * 32);
+  buf.set(DOMAIN_TYPEHASH, 0);
+  buf.set(keccak_256(utf8(domain.name)), 32);
+  buf.set(keccak_256(utf8(domain.version)), 64);
+  writeUint256(buf, 96, BigInt(domain.chainId));
+  writeHex(buf, 128 + 12, domain.verifyingContract, 20);
+  return keccak_256(buf);
+}
+
+/**
+ * The 32-byte digest the payer signed. Precondition: `auth` passed `Eip3009AuthorizationSchema`
+ * (addresses 20 bytes, nonce 32 bytes, integers < 2^256).
+ */
+export function transferWithAuthorizationDigest(separator: Uint8Array, auth: Eip3009Authorization): Uint8Array {
+  const struct = new Uint8Array(7 * 32);
+  struct.set(TRANSFER_TYPEHASH, 0);
+  writeHex(struct, 32 + 12, auth.from, 20);
+  writeHex(struct, 64 + 12, auth.to, 20);
+  writeUint256(struct, 96, BigInt(auth.value));
+  writeUint256(struct, 128, BigInt(auth.validAfter));
+  writeUint256(struct, 160, BigInt(auth.validBefore));
+  writeHex(struct, 192, auth.nonce, 32);
+  const outer = new Uint8Array(66);
+  outer[0] = 0x19;
+  outer[1] = 0x01;
+  outer.set(separator, 2);
+  outer.set(keccak_256(struct), 34);
+  return keccak_256(outer);
+}
+
+function writeUint256(buf: Uint8Array, offset: number, value: bigint): void {
+  let v = value;
+  for (let i = 31; i >= 0; i--) {
+    buf[offset + i] = Number(v & 0xffn);
+    v >>= 8n;
+  }
+}
+
+/** Writes `0x`-prefixed hex of exactly `bytes` bytes. */
+function writeHex(buf: Uint8Array, offset: number, hex: string, bytes: number): void {
+  buf.set(Buffer.from(hex.slice(2), 'hex').subarray(0, bytes), offset);
+}

@@ -1,0 +1,213 @@
+/**
+ * The x402 v2 payments plugin (DESIGN §4), shaped like @fastify/rate-limit: options become one
+ * params object at registration, each route's price is read once in `onRoute` from the price
+ * table, storage sits behind `ReplayStore`, and `onClose` frees what the plugin opened.
+ *
+ * Register it before the routes. Decorates:
+ * - `request.paymentQuote` (null): a route whose price depends on the body (POST /v1/rpc) sets
+ *   `{ priceUsd, description }` in a route-level `preValidation` hook; 0 = free. Left null, the
+ *   table price applies.
+ * - `request.paymentChargeable` (true): a route sets it false when its answer carried nothing
+ *   chargeable (a JSON-RPC batch whose every call failed); the claim is then given back.
+ * - `app.payments`: settlement mode, networks, payTo, capabilities, ledger counts, `reconcile()`.
+ */
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import fp from 'fastify-plugin';
+import { getAddress } from 'viem';
+import type { Config } from '../config.js';
+import { Errors } from '../errors.js';
+import { paymentsCapabilities, type PaymentsCapabilities, type SettlementMode } from './capabilities.js';
+import { requirementsBuilder } from './challenge.js';
+import { openPaymentsDb } from './db.js';
+import { FacilitatorClient, type FacilitatorHealth } from './facilitator.js';
+import { PaymentGate, type RouteCtx } from './gate.js';
+import { Ledger, type LedgerStatus } from './ledger.js';
+import { resolveNetworks, type PaymentNetwork } from './networks.js';
+import { REST_PRICES_USD, routeKey, type PaymentQuote } from './prices.js';
+import { Settler, type ReconcileResult } from './settlement.js';
+import { MemoryReplayStore } from './store/memoryReplayStore.js';
+import { RedisReplayStore } from './store/redisReplayStore.js';
+import type { ReplayStore } from './store/replayStore.js';
+import { SqliteReplayStore } from './store/sqliteReplayStore.js';
+import { createVerifier } from './verify.js';
+
+/** payTo in demo mode (no PAY_TO): recognisably not a wallet; nothing is ever settled to it. */
+export const DEMO_PAY_TO = '0x0000000000000000000000000000000000000402';
+
+export interface PaymentsPluginOptions {
+  config: Config;
+  /** Milliseconds since the epoch; injectable for tests. */
+  now?: () => number;
+  /** Replaces the price table (tests with stub routes). */
+  prices?: Readonly<Record<string, number>>;
+  /** Replaces the store chosen from the config (`memory` for tests and benchmarks). */
+  store?: ReplayStore | 'memory';
+  /** Overrides X402_RECONCILE_INTERVAL_SEC (tests). */
+  reconcileIntervalMs?: number;
+}
+
+export interface PaymentsInfo {
+  enabled: boolean;
+  settlement: SettlementMode;
+  payTo: string;
+  networks: readonly PaymentNetwork[];
+  store: ReplayStore['kind'];
+  facilitator: { configured: boolean } & FacilitatorHealth;
+  /** For the capabilities route: `payment`, `pricingUsdc`, `customerAuth` (= limits.customerAuth). */
+  capabilities: PaymentsCapabilities;
+  /** For /health: one line that says whether money moves. */
+  settlementNote: string;
+  ledgerCounts(): Record<LedgerStatus, number>;
+  /** Retries pending settlements now (also runs at start and on a timer). */
+  reconcile(): Promise<ReconcileResult>;
+  /** The table price of a route, or undefined when unlisted. */
+  priceOf(method: string, url: string): number | undefined;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    paymentQuote: PaymentQuote | null;
+    paymentChargeable: boolean;
+  }
+  interface FastifyInstance {
+    payments: PaymentsInfo;
+  }
+}
+
+const kGateHook = Symbol('x402-gate');
+
+const payments: FastifyPluginAsync<PaymentsPluginOptions> = async (app, opts) => {
+  const { config } = opts;
+  const now = opts.now ?? Date.now;
+  const prices = opts.prices ?? REST_PRICES_USD;
+  const networks = resolveNetworks(config);
+  const payTo = getAddress(config.PAY_TO ?? DEMO_PAY_TO);
+  const mode: SettlementMode = config.PAY_TO === undefined ? 'demo' : config.X402_FACILITATOR_URL ? 'facilitator' : 'local-unsettled';
+  const enabled = config.PAYMENTS_ENABLED;
+
+  const db = openPaymentsDb(config.DATA_DIR);
+  const ledger = new Ledger(db, now);
+  let store: ReplayStore;
+  let purge: (() => number) | null = null;
+  if (opts.store === 'memory') store = new MemoryReplayStore(now);
+  else if (opts.store) store = opts.store;
+  else if (config.REDIS_URL) store = await RedisReplayStore.connect(config.REDIS_URL, 'x402:', now);
+  else {
+    const sqlite = new SqliteReplayStore(db, now);
+    purge = () => sqlite.purgeExpired();
+    store = sqlite;
+  }
+  const facilitator =
+    mode === 'facilitator' && config.X402_FACILITATOR_URL
+      ? new FacilitatorClient({ url: config.X402_FACILITATOR_URL, timeoutMs: config.X402_FACILITATOR_TIMEOUT_MS, authorization: config.X402_FACILITATOR_AUTH })
+      : null;
+  const settler = facilitator ? new Settler(ledger, facilitator, app.log) : null;
+
+  const gate = new PaymentGate({
+    mode,
+    builder: requirementsBuilder(networks, payTo, config.X402_MAX_TIMEOUT_SECONDS),
+    verifier: createVerifier(networks),
+    store,
+    ledger,
+    facilitator,
+    settler,
+    verifyWithFacilitator: config.X402_FACILITATOR_VERIFY,
+    publicBaseUrl: config.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
+    now,
+    log: app.log,
+  });
+
+  app.decorateRequest('paymentQuote', null);
+  app.decorateRequest('paymentChargeable', true);
+  const settlementNote =
+    mode === 'facilitator'
+      ? `payments are settled through the facilitator at ${new URL(config.X402_FACILITATOR_URL!).host}`
+      : mode === 'local-unsettled'
+        ? 'settlement is OFF: payments are verified locally and recorded unsettled (no facilitator configured)'
+        : 'demo mode: no PAY_TO configured; payments are verified but never settled';
+  const info: PaymentsInfo = {
+    enabled,
+    settlement: mode,
+    payTo,
+    networks,
+    store: store.kind,
+    facilitator: {
+      configured: facilitator !== null,
+      get reachable() {
+        return facilitator?.health.reachable ?? null;
+      },
+      get checkedAt() {
+        return facilitator?.health.checkedAt ?? null;
+      },
+    },
+    capabilities: paymentsCapabilities(mode, payTo, networks, prices),
+    settlementNote,
+    ledgerCounts: () => ledger.countByStatus(),
+    reconcile: () => (settler ? settler.reconcile() : Promise.resolve({ attempted: 0, settled: 0, failed: 0, pending: 0 })),
+    priceOf: (method, url) => prices[routeKey(method, url)],
+  };
+  app.decorate('payments', info);
+
+  app.addHook('onRoute', (route: RouteOptions) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    let priceUsd = 0;
+    let key = '';
+    for (const m of methods) {
+      const k = routeKey(m === 'HEAD' ? 'GET' : m, route.url);
+      const p = prices[k];
+      if (p === undefined) {
+        // Every /v1/ route must be priced (free ones explicitly), so no price is forgotten.
+        if (route.url.startsWith('/v1/')) throw new Errors.PAYMENT_ROUTE_UNPRICED(k);
+        continue;
+      }
+      if (p > priceUsd) {
+        priceUsd = p;
+        key = k;
+      }
+    }
+    if (!enabled || priceUsd <= 0) return;
+    const ctx: RouteCtx = { key, priceUsd };
+    route.preHandler = withHook(route.preHandler, (req: FastifyRequest, reply: FastifyReply) => gate.preHandler(req, reply, ctx), 'first');
+    route.onSend = withHook(route.onSend, (req: FastifyRequest, reply: FastifyReply, payload: unknown) => gate.onSend(req, reply, payload), 'last');
+    route.onResponse = withHook(route.onResponse, (req: FastifyRequest) => gate.onResponse(req), 'last');
+  });
+
+  let purgeTimer: NodeJS.Timeout | null = null;
+  app.addHook('onReady', async () => {
+    if (settler) {
+      void facilitator!.probe();
+      settler.start(opts.reconcileIntervalMs ?? config.X402_RECONCILE_INTERVAL_SEC * 1000);
+    }
+    if (purge) {
+      const p = purge;
+      purgeTimer = setInterval(() => {
+        try {
+          p();
+        } catch (err) {
+          app.log.error({ err }, 'payments: purge of expired claims failed');
+        }
+      }, 10 * 60_000);
+      purgeTimer.unref();
+    }
+  });
+
+  app.addHook('onClose', async () => {
+    if (purgeTimer) clearInterval(purgeTimer);
+    await settler?.stop();
+    await store.close();
+    db.close();
+  });
+};
+
+/** Adds `hook` to a route's hooks (function, array or none) once, first or last. */
+function withHook<T extends (...args: never[]) => unknown>(existing: unknown, hook: T, where: 'first' | 'last'): T[] {
+  const list = (Array.isArray(existing) ? existing : existing ? [existing] : []) as T[];
+  // HEAD routes are copied from their GET with our hooks already on them.
+  if (list.some((h) => (h as unknown as Record<symbol, boolean>)[kGateHook])) return list;
+  Object.defineProperty(hook, kGateHook, { value: true });
+  return where === 'first' ? [hook, ...list] : [...list, hook];
+}
+
+/** `await app.register(paymentsPlugin, { config })`, before the routes. */
+export const paymentsPlugin = fp(payments, { fastify: '5.x', name: 'payments' });
+export default paymentsPlugin;

@@ -1,0 +1,105 @@
+/**
+ * Settlement after a successful handler, and the reconciler for what could not be settled then.
+ *
+ * A ledger row is `pending` before the first `/settle` call. The outcome moves it to `settled` or
+ * `failed`; an ambiguous outcome (timeout, transport error, `settlement_pending`) is retried once
+ * inline, then left `pending` with whatever tx hash we learnt. The reconciler retries pending rows
+ * at start and every interval. An authorization we accepted is never answered with a new 402
+ * because of an ambiguous outcome: the client is not asked to pay twice.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import type { FacilitatorClient, SettleOutcome } from './facilitator.js';
+import type { Ledger, LedgerRow } from './ledger.js';
+import type { PaymentPayload, PaymentRequirements } from './schemas.js';
+
+export interface ReconcileResult {
+  attempted: number;
+  settled: number;
+  failed: number;
+  pending: number;
+}
+
+export class Settler {
+  private readonly inFlight = new Map<number, Promise<SettleOutcome>>();
+  private timer: NodeJS.Timeout | null = null;
+  private reconciling: Promise<ReconcileResult> | null = null;
+
+  constructor(
+    private readonly ledger: Ledger,
+    private readonly facilitator: FacilitatorClient,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  /** One attempt, retried once when ambiguous; the ledger row reflects the outcome. */
+  async settleInline(id: number, payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleOutcome> {
+    const first = await this.attempt(id, payload, requirements);
+    if (first.kind !== 'pending') return first;
+    return this.attempt(id, payload, requirements);
+  }
+
+  /** Retries every pending row not already in flight. Concurrent calls share one run. */
+  reconcile(limit = 100): Promise<ReconcileResult> {
+    this.reconciling ??= this.reconcileOnce(limit).finally(() => {
+      this.reconciling = null;
+    });
+    return this.reconciling;
+  }
+
+  /** Reconciles now, then every `intervalMs` (the timer does not keep the process alive). */
+  start(intervalMs: number): void {
+    const tick = () => {
+      this.reconcile().catch((err: unknown) => this.log.error({ err }, 'payments: reconcile failed'));
+    };
+    tick();
+    this.timer = setInterval(tick, intervalMs);
+    this.timer.unref();
+  }
+
+  /** Stops the timer and waits for settlements in flight (each bounded by the facilitator timeout). */
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await Promise.allSettled([...this.inFlight.values(), this.reconciling ?? Promise.resolve()]);
+  }
+
+  private async reconcileOnce(limit: number): Promise<ReconcileResult> {
+    const result: ReconcileResult = { attempted: 0, settled: 0, failed: 0, pending: 0 };
+    const rows: LedgerRow[] = this.ledger.list('pending', limit).filter((r) => !this.inFlight.has(r.id));
+    for (const row of rows) {
+      result.attempted++;
+      const outcome = await this.attempt(row.id, row.payload, row.requirements);
+      if (outcome.kind === 'settled') result.settled++;
+      else if (outcome.kind === 'failed') result.failed++;
+      else result.pending++;
+    }
+    if (result.attempted > 0) this.log.info({ ...result }, 'payments: reconciled pending settlements');
+    return result;
+  }
+
+  private attempt(id: number, payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleOutcome> {
+    const running = this.inFlight.get(id);
+    if (running) return running;
+    const p = this.run(id, payload, requirements).finally(() => this.inFlight.delete(id));
+    this.inFlight.set(id, p);
+    return p;
+  }
+
+  private async run(id: number, payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleOutcome> {
+    this.ledger.countAttempt(id);
+    const outcome = await this.facilitator.settle(payload, requirements);
+    switch (outcome.kind) {
+      case 'settled':
+        this.ledger.markSettled(id, outcome.transaction);
+        break;
+      case 'failed':
+        this.ledger.markFailed(id, outcome.transaction, outcome.message ? `${outcome.reason}: ${outcome.message}` : outcome.reason);
+        this.log.warn({ paymentId: id, reason: outcome.reason }, 'payments: settlement refused');
+        break;
+      case 'pending':
+        this.ledger.markPending(id, outcome.transaction, outcome.reason);
+        this.log.warn({ paymentId: id, reason: outcome.reason, transaction: outcome.transaction }, 'payments: settlement pending');
+        break;
+    }
+    return outcome;
+  }
+}

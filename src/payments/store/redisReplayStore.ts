@@ -1,0 +1,59 @@
+import { Redis } from 'ioredis';
+import type { CachedResponse, IdempotencyRecord, ReplayStore } from './replayStore.js';
+
+/**
+ * Several replicas: claims are `SET key 1 PX ttl NX` (atomic on the server), records are JSON
+ * strings under `SET … NX` / `SET … XX`; Redis expires both itself. Keys are prefixed so one Redis
+ * can serve several deployments.
+ */
+export class RedisReplayStore implements ReplayStore {
+  readonly kind = 'redis' as const;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix = 'x402:',
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Connects to `url` (`redis://` or `rediss://`); fails fast instead of queueing commands forever. */
+  static async connect(url: string, prefix?: string, now?: () => number): Promise<RedisReplayStore> {
+    const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2, connectTimeout: 5000, enableOfflineQueue: false });
+    await redis.connect();
+    return new RedisReplayStore(redis, prefix, now);
+  }
+
+  private ttl(expiresAtMs: number): number {
+    return Math.max(1, Math.ceil(expiresAtMs - this.now()));
+  }
+
+  async claimNonce(key: string, expiresAtMs: number): Promise<boolean> {
+    return (await this.redis.set(`${this.prefix}nonce:${key}`, '1', 'PX', this.ttl(expiresAtMs), 'NX')) === 'OK';
+  }
+
+  async releaseNonce(key: string): Promise<void> {
+    await this.redis.del(`${this.prefix}nonce:${key}`);
+  }
+
+  async getIdempotency(id: string): Promise<IdempotencyRecord | null> {
+    const raw = await this.redis.get(`${this.prefix}idem:${id}`);
+    return raw === null ? null : (JSON.parse(raw) as IdempotencyRecord);
+  }
+
+  async beginIdempotency(id: string, fingerprint: string, expiresAtMs: number): Promise<boolean> {
+    const record: IdempotencyRecord = { state: 'pending', fingerprint };
+    return (await this.redis.set(`${this.prefix}idem:${id}`, JSON.stringify(record), 'PX', this.ttl(expiresAtMs), 'NX')) === 'OK';
+  }
+
+  async completeIdempotency(id: string, fingerprint: string, response: CachedResponse, expiresAtMs: number): Promise<void> {
+    const record: IdempotencyRecord = { state: 'done', fingerprint, response };
+    await this.redis.set(`${this.prefix}idem:${id}`, JSON.stringify(record), 'PX', this.ttl(expiresAtMs));
+  }
+
+  async releaseIdempotency(id: string): Promise<void> {
+    await this.redis.del(`${this.prefix}idem:${id}`);
+  }
+
+  async close(): Promise<void> {
+    await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+}
