@@ -1,0 +1,174 @@
+/**
+ * Test helpers for the payment gate: a small fastify app with the real plugin and stub paid
+ * routes, signers for valid and deliberately wrong payments, and a temporary DATA_DIR.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { privateKeyToAccount, generatePrivateKey, type PrivateKeyAccount } from 'viem/accounts';
+import { z } from 'zod';
+import { loadConfig, type Config } from '../../src/config.js';
+import { errorHandler, notFoundHandler } from '../../src/errorHandler.js';
+import { encodeHeaderJson } from '../../src/payments/decode.js';
+import { resolveNetworks } from '../../src/payments/networks.js';
+import { paymentsPlugin, type PaymentsPluginOptions } from '../../src/payments/plugin.js';
+import { rpcQuote } from '../../src/payments/prices.js';
+import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '../../src/payments/schemas.js';
+
+export const PAY_TO = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
+
+/** Stub paid routes priced through the plugin's `prices` option. */
+export const STUB_PRICES: Readonly<Record<string, number>> = {
+  'GET /health': 0,
+  'GET /v1/paid': 0.001,
+  'GET /v1/fails': 0.001,
+  'POST /v1/echo': 0.01,
+  'POST /v1/rpc': 0.001,
+};
+
+export function tempDir(): { dir: string; remove: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), 'x402-test-'));
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export function testConfig(env: Record<string, string | undefined>): Config {
+  return loadConfig({ X402_NETWORKS: 'eip155:8453,eip155:84532,eip155:480', LOG_LEVEL: 'silent', ...env });
+}
+
+export interface StubAppOptions extends Partial<Omit<PaymentsPluginOptions, 'config'>> {
+  config: Config;
+}
+
+/** A fastify app shaped like `buildApp`'s (zod, error handler) with the payments plugin and stub routes. */
+export async function stubApp(opts: StubAppOptions): Promise<FastifyInstance & { served: () => number }> {
+  const app = Fastify({ logger: false }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler(notFoundHandler);
+  await app.register(paymentsPlugin, { prices: STUB_PRICES, ...opts });
+  let served = 0;
+  app.get('/health', async () => ({ success: true }));
+  app.get('/v1/paid', async () => ({ success: true, served: ++served }));
+  app.get('/v1/fails', async () => {
+    throw new Error('boom');
+  });
+  app.post('/v1/echo', { schema: { body: z.object({ txid: z.string().regex(/^[0-9a-f]{64}$/) }) } }, async (req) => ({ success: true, txid: req.body.txid, served: ++served }));
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_r, body, done) => {
+    try {
+      done(null, JSON.parse(body as string));
+    } catch (err) {
+      done(err as Error);
+    }
+  });
+  app.post('/v1/rpc', {
+    preValidation: async (req) => {
+      req.paymentQuote = rpcQuote(req.body);
+    },
+  }, async (req, reply) => {
+    const calls = (Array.isArray(req.body) ? req.body : [req.body]) as Array<{ id?: unknown; method?: string }>;
+    served++;
+    const answers = calls.map((c) =>
+      c.method === 'eth_blockNumber' ? { jsonrpc: '2.0', id: c.id ?? null, result: '0x2a' } : c.method === 'eth_chainId' ? { jsonrpc: '2.0', id: c.id ?? null, result: '0x2105' } : { jsonrpc: '2.0', id: c.id ?? null, error: { code: -32000, message: 'node unavailable' } },
+    );
+    // Nothing chargeable when every priced call failed.
+    if (answers.every((a) => 'error' in a)) req.paymentChargeable = false;
+    return reply.send(Array.isArray(req.body) ? answers : answers[0]);
+  });
+  return Object.assign(app, { served: () => served });
+}
+
+export function newAccount(): PrivateKeyAccount {
+  return privateKeyToAccount(generatePrivateKey());
+}
+
+export function decodeHeader<T>(value: string | string[] | number | undefined): T {
+  if (typeof value !== 'string') throw new Error(`missing header (${String(value)})`);
+  return JSON.parse(Buffer.from(value, 'base64').toString('utf8')) as T;
+}
+
+export function challengeOf(res: { headers: Record<string, unknown> }): PaymentRequired {
+  return decodeHeader<PaymentRequired>(res.headers['payment-required'] as string);
+}
+
+export interface AuthorizationFields {
+  from?: `0x${string}`;
+  to?: string;
+  value?: string;
+  validAfter?: string;
+  validBefore?: string;
+  nonce?: `0x${string}`;
+}
+
+export function randomNonce(): `0x${string}` {
+  return `0x${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('hex')}`;
+}
+
+const TYPES = {
+  TransferWithAuthorization: [
+    { name: 'from', type: 'address' },
+    { name: 'to', type: 'address' },
+    { name: 'value', type: 'uint256' },
+    { name: 'validAfter', type: 'uint256' },
+    { name: 'validBefore', type: 'uint256' },
+    { name: 'nonce', type: 'bytes32' },
+  ],
+} as const;
+
+/**
+ * Signs an EIP-3009 authorization for `requirement` the way a stock client does, with fields
+ * overridable so each check can be failed on purpose while the signature stays valid.
+ */
+export async function signPayment(
+  account: PrivateKeyAccount,
+  requirement: PaymentRequirements,
+  fields: AuthorizationFields = {},
+  options: { domainName?: string; signer?: PrivateKeyAccount; extensions?: Record<string, unknown>; accepted?: PaymentRequirements } = {},
+): Promise<PaymentPayload> {
+  const now = Math.floor(Date.now() / 1000);
+  const authorization = {
+    from: fields.from ?? account.address,
+    to: fields.to ?? requirement.payTo,
+    value: fields.value ?? requirement.amount,
+    validAfter: fields.validAfter ?? '0',
+    validBefore: fields.validBefore ?? String(now + requirement.maxTimeoutSeconds),
+    nonce: fields.nonce ?? randomNonce(),
+  };
+  const chainId = Number(requirement.network.split(':')[1]);
+  const signature = await (options.signer ?? account).signTypedData({
+    domain: { name: options.domainName ?? (requirement.extra?.name as string), version: requirement.extra?.version as string, chainId, verifyingContract: requirement.asset as `0x${string}` },
+    types: TYPES,
+    primaryType: 'TransferWithAuthorization',
+    message: {
+      from: authorization.from,
+      to: authorization.to as `0x${string}`,
+      value: BigInt(authorization.value),
+      validAfter: BigInt(authorization.validAfter),
+      validBefore: BigInt(authorization.validBefore),
+      nonce: authorization.nonce,
+    },
+  });
+  return {
+    x402Version: 2,
+    resource: { url: 'http://localhost/', description: 'test', mimeType: 'application/json' },
+    accepted: options.accepted ?? requirement,
+    payload: { signature, authorization },
+    ...(options.extensions ? { extensions: options.extensions } : {}),
+  };
+}
+
+export function paymentHeader(payload: unknown): string {
+  return encodeHeaderJson(payload);
+}
+
+/** The first requirement offered for `network` in a 402. */
+export function requirementFor(challenge: PaymentRequired, network = 'eip155:8453'): PaymentRequirements {
+  const r = challenge.accepts.find((a) => a.network === network);
+  if (!r) throw new Error(`no requirement for ${network}`);
+  return r;
+}
+
+export { resolveNetworks };
