@@ -29,7 +29,7 @@ afterEach(async () => {
   tmp.remove();
 });
 
-async function challenge(url = '/v1/paid', method: 'GET' | 'POST' = 'GET', payload?: unknown) {
+async function challenge(url = "/v1/paid", method: "GET" | "POST" = "GET", payload?: object) {
   const res = await app.inject({ method, url, ...(payload === undefined ? {} : { payload }) });
   expect(res.statusCode).toBe(402);
   return challengeOf(res);
