@@ -1,0 +1,94 @@
+/**
+ * The fee ladder (urgent / normal / cheap, sat/vB) from the optimizer's projected blocks and the
+ * node's history-based estimate.
+ *
+ * - `cutoff(k)`: the lowest chunk fee rate in projected block k when that block is full; when the
+ *   projected blocks run out before k (the mempool clears sooner), the floor.
+ * - urgent = cutoff(1) × 1.05 + 0.1, so the tx lands in the next block with a margin over arrivals;
+ * - normal = cutoff(targetBlocks) while targetBlocks is within the projection, else Core's
+ *   `estimatesmartfee(targetBlocks)` (falling back to the last projected cutoff);
+ * - cheap = the lower of normal and Core's `estimatesmartfee(144)` (about a day) or, without it,
+ *   the last projected cutoff.
+ * Every rung is at least the node's floor (mempool minimum / min relay), rounded up to 0.1 sat/vB,
+ * and the ladder is kept monotone (urgent ≥ normal ≥ cheap).
+ */
+import { round } from '../util/round.js';
+
+export interface ProjectedBlockSummary {
+  /** Lowest chunk fee rate in the block, sat/vB. */
+  minFeeRateSatVb: number;
+  /** True when the block is (nearly) full, so its lowest rate is a real cutoff. */
+  full: boolean;
+}
+
+export interface FeeLadderInputs {
+  targetBlocks: number;
+  projectedBlocks: readonly ProjectedBlockSummary[];
+  floorSatVb: number;
+  /** `estimatesmartfee(targetBlocks)` in sat/vB, when the node has one. */
+  smartTargetSatVb: number | null;
+  /** `estimatesmartfee(144)` in sat/vB, when the node has one. */
+  smartDaySatVb: number | null;
+}
+
+export interface FeeLadderRung {
+  satVb: number;
+  useWhen: string;
+  derivation: string;
+}
+
+export interface FeeLadder {
+  urgent: FeeLadderRung;
+  normal: FeeLadderRung;
+  cheap: FeeLadderRung;
+}
+
+const URGENT_MULTIPLIER = 1.05;
+const URGENT_MARGIN_SAT_VB = 0.1;
+
+function up(x: number): number {
+  return Math.ceil(x * 10 - 1e-9) / 10;
+}
+
+/** O(projected blocks). */
+export function feeLadder(inputs: FeeLadderInputs): FeeLadder {
+  const { targetBlocks, projectedBlocks, floorSatVb } = inputs;
+  const floor = up(floorSatVb);
+  const cutoff = (k: number): number => {
+    const block = projectedBlocks[k - 1];
+    return block && block.full ? block.minFeeRateSatVb : floorSatVb;
+  };
+  const lastCutoff = cutoff(Math.max(1, projectedBlocks.length));
+
+  const urgent = Math.max(floor, up(cutoff(1) * URGENT_MULTIPLIER + URGENT_MARGIN_SAT_VB));
+  const inProjection = targetBlocks <= projectedBlocks.length;
+  const normalRaw = inProjection ? cutoff(targetBlocks) : (inputs.smartTargetSatVb ?? lastCutoff);
+  const normal = Math.min(urgent, Math.max(floor, up(normalRaw)));
+  const cheapRaw = inputs.smartDaySatVb ?? lastCutoff;
+  const cheap = Math.min(normal, Math.max(floor, up(cheapRaw)));
+
+  return {
+    urgent: {
+      satVb: urgent,
+      useWhen: 'It must confirm in the next block.',
+      derivation: `lowest chunk fee rate of projected block 1 (${round(cutoff(1))}) × ${URGENT_MULTIPLIER} + ${URGENT_MARGIN_SAT_VB}`,
+    },
+    normal: {
+      satVb: normal,
+      useWhen: `Confirmation within about ${targetBlocks} block${targetBlocks === 1 ? '' : 's'} (~${targetBlocks * 10} minutes) is fine.`,
+      derivation: inProjection
+        ? `lowest chunk fee rate of projected block ${targetBlocks} (${round(normalRaw)}), or the floor if the mempool clears sooner`
+        : inputs.smartTargetSatVb !== null
+          ? `beyond the ${projectedBlocks.length} projected blocks: Core estimatesmartfee(${targetBlocks}) = ${round(normalRaw)}`
+          : `beyond the projection and no Core estimate: cutoff of the last projected block (${round(normalRaw)})`,
+    },
+    cheap: {
+      satVb: cheap,
+      useWhen: 'No hurry: confirmation within about a day; may wait through fee spikes.',
+      derivation:
+        inputs.smartDaySatVb !== null
+          ? `Core estimatesmartfee(144) = ${round(cheapRaw)}, capped at normal`
+          : `cutoff of the last projected block (${round(cheapRaw)}), capped at normal`,
+    },
+  };
+}

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { feeLadder } from '../../src/fees/feeLadder.js';
+
+const full = (minFeeRateSatVb: number) => ({ minFeeRateSatVb, full: true });
+
+describe('feeLadder', () => {
+  it('default: rungs come from the projected cutoffs and are monotone', () => {
+    const ladder = feeLadder({
+      targetBlocks: 3,
+      projectedBlocks: [full(20), full(12), full(8), full(5)],
+      floorSatVb: 1,
+      smartTargetSatVb: null,
+      smartDaySatVb: 2,
+    });
+    expect(ladder.urgent.satVb).toBe(21.1); // 20 × 1.05 + 0.1
+    expect(ladder.normal.satVb).toBe(8);
+    expect(ladder.cheap.satVb).toBe(2);
+    expect(ladder.urgent.useWhen).toMatch(/next block/);
+  });
+
+  it('behavior: a mempool that clears sooner gives the floor', () => {
+    const ladder = feeLadder({ targetBlocks: 6, projectedBlocks: [{ minFeeRateSatVb: 3, full: false }], floorSatVb: 1, smartTargetSatVb: 4, smartDaySatVb: 1 });
+    expect(ladder.urgent.satVb).toBe(1.2); // floor 1 × 1.05 + 0.1, rounded up
+    expect(ladder.normal.satVb).toBeLessThanOrEqual(ladder.urgent.satVb);
+    expect(ladder.cheap.satVb).toBe(1);
+  });
+
+  it('args: targetBlocks beyond the projection uses estimatesmartfee', () => {
+    const ladder = feeLadder({ targetBlocks: 50, projectedBlocks: [full(30), full(20)], floorSatVb: 1, smartTargetSatVb: 6.04, smartDaySatVb: 3 });
+    expect(ladder.normal.satVb).toBe(6.1);
+    expect(ladder.normal.derivation).toMatch(/estimatesmartfee\(50\)/);
+  });
+
+  it('behavior: never below the floor, never out of order', () => {
+    const ladder = feeLadder({ targetBlocks: 1, projectedBlocks: [full(0.5)], floorSatVb: 2.34, smartTargetSatVb: null, smartDaySatVb: 0.2 });
+    expect(ladder.cheap.satVb).toBeGreaterThanOrEqual(2.3);
+    expect(ladder.urgent.satVb).toBeGreaterThanOrEqual(ladder.normal.satVb);
+    expect(ladder.normal.satVb).toBeGreaterThanOrEqual(ladder.cheap.satVb);
+  });
+});
