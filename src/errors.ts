@@ -21,7 +21,6 @@ export const Errors = define({
   BODY_TOO_LARGE: createError('BODY_TOO_LARGE', 'Request body is larger than %s bytes', 413),
   UNSUPPORTED_MEDIA_TYPE: createError('UNSUPPORTED_MEDIA_TYPE', 'Unsupported content type: %s (send application/json)', 415),
   NOT_FOUND: createError('NOT_FOUND', 'No route %s %s', 404),
-  METHOD_NOT_ALLOWED: createError('METHOD_NOT_ALLOWED', 'Method %s is not allowed on %s', 405),
 
   // --- Bitcoin data (404, 422) ---
   TX_NOT_FOUND: createError('TX_NOT_FOUND', 'Transaction %s is not known to the node', 404),
@@ -48,7 +47,6 @@ export const Errors = define({
 
   // --- server ---
   INTERNAL: createError('INTERNAL', 'Internal error', 500),
-  RATE_LIMITED: createError('RATE_LIMITED', 'Too many requests: %s', 429),
 });
 
 export type ErrorCode = keyof typeof Errors;
