@@ -18,6 +18,9 @@ export class RedisReplayStore implements ReplayStore {
   /** Connects to `url` (`redis://` or `rediss://`); fails fast instead of queueing commands forever. */
   static async connect(url: string, prefix?: string, now?: () => number): Promise<RedisReplayStore> {
     const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2, connectTimeout: 5000, enableOfflineQueue: false });
+    // Connection errors surface as rejected commands (→ 503 PAYMENT_STORE_UNAVAILABLE); the event
+    // itself must have a listener or it would crash the process.
+    redis.on('error', () => undefined);
     await redis.connect();
     return new RedisReplayStore(redis, prefix, now);
   }
