@@ -17,6 +17,7 @@ import { bitcoinRoutes } from './routes/bitcoin.js';
 import type { RouteContext } from './routes/context.js';
 import { healthRoutes } from './routes/health.js';
 import { mempoolRoutes } from './routes/mempool.js';
+import { paymentsPlugin } from './payments/plugin.js';
 import { rpcRoutes } from './routes/rpc/rpcRoute.js';
 import { SERVICE_VERSION } from './version.js';
 
@@ -69,6 +70,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     healthExtras: () => ({}),
   };
 
+  // x402 gate: before the routes, so their prices are read in onRoute.
+  await app.register(paymentsPlugin, { config: deps.config, ...(deps.now ? { now: deps.now } : {}) });
   await app.register(healthRoutes, { ctx, version: SERVICE_VERSION, startedAt: (deps.now ?? Date.now)() });
   await app.register(bitcoinRoutes, { ctx });
   await app.register(mempoolRoutes, { ctx });
