@@ -30,6 +30,11 @@ export interface MirrorTx {
   /** Chunk fee and weight reported by a v31 node. */
   chunkFeeSat: number | null;
   chunkWeight: number | null;
+  /**
+   * Sigop cost implied by a v31 node's sigop-adjusted vsize (max(weight, 20 × sigops) / 4): exact when
+   * sigops dominate the size, 0 when the node does not say or the weight dominates.
+   */
+  sigopCostLowerBound: number;
 }
 
 export type RemovalReason = 'confirmed' | 'replaced' | 'evicted';
@@ -66,6 +71,8 @@ export interface MempoolMirrorOptions {
 }
 
 const MAX_BLOCK_WALK = 10;
+/** Core's -bytespersigop default: sigop-adjusted weight = max(weight, sigop cost × 20) (policy/policy.cpp). */
+const BYTES_PER_SIGOP_WU = 20;
 
 export class MempoolMirror extends EventEmitter<{ diff: [MempoolDiff] }> {
   readonly txs = new Map<string, MirrorTx>();
@@ -92,6 +99,11 @@ export class MempoolMirror extends EventEmitter<{ diff: [MempoolDiff] }> {
 
   get ready(): boolean {
     return this.lastPollAt !== undefined;
+  }
+
+  /** Hash of the chain tip at the last poll. */
+  get tipHash(): string | undefined {
+    return this.tip;
   }
 
   start(): void {
@@ -259,5 +271,6 @@ function toMirrorTx(txid: string, e: MempoolEntry): MirrorTx {
     inputs: null,
     chunkFeeSat: e.fees.chunk !== undefined ? btcToSats(e.fees.chunk) : null,
     chunkWeight: e.chunkweight ?? null,
+    sigopCostLowerBound: e.vsize_adjusted !== undefined && e.vsize_adjusted > e.vsize ? Math.floor((e.vsize_adjusted * 4) / BYTES_PER_SIGOP_WU) : 0,
   };
 }

@@ -195,7 +195,7 @@ export class BitcoinNode {
 
   /** `getblocktemplate {"rules":["segwit"]}`: the node's own block template (our baseline). */
   getBlockTemplate(options: { timeoutMs?: number } = {}): Promise<S.BlockTemplate> {
-    return this.transport.call('getblocktemplate', [{ rules: ['segwit'] }], S.BlockTemplate, options);
+    return this.transport.call('getblocktemplate', [{ rules: ['segwit'] }], S.BlockTemplate, { ...options, fastJson: true });
   }
 
   /** `testmempoolaccept [<hex>]`: would the node accept it, and why not. */
