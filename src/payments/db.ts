@@ -1,6 +1,6 @@
 /**
- * The payments database: one SQLite file in DATA_DIR holding the ledger and (without Redis) the
- * replay store. WAL with `synchronous=NORMAL`: a committed write survives the process being
+ * The payments database: one SQLite file in DATA_DIR holding the ledger (whose UNIQUE nonce_key
+ * is also the durable replay record) and the payment-identifier records. WAL with `synchronous=NORMAL`: a committed write survives the process being
  * killed (not necessarily a power cut), and readers never block the writer.
  */
 import { mkdirSync } from 'node:fs';
@@ -34,12 +34,10 @@ CREATE TABLE IF NOT EXISTS payments (
   updated_at    INTEGER NOT NULL,
   settled_at    INTEGER
 );
-CREATE INDEX IF NOT EXISTS payments_status ON payments (status, updated_at);
-CREATE TABLE IF NOT EXISTS nonce_claims (
-  key         TEXT PRIMARY KEY,
-  expires_at  INTEGER NOT NULL
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS nonce_claims_expiry ON nonce_claims (expires_at);
+-- Only pending rows are indexed (the reconciler's scan): inserting a settled/unsettled row touches
+-- no page of this index.
+DROP INDEX IF EXISTS payments_status;
+CREATE INDEX IF NOT EXISTS payments_pending ON payments (updated_at) WHERE status = 'pending';
 CREATE TABLE IF NOT EXISTS idempotency (
   id           TEXT PRIMARY KEY,
   fingerprint  TEXT NOT NULL,

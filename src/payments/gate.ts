@@ -82,9 +82,13 @@ export class PaymentGate {
     const payload = decoded.payload;
 
     const paymentId = readPaymentId(payload);
-    const fingerprint = createHash('sha256')
-      .update(`${request.method} ${request.url}\n${request.body === undefined ? '' : JSON.stringify(request.body)}\n${header.trim()}`)
-      .digest('hex');
+    // Only idempotent retries need it: the request and the exact header, hashed.
+    const fingerprint =
+      paymentId === null
+        ? ''
+        : createHash('sha256')
+            .update(`${request.method} ${request.url}\n${request.body === undefined ? '' : JSON.stringify(request.body)}\n${header.trim()}`)
+            .digest('hex');
     if (paymentId !== null) {
       const record = await this.storeCall(() => this.d.store.getIdempotency(paymentId));
       if (record) {
@@ -150,7 +154,7 @@ export class PaymentGate {
     };
     let ledgerId: number;
     try {
-      ledgerId = this.d.ledger.record(entry);
+      ledgerId = await this.d.ledger.record(entry);
     } catch (err) {
       // No answer without a durable record: give the claim back and refuse.
       this.d.log.error({ err }, 'payments: ledger write failed');
@@ -158,6 +162,7 @@ export class PaymentGate {
       return replaceWithError(reply, new Errors.PAYMENT_STORE_UNAVAILABLE('the payment ledger could not be written'));
     }
 
+    await this.d.store.retireNonce?.(v.nonceKey);
     const base = { network: v.network.network, payer: v.payer, amount: v.requirement.amount };
     let settlement: SettlementResponse;
     if (this.d.mode !== 'facilitator' || !this.d.settler) {

@@ -9,6 +9,7 @@
  */
 import type { Statement } from 'better-sqlite3';
 import type { PaymentsDb } from './db.js';
+import { WriteQueue } from './writeQueue.js';
 import type { PaymentPayload, PaymentRequirements } from './schemas.js';
 
 export type LedgerStatus = 'pending' | 'settled' | 'unsettled' | 'failed';
@@ -69,11 +70,13 @@ export class Ledger {
   private readonly byStatus: Statement<[LedgerStatus, number], RawRow>;
   private readonly byId: Statement<[number], RawRow>;
   private readonly byNonce: Statement<[string], RawRow>;
-  private readonly counts: Statement<[], { status: LedgerStatus; n: number }>;
+  /** Rows per status, counted once at open and maintained by this class (one writer per DATA_DIR). */
+  private readonly counts: Record<LedgerStatus, number> = { pending: 0, settled: 0, unsettled: 0, failed: 0 };
 
   constructor(
     db: PaymentsDb,
     private readonly now: () => number = Date.now,
+    private readonly writes: WriteQueue = new WriteQueue(db),
   ) {
     this.insert = db.prepare(`INSERT INTO payments (nonce_key, route, price_usd, amount, network, asset, pay_to, payer, nonce, valid_before,
       payload, requirements, status, created_at, updated_at, settled_at)
@@ -83,33 +86,46 @@ export class Ledger {
     );
     this.attempt = db.prepare('UPDATE payments SET attempts = attempts + 1, updated_at = ? WHERE id = ?');
     this.byStatus = db.prepare('SELECT * FROM payments WHERE status = ? ORDER BY updated_at LIMIT ?');
+    for (const { status, n } of db.prepare('SELECT status, COUNT(*) AS n FROM payments GROUP BY status').all() as Array<{ status: LedgerStatus; n: number }>) {
+      this.counts[status] = n;
+    }
     this.byId = db.prepare('SELECT * FROM payments WHERE id = ?');
     this.byNonce = db.prepare('SELECT * FROM payments WHERE nonce_key = ?');
-    this.counts = db.prepare('SELECT status, COUNT(*) AS n FROM payments GROUP BY status');
   }
 
-  /** Records an accepted payment; returns its id. Throws on a duplicate nonce key (a replay). */
-  record(entry: LedgerEntry): number {
-    const info = this.insert.run({
-      ...entry,
-      payload: JSON.stringify(entry.payload),
-      requirements: JSON.stringify(entry.requirements),
-      now: this.now(),
+  /**
+   * Records an accepted payment (group commit); resolves with its id once durable. Rejects on a
+   * duplicate nonce key (a replay).
+   */
+  record(entry: LedgerEntry): Promise<number> {
+    const row = { ...entry, payload: JSON.stringify(entry.payload), requirements: JSON.stringify(entry.requirements), now: this.now() };
+    return this.writes.run(() => Number(this.insert.run(row).lastInsertRowid)).then((id) => {
+      this.counts[entry.status]++;
+      return id;
     });
-    return Number(info.lastInsertRowid);
   }
 
   markSettled(id: number, txHash: string): void {
     const now = this.now();
-    this.update.run('settled', txHash, null, now, now, id);
+    this.transition(id, 'settled', () => this.update.run('settled', txHash, null, now, now, id));
   }
 
   markPending(id: number, txHash: string | null, reason: string): void {
-    this.update.run('pending', txHash, reason, this.now(), null, id);
+    this.transition(id, 'pending', () => this.update.run('pending', txHash, reason, this.now(), null, id));
   }
 
   markFailed(id: number, txHash: string | null, reason: string): void {
-    this.update.run('failed', txHash, reason, this.now(), null, id);
+    this.transition(id, 'failed', () => this.update.run('failed', txHash, reason, this.now(), null, id));
+  }
+
+  /** Status changes are rare (settlement outcomes): read the old status to keep the counts exact. */
+  private transition(id: number, to: LedgerStatus, write: () => unknown): void {
+    const from = this.byId.get(id)?.status;
+    write();
+    if (from !== undefined && from !== to) {
+      this.counts[from]--;
+      this.counts[to]++;
+    }
   }
 
   countAttempt(id: number): void {
@@ -131,10 +147,9 @@ export class Ledger {
     return this.byStatus.all(status, limit).map(toRow);
   }
 
+  /** O(1): maintained in memory (the /health route reads it). */
   countByStatus(): Record<LedgerStatus, number> {
-    const out: Record<LedgerStatus, number> = { pending: 0, settled: 0, unsettled: 0, failed: 0 };
-    for (const { status, n } of this.counts.all()) out[status] = n;
-    return out;
+    return { ...this.counts };
   }
 }
 

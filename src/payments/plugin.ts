@@ -30,6 +30,7 @@ import { RedisReplayStore } from './store/redisReplayStore.js';
 import type { ReplayStore } from './store/replayStore.js';
 import { SqliteReplayStore } from './store/sqliteReplayStore.js';
 import { createVerifier } from './verify.js';
+import { WriteQueue } from './writeQueue.js';
 
 /** payTo in demo mode (no PAY_TO): recognisably not a wallet; nothing is ever settled to it. */
 export const DEMO_PAY_TO = '0x0000000000000000000000000000000000000402';
@@ -86,14 +87,16 @@ const payments: FastifyPluginAsync<PaymentsPluginOptions> = async (app, opts) =>
   const enabled = config.PAYMENTS_ENABLED;
 
   const db = openPaymentsDb(config.DATA_DIR);
-  const ledger = new Ledger(db, now);
+  // One group-commit queue for the ledger and the SQLite store: their writes share transactions.
+  const writes = new WriteQueue(db);
+  const ledger = new Ledger(db, now, writes);
   let store: ReplayStore;
   let purge: (() => number) | null = null;
   if (opts.store === 'memory') store = new MemoryReplayStore(now);
   else if (opts.store) store = opts.store;
   else if (config.REDIS_URL) store = await RedisReplayStore.connect(config.REDIS_URL, 'x402:', now);
   else {
-    const sqlite = new SqliteReplayStore(db, now);
+    const sqlite = new SqliteReplayStore(db, now, writes);
     purge = () => sqlite.purgeExpired();
     store = sqlite;
   }
@@ -195,6 +198,7 @@ const payments: FastifyPluginAsync<PaymentsPluginOptions> = async (app, opts) =>
     if (purgeTimer) clearInterval(purgeTimer);
     await settler?.stop();
     await store.close();
+    writes.flush();
     db.close();
   });
 };

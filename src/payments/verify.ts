@@ -12,7 +12,7 @@
  */
 import type { PaymentNetwork } from './networks.js';
 import { domainSeparator, transferWithAuthorizationDigest } from './eip712.js';
-import { recoverAddress } from './recover.js';
+import { signedBy } from './recover.js';
 import type { PaymentPayload, PaymentRequirements } from './schemas.js';
 
 /** Refusal reasons sent in the challenge's `error` (the official ones where they exist). */
@@ -66,9 +66,8 @@ export function createVerifier(networks: readonly PaymentNetwork[]): Verifier {
       if (!matchesAccepted(requirement, accepted)) return { ok: false, reason: PaymentError.NO_MATCH };
 
       const auth = payload.payload.authorization;
-      const signer = recoverAddress(transferWithAuthorizationDigest(entry.separator, auth), payload.payload.signature);
       const payer = auth.from.toLowerCase();
-      if (signer === null || signer !== payer) return { ok: false, reason: PaymentError.SIGNATURE };
+      if (!signedBy(transferWithAuthorizationDigest(entry.separator, auth), payload.payload.signature, payer)) return { ok: false, reason: PaymentError.SIGNATURE };
       if (auth.to.toLowerCase() !== requirement.payTo.toLowerCase()) return { ok: false, reason: PaymentError.RECIPIENT };
       if (BigInt(auth.value) !== BigInt(requirement.amount)) return { ok: false, reason: PaymentError.VALUE };
       const validAfter = BigInt(auth.validAfter);

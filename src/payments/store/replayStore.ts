@@ -30,6 +30,11 @@ export interface ReplayStore {
   claimNonce(key: string, expiresAtMs: number): Promise<boolean>;
   /** Gives a claim back (nothing was charged: the client may retry with the same authorization). */
   releaseNonce(key: string): Promise<void>;
+  /**
+   * The payment under `key` is now durably in the ledger. Stores whose claims are backed by the
+   * ledger (SQLite) drop their in-memory copy; the others keep the claim until it expires.
+   */
+  retireNonce?(key: string): Promise<void>;
   getIdempotency(id: string): Promise<IdempotencyRecord | null>;
   /** Creates a pending record; false when the id exists. Atomic across replicas. */
   beginIdempotency(id: string, fingerprint: string, expiresAtMs: number): Promise<boolean>;
