@@ -102,14 +102,22 @@ export class PaymentGate {
     if (!verified.ok) return refuse(verified.reason);
 
     const expiresAtMs = (verified.validBefore + NONCE_RETENTION_SECONDS) * 1000;
-    if (!(await this.storeCall(() => this.d.store.claimNonce(verified.nonceKey, expiresAtMs)))) return refuse(PaymentError.NONCE_USED);
-    if (paymentId !== null) {
-      const began = await this.storeCall(() => this.d.store.beginIdempotency(paymentId, fingerprint, expiresAtMs), () => this.d.store.releaseNonce(verified.nonceKey));
-      if (!began) {
-        // Another request took this id between our lookup and now.
-        await this.d.store.releaseNonce(verified.nonceKey).catch(() => undefined);
-        throw new Errors.PAYMENT_ID_CONFLICT(paymentId);
+    if (paymentId !== null && !(await this.storeCall(() => this.d.store.beginIdempotency(paymentId, fingerprint, expiresAtMs)))) {
+      // A concurrent request holds this id: the same payment still running, or another payment.
+      const record = await this.storeCall(() => this.d.store.getIdempotency(paymentId));
+      if (record && record.fingerprint === fingerprint) {
+        if (record.state === 'done') return sendCached(reply, record.response);
+        throw new Errors.PAYMENT_IN_PROGRESS(paymentId);
       }
+      throw new Errors.PAYMENT_ID_CONFLICT(paymentId);
+    }
+    const claimed = await this.storeCall(
+      () => this.d.store.claimNonce(verified.nonceKey, expiresAtMs),
+      paymentId === null ? undefined : () => this.d.store.releaseIdempotency(paymentId),
+    );
+    if (!claimed) {
+      if (paymentId !== null) await this.d.store.releaseIdempotency(paymentId).catch(() => undefined);
+      return refuse(PaymentError.NONCE_USED);
     }
     const release = () => this.release(verified.nonceKey, paymentId);
 

@@ -63,6 +63,19 @@ export interface PaymentsInfo {
   reconcile(): Promise<ReconcileResult>;
   /** The table price of a route, or undefined when unlisted. */
   priceOf(method: string, url: string): number | undefined;
+  /** The `payments` section of /health (no secrets: the facilitator is named by host only). */
+  health(): PaymentsHealth;
+}
+
+export interface PaymentsHealth {
+  enabled: boolean;
+  settlement: SettlementMode;
+  note: string;
+  payTo: string;
+  networks: string[];
+  replayStore: ReplayStore['kind'];
+  facilitator: { configured: boolean; reachable: boolean | null; checkedAt: string | null };
+  ledger: Record<LedgerStatus, number>;
 }
 
 declare module 'fastify' {
@@ -148,6 +161,20 @@ const payments: FastifyPluginAsync<PaymentsPluginOptions> = async (app, opts) =>
     ledgerCounts: () => ledger.countByStatus(),
     reconcile: () => (settler ? settler.reconcile() : Promise.resolve({ attempted: 0, settled: 0, failed: 0, pending: 0 })),
     priceOf: (method, url) => prices[routeKey(method, url)],
+    health: () => ({
+      enabled,
+      settlement: mode,
+      note: settlementNote,
+      payTo,
+      networks: networks.map((n) => n.network),
+      replayStore: store.kind,
+      facilitator: {
+        configured: facilitator !== null,
+        reachable: facilitator?.health.reachable ?? null,
+        checkedAt: facilitator?.health.checkedAt ? new Date(facilitator.health.checkedAt).toISOString() : null,
+      },
+      ledger: ledger.countByStatus(),
+    }),
   };
   app.decorate('payments', info);
 

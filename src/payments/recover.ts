@@ -58,8 +58,8 @@ export function signedBy(digest: Uint8Array, signature: string, address: string)
  * does not recover. `signature` is 65 bytes of hex, `r ‖ s ‖ v`.
  * Complexity: one EC recovery (dominates), one keccak.
  */
-export function recoverAddress(digest: Uint8Array, signature: string): string | null {
-  const publicKey = recoverPublicKey(digest, signature);
+export function recoverAddress(digest: Uint8Array, signature: string, backend: typeof RECOVERY_BACKEND = RECOVERY_BACKEND): string | null {
+  const publicKey = recoverPublicKey(digest, signature, backend === 'libsecp256k1' ? native : null);
   return publicKey === null ? null : addressOf(publicKey);
 }
 
@@ -68,7 +68,7 @@ function addressOf(publicKey: Uint8Array): string {
 }
 
 /** Uncompressed 65-byte public key, or null (malformed, high s, bad v, no recovery). */
-function recoverPublicKey(digest: Uint8Array, signature: string): Uint8Array | null {
+function recoverPublicKey(digest: Uint8Array, signature: string, lib: NativeSecp256k1 | null = native): Uint8Array | null {
   if (signature.length !== 2 + 130) return null;
   const sig = Buffer.from(signature.slice(2), 'hex');
   const v = sig[64]!;
@@ -78,8 +78,8 @@ function recoverPublicKey(digest: Uint8Array, signature: string): Uint8Array | n
   const s = BigInt(`0x${signature.slice(66, 130)}`);
   if (r === 0n || r >= N || s === 0n || s > HALF_N) return null;
   try {
-    return native
-      ? native.ecdsaRecover(sig.subarray(0, 64), recid, digest, false)
+    return lib
+      ? lib.ecdsaRecover(sig.subarray(0, 64), recid, digest, false)
       : new secp256k1.Signature(r, s, recid).recoverPublicKey(digest).toBytes(false);
   } catch {
     return null;

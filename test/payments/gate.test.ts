@@ -99,6 +99,7 @@ describe('payment', () => {
     expect(settlement).toMatchObject({ success: true, transaction: '', network: 'eip155:8453', payer: account.address.toLowerCase(), amount: '1000', extra: { settlement: 'unsettled' } });
     expect(app.payments.ledgerCounts()).toEqual({ pending: 0, settled: 0, unsettled: 1, failed: 0 });
     expect(app.payments.settlement).toBe('local-unsettled');
+    expect(app.payments.health()).toMatchObject({ enabled: true, settlement: 'local-unsettled', note: expect.stringContaining('settlement is OFF'), facilitator: { configured: false }, ledger: { unsettled: 1 } });
   });
 
   it('behavior: Base Sepolia pays with its own EIP-712 domain ("USDC")', async () => {
@@ -243,6 +244,21 @@ describe('payment-identifier', () => {
     expect(second.headers['payment-response']).toBe(first.headers['payment-response']);
     expect(second.headers['x-payment-idempotent-replay']).toBe('true');
     expect(app.served()).toBe(1);
+    expect(app.payments.ledgerCounts().unsettled).toBe(1);
+  });
+
+  it('behavior: concurrent retries with one id and one payload are served once (others: 409 in progress or the cached answer)', async () => {
+    const req = requirementFor(await challenge());
+    const header = paymentHeader(await signPayment(account, req, {}, { extensions: ext('pay_concurrent_0123456789') }));
+    const results = await Promise.all(Array.from({ length: 8 }, () => pay(header)));
+    expect(app.served()).toBe(1);
+    for (const r of results) {
+      if (r.statusCode === 409) expect(r.json().error.code).toBe('PAYMENT_IN_PROGRESS');
+      else expect(r.statusCode).toBe(200);
+    }
+    const later = await pay(header);
+    expect(later.statusCode).toBe(200);
+    expect(later.headers['x-payment-idempotent-replay']).toBe('true');
     expect(app.payments.ledgerCounts().unsettled).toBe(1);
   });
 

@@ -47,6 +47,7 @@ describe('EIP-712 TransferWithAuthorization', () => {
       const digest = transferWithAuthorizationDigest(domainSeparator(domain), { ...message, value: '1000', validAfter: '0', validBefore: '1900000000' });
       const viemSigner = await recoverTypedDataAddress({ domain, types: TYPES, primaryType: 'TransferWithAuthorization', message, signature });
       expect(recoverAddress(digest, signature)).toBe(viemSigner.toLowerCase());
+      expect(recoverAddress(digest, signature, '@noble/curves')).toBe(viemSigner.toLowerCase());
       // v as 0/1 (yParity) is the same signature.
       const v = parseInt(signature.slice(130), 16);
       expect(recoverAddress(digest, `${signature.slice(0, 130)}${(v - 27).toString(16).padStart(2, '0')}`)).toBe(account.address.toLowerCase());
@@ -63,6 +64,7 @@ describe('EIP-712 TransferWithAuthorization', () => {
     const v = parseInt(signature.slice(130), 16);
     const malleated = `${signature.slice(0, 66)}${(N - s).toString(16).padStart(64, '0')}${(v === 27 ? 28 : 27).toString(16)}`;
     expect(recoverAddress(digest, malleated)).toBeNull();
+    expect(recoverAddress(digest, malleated, '@noble/curves')).toBeNull();
     expect(recoverAddress(digest, `${signature.slice(0, 130)}1d`)).toBeNull(); // v = 29
     expect(recoverAddress(digest, signature.slice(0, 100))).toBeNull();
   });
