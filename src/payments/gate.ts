@@ -12,7 +12,7 @@ import { paymentRequired, type RequirementsBuilder } from './challenge.js';
 import { decodePaymentHeader, encodeHeaderJson } from './decode.js';
 import type { FacilitatorClient } from './facilitator.js';
 import type { Ledger, LedgerEntry } from './ledger.js';
-import { PAYMENT_IDENTIFIER, PaymentIdSchema, type PaymentPayload, type PaymentRequirements, type SettlementResponse } from './schemas.js';
+import { PAYMENT_IDENTIFIER, PaymentIdSchema, type PaymentPayload, type SettlementResponse } from './schemas.js';
 import type { Settler } from './settlement.js';
 import type { CachedResponse, ReplayStore } from './store/replayStore.js';
 import { PaymentError, type VerifiedPayment, type Verifier } from './verify.js';
@@ -290,4 +290,3 @@ function replaceWithError(reply: FastifyReply, err: Error & { statusCode?: numbe
   return JSON.stringify({ success: false, error: { code: err.code ?? 'PAYMENT_STORE_UNAVAILABLE', message: err.message } });
 }
 
-export type { PaymentRequirements };

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { assertPaymentConfig, ConfigError } from '../../src/config.js';
 import { MAX_PAYMENT_HEADER_CHARS } from '../../src/payments/decode.js';
 import { PaymentError } from '../../src/payments/verify.js';
 import {
@@ -60,6 +61,15 @@ describe('challenge', () => {
     });
     expect(header.accepts[1]!.extra).toEqual({ name: 'USDC', version: '2' });
     expect(header.extensions).toHaveProperty(['payment-identifier', 'info', 'required'], false);
+  });
+
+  it('behavior: HEAD of a paid GET is paid the same way (hooks attached once)', async () => {
+    const res = await app.inject({ method: 'HEAD', url: '/v1/paid' });
+    expect(res.statusCode).toBe(402);
+    const header = paymentHeader(await signPayment(account, requirementFor(challengeOf(res))));
+    const paid = await app.inject({ method: 'HEAD', url: '/v1/paid', headers: { 'payment-signature': header } });
+    expect(paid.statusCode).toBe(200);
+    expect(app.payments.ledgerCounts().unsettled).toBe(1);
   });
 
   it('behavior: free routes never look at payment headers', async () => {
@@ -300,6 +310,21 @@ describe('configuration', () => {
     } finally {
       await demo.close();
     }
+  });
+
+  it('error: assertPaymentConfig refuses a mainnet PAY_TO without a facilitator unless allowed', () => {
+    const base = { DATA_DIR: tmp.dir, X402_NETWORKS: 'eip155:8453,eip155:84532' };
+    expect(() => assertPaymentConfig(testConfig({ ...base, PAY_TO }))).toThrow(ConfigError);
+    expect(() => assertPaymentConfig(testConfig({ ...base, PAY_TO }))).toThrow(/X402_ALLOW_UNSETTLED/);
+    expect(() => assertPaymentConfig(testConfig({ ...base, PAY_TO, X402_ALLOW_UNSETTLED: '1' }))).not.toThrow();
+    expect(() => assertPaymentConfig(testConfig({ ...base, PAY_TO, X402_FACILITATOR_URL: 'https://facilitator.example' }))).not.toThrow();
+    expect(() => assertPaymentConfig(testConfig({ ...base, PAY_TO, X402_NETWORKS: 'eip155:84532' }))).not.toThrow();
+    expect(() => assertPaymentConfig(testConfig(base))).not.toThrow(); // demo mode
+  });
+
+  it('error: unknown or repeated networks in X402_NETWORKS are configuration errors', () => {
+    expect(() => testConfig({ X402_NETWORKS: 'eip155:1' })).toThrow(/X402_NETWORKS/);
+    expect(() => testConfig({ X402_NETWORKS: 'eip155:8453,eip155:8453' })).toThrow(/X402_NETWORKS/);
   });
 
   it('error: PAYMENT_ROUTE_UNPRICED a /v1/ route missing from the price table fails start-up', async () => {
