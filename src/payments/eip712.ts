@@ -6,7 +6,7 @@
  *
  *   digest = keccak256(0x19 0x01 ‖ domainSeparator ‖ keccak256(TYPEHASH ‖ from ‖ to ‖ value ‖ validAfter ‖ validBefore ‖ nonce))
  */
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak256 as keccak_256 } from './keccak.js';
 import type { Eip3009Authorization } from './schemas.js';
 
 const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);

@@ -8,7 +8,7 @@
  */
 import { createRequire } from 'node:module';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak256 as keccak_256 } from './keccak.js';
 
 interface NativeSecp256k1 {
   ecdsaRecover(sig: Uint8Array, recid: number, msg32: Uint8Array, compressed: boolean): Uint8Array;

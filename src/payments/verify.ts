@@ -10,6 +10,7 @@
  *      is no longer than the challenge's `maxTimeoutSeconds` plus clock skew.
  * The version was checked when decoding.
  */
+import { createHash } from 'node:crypto';
 import type { PaymentNetwork } from './networks.js';
 import { domainSeparator, transferWithAuthorizationDigest } from './eip712.js';
 import { signedBy } from './recover.js';
@@ -43,7 +44,10 @@ export interface VerifiedPayment {
   network: PaymentNetwork;
   /** Lower-case payer address. */
   payer: string;
-  /** `(chainId, asset, from, nonce)`: the replay-store key. */
+  /**
+   * The replay-store key: SHA-256 (base64url) of `chainId:asset:from:nonce`, lower-case. Hashed so
+   * the ledger's unique index and Redis keys stay short (43 characters instead of ~160).
+   */
   nonceKey: string;
   validBefore: number;
 }
@@ -80,11 +84,16 @@ export function createVerifier(networks: readonly PaymentNetwork[]): Verifier {
         requirement,
         network: entry.network,
         payer,
-        nonceKey: `${entry.network.chainId}:${entry.network.asset.toLowerCase()}:${payer}:${auth.nonce.toLowerCase()}`,
+        nonceKey: nonceKeyOf(entry.network, payer, auth.nonce),
         validBefore: Number(validBefore),
       };
     },
   };
+}
+
+/** Replay key of an authorization (see `VerifiedPayment.nonceKey`). */
+export function nonceKeyOf(network: PaymentNetwork, payer: string, nonce: string): string {
+  return createHash('sha256').update(`${network.chainId}:${network.asset.toLowerCase()}:${payer.toLowerCase()}:${nonce.toLowerCase()}`).digest('base64url');
 }
 
 /** @x402/core `paymentRequirementsMatchAccepted`: all fields equal; our `extra` a subset of theirs. */
