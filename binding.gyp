@@ -2,12 +2,27 @@
   "targets": [
     {
       "target_name": "optimizer",
-      "sources": ["native/addon.cpp"],
+      "sources": [
+        "native/addon.cpp",
+        "native/graph.cpp",
+        "native/clusters.cpp",
+        "native/linearize.cpp",
+        "native/chunk.cpp",
+        "native/baseline_v31.cpp",
+        "native/baseline_v30.cpp",
+        "native/template_optimized.cpp",
+        "native/bound.cpp",
+        "native/projected.cpp",
+        "native/optimizer.cpp"
+      ],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")", "native"],
       "defines": ["NAPI_DISABLE_CPP_EXCEPTIONS", "NAPI_VERSION=8"],
       "cflags!": ["-fno-exceptions"],
       "cflags_cc!": ["-fno-exceptions", "-fno-rtti"],
-      "cflags_cc": ["-std=c++20", "-O3", "-fexceptions"]
+      "cflags_cc": ["-std=c++20", "-O3", "-fexceptions"],
+      "conditions": [
+        ["target_arch=='x64'", { "cflags_cc": ["-mpopcnt"] }]
+      ]
     }
   ]
 }

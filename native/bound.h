@@ -1,0 +1,31 @@
+// Upper bound on the fee of any block template (closed under parents, real weight <= capacity).
+//
+// Method: the LP relaxation of the precedence-constrained knapsack. Per cluster the LP value as a
+// function of its share of the capacity is the concave hull of its closed sets' (weight, fee)
+// points; summing concave functions under one capacity is a fractional knapsack over their
+// segments, taken by rate. For a cluster whose linearization is proven optimal, its hull is its
+// chunk diagram (Core: optimal chunks' prefixes are the best closed sets of their size). For any
+// other cluster (not proven optimal, or sigop-adjusted sizes that differ from real weight so the
+// chunks were optimized for another size), we drop its precedence constraints: each transaction
+// becomes its own item. That relaxes the problem, so the bound stays valid, only looser.
+// exact = no cluster was relaxed (the bound then equals the hull value, i.e. the LP optimum).
+// Sigop and count limits are ignored (relaxations). The result is floored: fees are integers.
+#pragma once
+
+#include <span>
+
+#include "chunk.h"
+
+namespace opt {
+
+struct UpperBound {
+    int64_t fee{0};
+    bool exact{true};
+    uint32_t relaxed_clusters{0};
+};
+
+/** order: the initial chunks in mining order. Complexity: O(m) if exact, else O(m log m). */
+UpperBound ComputeUpperBound(const Graph& g, const Clusters& cl, const Linearization& lin, const ChunkTable& t,
+                             std::span<const uint32_t> order, int64_t capacity);
+
+} // namespace opt

@@ -1,0 +1,135 @@
+// Chunking and mining order; see chunk.h for the invariants.
+#include "chunk.h"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstring>
+
+namespace opt {
+
+uint32_t ChunkTable::AppendChunks(const Graph& g, uint32_t cluster_id, std::span<const uint32_t> sequence)
+{
+    // Stack chunking (Core's ChunkLinearization): each new transaction starts a group that absorbs
+    // preceding groups while its fee rate is strictly higher. Groups are contiguous in `sequence`.
+    const auto first = Count();
+    const auto base = static_cast<uint32_t>(txs.size());
+    txs.insert(txs.end(), sequence.begin(), sequence.end());
+    for (uint32_t i = 0; i < sequence.size(); ++i) {
+        const uint32_t x = sequence[i];
+        Chunk cur{g.fee[x], g.adj_weight[x], g.weight[x], g.sigops[x], 0, base + i, base + i + 1, cluster_id, g.rank[x]};
+        while (Count() > first && CompareFeerate({cur.fee, cur.adj_weight}, AdjRate(Count() - 1)) > 0) {
+            const Chunk& prev = chunks.back();
+            cur.tx_begin = prev.tx_begin;
+            cur.fee += prev.fee;
+            cur.adj_weight += prev.adj_weight;
+            cur.weight += prev.weight;
+            cur.sigops += prev.sigops;
+            cur.max_rank = std::max(cur.max_rank, prev.max_rank);
+            chunks.pop_back();
+        }
+        chunks.push_back(cur);
+    }
+    for (uint32_t k = first; k < Count(); ++k) {
+        const bool same_rate = k > first && CompareFeerate(AdjRate(k), AdjRate(k - 1)) == 0;
+        chunks[k].eq_prefix = (same_rate ? chunks[k - 1].eq_prefix : 0) + chunks[k].adj_weight;
+        for (uint32_t i = chunks[k].tx_begin; i < chunks[k].tx_end; ++i) chunk_of[txs[i]] = k;
+    }
+    return first;
+}
+
+bool ChunkTable::Before(uint32_t a, uint32_t b) const noexcept
+{
+    const int cmp = CompareFeerate(AdjRate(a), AdjRate(b));
+    if (cmp != 0) return cmp > 0;
+    if (chunks[a].eq_prefix != chunks[b].eq_prefix) return chunks[a].eq_prefix < chunks[b].eq_prefix;
+    if (chunks[a].max_rank != chunks[b].max_rank) return chunks[a].max_rank < chunks[b].max_rank;
+    return a < b;
+}
+
+ChunkTable BuildChunks(const Graph& g, const Clusters& cl, const Linearization& lin)
+{
+    ChunkTable t;
+    t.chunk_of.assign(g.n, 0);
+    t.txs.reserve(g.n);
+    t.chunks.reserve(g.n);
+    for (uint32_t c = 0; c < cl.count; ++c) {
+        t.AppendChunks(g, c, {lin.lin.data() + cl.offsets[c], lin.lin.data() + cl.offsets[c + 1]});
+    }
+    return t;
+}
+
+void SortIntoMiningOrder(ChunkTable& t)
+{
+    const uint32_t m = t.Count();
+    // Key: the bits of the double rate, complemented so ascending keys are descending rates
+    // (non-negative doubles order like their bit patterns). LSD radix sort, 8 bits per pass,
+    // passes where every key has the same byte skipped. Stable, so ties keep id order.
+    struct Item {
+        uint64_t key;
+        uint32_t id;
+    };
+    std::vector<Item> a(m), b(m);
+    for (uint32_t k = 0; k < m; ++k) {
+        const double rate = static_cast<double>(t.chunks[k].fee) / static_cast<double>(t.chunks[k].adj_weight);
+        a[k] = Item{~std::bit_cast<uint64_t>(rate), k};
+    }
+    for (int shift = 0; shift < 64; shift += 8) {
+        std::array<uint32_t, 257> count{};
+        for (const Item& it : a) ++count[((it.key >> shift) & 0xff) + 1];
+        if (std::find(count.begin() + 1, count.end(), m) != count.end()) continue;  // one bucket
+        for (int i = 0; i < 256; ++i) count[i + 1] += count[i];
+        for (const Item& it : a) b[count[(it.key >> shift) & 0xff]++] = it;
+        a.swap(b);
+    }
+    // Rates closer than the double error (relative 1e-12) may be misordered or tied: sort each
+    // run of such neighbours exactly (Core's full comparison).
+    std::vector<uint32_t> ids(m);
+    for (uint32_t i = 0; i < m; ++i) ids[i] = a[i].id;
+    auto rate = [&](uint32_t pos) { return std::bit_cast<double>(~a[pos].key); };
+    for (uint32_t i = 0; i < m;) {
+        uint32_t j = i + 1;
+        double prev = rate(i);
+        while (j < m) {
+            const double r = rate(j);
+            if (prev - r > 1e-12 * std::max(prev, r)) break;
+            prev = r;
+            ++j;
+        }
+        if (j - i > 1) std::sort(ids.begin() + i, ids.begin() + j, [&](uint32_t x, uint32_t y) { return t.Before(x, y); });
+        i = j;
+    }
+    std::vector<Chunk> sorted(m);
+    for (uint32_t k = 0; k < m; ++k) {
+        sorted[k] = t.chunks[ids[k]];
+        for (uint32_t i = sorted[k].tx_begin; i < sorted[k].tx_end; ++i) t.chunk_of[t.txs[i]] = k;
+    }
+    t.chunks.swap(sorted);
+}
+
+std::string SanityCheck(const Graph& g, const ChunkTable& t)
+{
+    std::vector<uint8_t> covered(g.n, 0);
+    for (uint32_t k = 0; k < t.Count(); ++k) {
+        const Chunk& c = t.chunks[k];
+        if (c.tx_begin >= c.tx_end) return "empty chunk";
+        FeeFrac adj;
+        int64_t w = 0, s = 0;
+        uint32_t mr = 0;
+        for (uint32_t x : t.Txs(k)) {
+            if (t.chunk_of[x] != k) return "chunk_of is stale";
+            if (covered[x]++) return "transaction in two chunks";
+            adj += FeeFrac{g.fee[x], g.adj_weight[x]};
+            w += g.weight[x];
+            s += g.sigops[x];
+            mr = std::max(mr, g.rank[x]);
+        }
+        if (adj != t.AdjRate(k) || w != c.weight || s != c.sigops || mr != c.max_rank) return "chunk sums are stale";
+        if (k > 0 && !t.Before(k - 1, k)) return "chunks are not in mining order";
+    }
+    if (std::find(covered.begin(), covered.end(), 0) != covered.end()) return "a transaction has no chunk";
+    return "";
+}
+
+} // namespace opt

@@ -1,0 +1,68 @@
+// Chunks of the cluster linearizations, and Core v31's mining order over them.
+//
+// Invariants of a ChunkTable:
+// - Chunk k holds txs[tx_begin .. tx_end) in linearization order; fee, adj_weight (sigop-adjusted,
+//   Core's TxGraph size), weight (real), sigops and max_rank (largest txid rank) are sums/maxima
+//   over its transactions. A cluster's chunks have non-increasing fee rates (fee / adj_weight).
+// - eq_prefix is the total adj_weight of the chunks of the same cluster with the same fee rate,
+//   up to and including this one (Core's m_main_equal_feerate_chunk_prefix_size).
+// - chunk_of[t] is the chunk of transaction t.
+// - After SortIntoMiningOrder, chunk ids are mining-order positions: chunk 0 is mined first.
+// Core's mining order (txgraph.cpp, chunk index): fee rate descending; then eq_prefix ascending;
+// then the chunk's maximum txid (Core's fallback order) ascending. Distinct chunks differ in that
+// last key, so the order is total.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "graph.h"
+#include "linearize.h"
+
+namespace opt {
+
+struct Chunk {
+    int64_t fee;
+    int64_t adj_weight;
+    int64_t weight;
+    int64_t sigops;
+    int64_t eq_prefix;
+    uint32_t tx_begin, tx_end;
+    uint32_t cluster;
+    uint32_t max_rank;
+};
+
+struct ChunkTable {
+    std::vector<uint32_t> txs;
+    std::vector<Chunk> chunks;
+    std::vector<uint32_t> chunk_of;
+
+    uint32_t Count() const noexcept { return static_cast<uint32_t>(chunks.size()); }
+    FeeFrac AdjRate(uint32_t k) const noexcept { return {chunks[k].fee, chunks[k].adj_weight}; }
+    uint32_t TxCount(uint32_t k) const noexcept { return chunks[k].tx_end - chunks[k].tx_begin; }
+    std::span<const uint32_t> Txs(uint32_t k) const noexcept
+    {
+        return {txs.data() + chunks[k].tx_begin, txs.data() + chunks[k].tx_end};
+    }
+    /** Chunk `sequence` (a topological order of some of cluster c's transactions) and append the
+     *  chunks. Returns the id of the first new chunk. Complexity: O(sequence.size()). */
+    uint32_t AppendChunks(const Graph& g, uint32_t cluster_id, std::span<const uint32_t> sequence);
+    /** Whether chunk a is mined before chunk b in Core's order. Complexity: O(1). */
+    bool Before(uint32_t a, uint32_t b) const noexcept;
+};
+
+/** Chunk every cluster's linearization. Complexity: O(n). */
+ChunkTable BuildChunks(const Graph& g, const Clusters& cl, const Linearization& lin);
+
+/** Renumber the chunks into Core's mining order (chunk k becomes the k-th mined) and update
+ *  chunk_of. A radix sort on the rate's bits, then an exact sort of each run of near-equal rates.
+ *  Complexity: O(m) plus O(r log r) per run of r near-equal rates. */
+void SortIntoMiningOrder(ChunkTable& t);
+
+/** Debug: recompute sums, prefixes and chunk_of for every chunk, and check the mining order.
+ *  "" or the first mismatch. Complexity: O(n + m). */
+std::string SanityCheck(const Graph& g, const ChunkTable& t);
+
+} // namespace opt

@@ -1,0 +1,192 @@
+// Union-find clustering and renumbering; see clusters.h for the invariants.
+#include "clusters.h"
+
+#include <algorithm>
+#include <string>
+
+namespace opt {
+
+namespace {
+
+/** Find with path halving. */
+uint32_t Find(std::vector<uint32_t>& parent, uint32_t x) noexcept
+{
+    while (parent[x] != x) {
+        parent[x] = parent[parent[x]];
+        x = parent[x];
+    }
+    return x;
+}
+
+} // namespace
+
+Clusters FindClusters(const Graph& g)
+{
+    const uint32_t n = g.n;
+    std::vector<uint32_t> uf(n), size(n, 1);
+    for (uint32_t i = 0; i < n; ++i) uf[i] = i;
+    for (uint32_t c = 0; c < n; ++c) {
+        for (uint32_t p : g.Parents(c)) {
+            uint32_t a = Find(uf, c), b = Find(uf, p);
+            if (a == b) continue;
+            if (size[a] < size[b]) std::swap(a, b);
+            uf[b] = a;
+            size[a] += size[b];
+        }
+    }
+    Clusters cl;
+    cl.cluster_of.resize(n);
+    // Number clusters by their lowest transaction index: the root gets an id on first sight.
+    std::vector<uint32_t>& id_of_root = size;  // reuse: sizes are no longer needed
+    std::fill(id_of_root.begin(), id_of_root.end(), UINT32_MAX);
+    for (uint32_t i = 0; i < n; ++i) {
+        const uint32_t r = Find(uf, i);
+        if (id_of_root[r] == UINT32_MAX) id_of_root[r] = cl.count++;
+        cl.cluster_of[i] = id_of_root[r];
+    }
+    cl.offsets.assign(size_t{cl.count} + 1, 0);
+    for (uint32_t i = 0; i < n; ++i) ++cl.offsets[cl.cluster_of[i] + 1];
+    for (uint32_t c = 0; c < cl.count; ++c) cl.offsets[c + 1] += cl.offsets[c];
+    std::vector<uint32_t> fill(cl.offsets.begin(), cl.offsets.end() - 1);
+    cl.txs.resize(n);
+    cl.local.resize(n);
+    for (uint32_t t = 0; t < n; ++t) {
+        const uint32_t c = cl.cluster_of[t];
+        cl.local[t] = fill[c] - cl.offsets[c];
+        cl.txs[fill[c]++] = t;
+    }
+    return cl;
+}
+
+Graph RenumberByCluster(const Graph& in, Clusters& cl, std::vector<uint32_t>& original)
+{
+    const uint32_t n = in.n;
+    // Kahn's algorithm inside each cluster, on cluster-local counters.
+    original.resize(n);
+    std::vector<uint32_t> missing(n), queue;
+    for (uint32_t c = 0; c < cl.count; ++c) {
+        const auto txs = cl.Txs(c);
+        const uint32_t base = cl.offsets[c];
+        if (txs.size() == 1) {  // most clusters: nothing to sort
+            original[base] = txs[0];
+            continue;
+        }
+        // Local children lists: for each tx, count parents; children found via a local CSR.
+        queue.clear();
+        for (uint32_t k = 0; k < txs.size(); ++k) {
+            missing[base + k] = static_cast<uint32_t>(in.Parents(txs[k]).size());
+        }
+        thread_local std::vector<uint32_t> child_off, child_list;
+        child_off.assign(txs.size() + 1, 0);
+        for (uint32_t k = 0; k < txs.size(); ++k) {
+            for (uint32_t p : in.Parents(txs[k])) ++child_off[cl.local[p] + 1];
+        }
+        for (size_t k = 0; k < txs.size(); ++k) child_off[k + 1] += child_off[k];
+        child_list.resize(child_off[txs.size()]);
+        {
+            thread_local std::vector<uint32_t> pos;
+            pos.assign(child_off.begin(), child_off.end() - 1);
+            for (uint32_t k = 0; k < txs.size(); ++k) {
+                for (uint32_t p : in.Parents(txs[k])) child_list[pos[cl.local[p]]++] = k;
+            }
+        }
+        for (uint32_t k = 0; k < txs.size(); ++k) {
+            if (missing[base + k] == 0) queue.push_back(k);
+        }
+        for (size_t head = 0; head < queue.size(); ++head) {
+            const uint32_t k = queue[head];
+            for (uint32_t j = child_off[k]; j < child_off[k + 1]; ++j) {
+                if (--missing[base + child_list[j]] == 0) queue.push_back(child_list[j]);
+            }
+        }
+        if (queue.size() != txs.size()) {
+            uint32_t culprit = 0;
+            while (missing[base + culprit] == 0) ++culprit;
+            throw InputError(ErrorCode::CYCLE, "the parent links contain a cycle (transaction " +
+                                                   std::to_string(txs[culprit]) + " is on or below it)");
+        }
+        for (uint32_t k = 0; k < txs.size(); ++k) original[base + k] = txs[queue[k]];
+    }
+    std::vector<uint32_t> internal(n);
+    for (uint32_t i = 0; i < n; ++i) internal[original[i]] = i;
+
+    Graph g;
+    g.n = n;
+    g.fee.resize(n);
+    g.weight.resize(n);
+    g.adj_weight.resize(n);
+    g.sigops.resize(n);
+    g.rank.resize(n);
+    g.parent_offsets.resize(size_t{n} + 1);
+    g.parents.resize(in.parents.size());
+    uint32_t e = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+        const uint32_t o = original[i];
+        g.fee[i] = in.fee[o];
+        g.weight[i] = in.weight[o];
+        g.adj_weight[i] = in.adj_weight[o];
+        g.sigops[i] = in.sigops[o];
+        g.rank[i] = in.rank[o];
+        g.parent_offsets[i] = e;
+        for (uint32_t p : in.Parents(o)) g.parents[e++] = internal[p];
+    }
+    g.parent_offsets[n] = e;
+    g.child_offsets.assign(size_t{n} + 1, 0);
+    for (uint32_t p : g.parents) ++g.child_offsets[p + 1];
+    for (uint32_t i = 0; i < n; ++i) g.child_offsets[i + 1] += g.child_offsets[i];
+    g.children.resize(g.parents.size());
+    std::vector<uint32_t> fill(g.child_offsets.begin(), g.child_offsets.end() - 1);
+    for (uint32_t c = 0; c < n; ++c) {
+        for (uint32_t p : g.Parents(c)) g.children[fill[p]++] = c;
+    }
+    // The clusters of the internal graph: same ids and offsets, identity transaction lists.
+    for (uint32_t c = 0; c < cl.count; ++c) {
+        for (uint32_t i = cl.offsets[c]; i < cl.offsets[c + 1]; ++i) {
+            cl.txs[i] = i;
+            cl.cluster_of[i] = c;
+            cl.local[i] = i - cl.offsets[c];
+        }
+    }
+    return g;
+}
+
+std::string SanityCheck(const Graph& g, const Clusters& cl)
+{
+    if (cl.offsets.size() != size_t{cl.count} + 1 || cl.offsets[cl.count] != g.n) return "cluster offsets do not cover n";
+    std::vector<uint8_t> seen(g.n, 0);
+    for (uint32_t c = 0; c < cl.count; ++c) {
+        if (cl.Size(c) == 0) return "empty cluster " + std::to_string(c);
+        for (uint32_t k = 0; k < cl.Size(c); ++k) {
+            const uint32_t t = cl.Txs(c)[k];
+            if (seen[t]) return "transaction listed twice";
+            seen[t] = 1;
+            if (cl.cluster_of[t] != c || cl.local[t] != k) return "cluster_of/local mismatch";
+            for (uint32_t p : g.Parents(t)) {
+                if (cl.cluster_of[p] != c) return "a parent link crosses clusters";
+                if (cl.local[p] >= k) return "cluster order is not topological";
+            }
+        }
+    }
+    // Connectivity: every cluster must be one component of its own links.
+    std::vector<uint32_t> stack;
+    std::vector<uint8_t> reached(g.n, 0);
+    for (uint32_t c = 0; c < cl.count; ++c) {
+        stack.assign(1, cl.Txs(c)[0]);
+        reached[stack[0]] = 1;
+        uint32_t count = 0;
+        while (!stack.empty()) {
+            const uint32_t t = stack.back();
+            stack.pop_back();
+            ++count;
+            for (auto list : {g.Parents(t), g.Children(t)}) {
+                for (uint32_t u : list) {
+                    if (!reached[u]) { reached[u] = 1; stack.push_back(u); }
+                }
+            }
+        }
+        if (count != cl.Size(c)) return "cluster " + std::to_string(c) + " is not connected";
+    }
+    return "";
+}
+
+} // namespace opt

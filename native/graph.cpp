@@ -1,0 +1,158 @@
+// Input validation: every check names the array and transaction that failed, so a JavaScript
+// caller can find the bad entry. See graph.h for the invariants established here.
+#include "graph.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace opt {
+
+namespace {
+
+constexpr double MAX_FEE = 9007199254740991.0; // 2^53 - 1: the largest exact integer in a double
+
+std::string Tx(uint32_t i) { return "transaction " + std::to_string(i); }
+
+void RequireLength(const char* name, size_t actual, size_t expected)
+{
+    if (actual != expected) {
+        throw InputError(ErrorCode::LENGTH_MISMATCH, std::string(name) + " has length " + std::to_string(actual) +
+                                                         ", expected " + std::to_string(expected));
+    }
+}
+
+} // namespace
+
+const char* ErrorCodeName(ErrorCode code) noexcept
+{
+    switch (code) {
+    case ErrorCode::INVALID_ARGUMENT: return "INVALID_ARGUMENT";
+    case ErrorCode::LENGTH_MISMATCH: return "LENGTH_MISMATCH";
+    case ErrorCode::INDEX_OUT_OF_RANGE: return "INDEX_OUT_OF_RANGE";
+    case ErrorCode::CYCLE: return "CYCLE";
+    case ErrorCode::INVALID_FEE: return "INVALID_FEE";
+    case ErrorCode::INVALID_WEIGHT: return "INVALID_WEIGHT";
+    case ErrorCode::INVALID_RANK: return "INVALID_RANK";
+    case ErrorCode::INVALID_WARM_ORDER: return "INVALID_WARM_ORDER";
+    case ErrorCode::INTERNAL: return "INTERNAL";
+    }
+    return "INTERNAL";
+}
+
+#ifdef OPTIMIZER_DEBUG
+void AssumeFailed(const char* expr, const char* file, int line) noexcept
+{
+    std::fprintf(stderr, "optimizer: assumption failed: %s (%s:%d)\n", expr, file, line);
+    std::abort();
+}
+#endif
+
+void ValidateOptions(const Options& o)
+{
+    auto bad = [](const std::string& msg) { throw InputError(ErrorCode::INVALID_ARGUMENT, msg); };
+    if (o.weight_limit < 1 || o.weight_limit > 4'000'000'000LL) bad("weightLimitWu must be in [1, 4e9]");
+    if (o.coinbase_reserve < 0 || o.coinbase_reserve >= o.weight_limit) bad("coinbaseReserveWu must be in [0, weightLimitWu)");
+    if (o.max_sigop_cost < 1 || o.max_sigop_cost > 4'000'000'000LL) bad("maxSigopCost must be in [1, 4e9]");
+    if (o.coinbase_sigops < 0 || o.coinbase_sigops >= o.max_sigop_cost) bad("coinbase sigop reserve must be in [0, maxSigopCost)");
+    if (o.max_tx_count < 0 || o.max_tx_count > 4'000'000'000LL) bad("maxTxCount must be in [0, 4e9]");
+    if (o.min_fee_rate_sat_kvb < 0 || o.min_fee_rate_sat_kvb > 1'000'000'000'000LL) bad("minFeeRateSatVb must be in [0, 1e9]");
+    if (o.projected_blocks < 1 || o.projected_blocks > 1000) bad("projectedBlocks must be in [1, 1000]");
+    if (o.tail_window_pct < 0 || o.tail_window_pct > 1'000'000) bad("tailWindowPct must be in [0, 1e6]");
+    if (o.threads < 1 || o.threads > 2) bad("threads must be 1 or 2");
+}
+
+Graph ValidateInput(const InputView& in)
+{
+    const size_t n_size = in.fee.size();
+    if (n_size >= 0xffffffffULL) throw InputError(ErrorCode::INVALID_ARGUMENT, "too many transactions");
+    const auto n = static_cast<uint32_t>(n_size);
+    RequireLength("weightWu", in.weight.size(), n);
+    if (!in.sigops.empty()) RequireLength("sigopCost", in.sigops.size(), n);
+    RequireLength("parentOffsets", in.parent_offsets.size(), size_t{n} + 1);
+    RequireLength("txidRank", in.txid_rank.size(), n);
+    if (in.warm_order.size() > n) {
+        throw InputError(ErrorCode::INVALID_WARM_ORDER, "warmOrder has length " + std::to_string(in.warm_order.size()) +
+                                                            ", more than the " + std::to_string(n) + " transactions");
+    }
+
+    Graph g;
+    g.n = n;
+    g.fee.resize(n);
+    g.weight.resize(n);
+    g.adj_weight.resize(n);
+    g.sigops.assign(n, 0);
+    for (uint32_t i = 0; i < n; ++i) {
+        const double f = in.fee[i];
+        if (!std::isfinite(f) || f < 0 || f > MAX_FEE || f != std::floor(f)) {
+            throw InputError(ErrorCode::INVALID_FEE, "feeSat[" + std::to_string(i) + "] = " + std::to_string(f) +
+                                                         " is not an integer number of satoshis in [0, 2^53)");
+        }
+        g.fee[i] = static_cast<int64_t>(f);
+        if (in.weight[i] == 0) throw InputError(ErrorCode::INVALID_WEIGHT, "weightWu[" + std::to_string(i) + "] is 0");
+        g.weight[i] = in.weight[i];
+        if (!in.sigops.empty()) g.sigops[i] = in.sigops[i];
+        g.adj_weight[i] = std::max(g.weight[i], g.sigops[i] * BYTES_PER_SIGOP);
+    }
+
+    // Tie-break ranks must be a permutation.
+    g.rank.assign(in.txid_rank.begin(), in.txid_rank.end());
+    {
+        std::vector<uint8_t> seen(n, 0);
+        for (uint32_t i = 0; i < n; ++i) {
+            const uint32_t r = g.rank[i];
+            if (r >= n || seen[r]) {
+                throw InputError(ErrorCode::INVALID_RANK, "txidRank[" + std::to_string(i) + "] = " + std::to_string(r) +
+                                                              (r >= n ? " is out of range" : " is a duplicate") +
+                                                              " (txidRank must be a permutation of 0..n-1)");
+            }
+            seen[r] = 1;
+        }
+    }
+
+    // Parent CSR: shape, range, self-loops; copy without duplicates.
+    const auto& off = in.parent_offsets;
+    if (off[0] != 0) throw InputError(ErrorCode::INVALID_ARGUMENT, "parentOffsets[0] must be 0");
+    if (off[n] != in.parent_indices.size()) {
+        throw InputError(ErrorCode::LENGTH_MISMATCH, "parentOffsets[n] = " + std::to_string(off[n]) +
+                                                         " but parentIndices has length " + std::to_string(in.parent_indices.size()));
+    }
+    g.parent_offsets.resize(size_t{n} + 1);
+    g.parents.reserve(in.parent_indices.size());
+    for (uint32_t i = 0; i < n; ++i) {
+        if (off[i + 1] < off[i]) {
+            throw InputError(ErrorCode::INVALID_ARGUMENT, "parentOffsets is not monotone at index " + std::to_string(i + 1));
+        }
+        const auto start = static_cast<uint32_t>(g.parents.size());
+        g.parent_offsets[i] = start;
+        for (uint32_t k = off[i]; k < off[i + 1]; ++k) {
+            const uint32_t p = in.parent_indices[k];
+            if (p >= n) {
+                throw InputError(ErrorCode::INDEX_OUT_OF_RANGE, "parentIndices[" + std::to_string(k) + "] = " + std::to_string(p) +
+                                                                    " (a parent of " + Tx(i) + ") is out of range [0, " + std::to_string(n) + ")");
+            }
+            if (p == i) throw InputError(ErrorCode::CYCLE, Tx(i) + " lists itself as a parent");
+            // Parent lists are short: a linear duplicate scan beats a global stamp array.
+            if (std::find(g.parents.begin() + start, g.parents.end(), p) != g.parents.end()) continue;
+            g.parents.push_back(p);
+        }
+    }
+    g.parent_offsets[n] = static_cast<uint32_t>(g.parents.size());
+
+    // The warm start hint: indices in range, no duplicates (missing transactions are allowed).
+    if (!in.warm_order.empty()) {
+        std::vector<uint8_t> seen(n, 0);
+        for (size_t k = 0; k < in.warm_order.size(); ++k) {
+            const uint32_t t = in.warm_order[k];
+            if (t >= n || seen[t]) {
+                throw InputError(ErrorCode::INVALID_WARM_ORDER, "warmOrder[" + std::to_string(k) + "] = " + std::to_string(t) +
+                                                                    (t >= n ? " is out of range" : " is a duplicate"));
+            }
+            seen[t] = 1;
+        }
+    }
+    return g;
+}
+
+} // namespace opt

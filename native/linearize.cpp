@@ -1,0 +1,297 @@
+// Cluster linearization driver; see linearize.h for the paths and budgets.
+#include "linearize.h"
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <queue>
+#include <thread>
+
+#include <memory>
+
+#include "sfl.h"
+
+namespace opt {
+
+namespace {
+
+struct RunResult {
+    bool optimal;
+    uint64_t cost;
+};
+
+/** Reusable per-width state, so clusters do not allocate. */
+template <unsigned W>
+struct Workspace {
+    ClusterGraph<BitSet<W>> graph;
+    SpanningForest<BitSet<W>> forest;
+    std::vector<uint32_t> local_lin;
+    std::vector<uint32_t> old_lin;
+};
+
+/** Core's Linearize (src/cluster_linearize.h): load or make topological, optimize, minimize,
+ *  each while the cost stays under max_cost; PostLinearize when not proven optimal. */
+template <typename S>
+RunResult RunSfl(SpanningForest<S>& f, const ClusterGraph<S>& cg, uint64_t max_cost, uint64_t seed,
+                 std::span<const uint32_t> old_lin, std::vector<uint32_t>& out)
+{
+    f.Init(cg, seed);
+    if (!old_lin.empty()) {
+        f.LoadLinearization(old_lin);
+    } else {
+        f.MakeTopological();
+    }
+    bool optimized = false, optimal = false;
+    if (f.Cost() < max_cost) {
+        f.StartOptimizing();
+        while (true) {
+            if (!f.OptimizeStep()) { optimized = true; break; }
+            if (f.Cost() >= max_cost) break;
+        }
+    }
+    if (optimized && f.Cost() < max_cost) {
+        f.StartMinimizing();
+        while (true) {
+            if (!f.MinimizeStep()) { optimal = true; break; }
+            if (f.Cost() >= max_cost) break;
+        }
+    }
+    f.GetLinearization(out);
+    if (!optimal) PostLinearize(cg, std::span<uint32_t>(out));
+    return {optimal, f.Cost()};
+}
+
+/** Build the cluster graph of txs (topological global indices). */
+template <typename S>
+void BuildClusterGraph(const Graph& g, const Clusters& cl, std::span<const uint32_t> txs, ClusterGraph<S>& cg)
+{
+    cg.Reset(static_cast<unsigned>(txs.size()));
+    for (unsigned j = 0; j < txs.size(); ++j) {
+        const uint32_t t = txs[j];
+        cg.feerate[j] = FeeFrac{g.fee[t], g.adj_weight[t]};
+        cg.fallback[j] = g.rank[t];
+        for (uint32_t p : g.Parents(t)) cg.AddParent(cl.local[p], j);
+    }
+    cg.FinishDescendants();
+}
+
+/** The warm-start order of a cluster in local indices, or empty if unusable. */
+template <typename S>
+void WarmOrder(const Clusters& cl, std::span<const uint32_t> txs, const std::vector<uint32_t>& warm_pos,
+               const ClusterGraph<S>& cg, std::vector<uint32_t>& old_lin)
+{
+    old_lin.clear();
+    if (warm_pos.empty()) return;
+    for (unsigned j = 0; j < txs.size(); ++j) old_lin.push_back(j);
+    std::stable_sort(old_lin.begin(), old_lin.end(), [&](uint32_t a, uint32_t b) {
+        return warm_pos[txs[a]] < warm_pos[txs[b]];
+    });
+    if (!cg.IsTopological(old_lin)) old_lin.clear();
+    (void)cl;
+}
+
+/** SFL on one cluster with width W; writes global indices to out. */
+template <unsigned W>
+RunResult LinearizeWith(Workspace<W>& ws, const Graph& g, const Clusters& cl, std::span<const uint32_t> txs,
+                        uint64_t budget, uint64_t seed, const std::vector<uint32_t>& warm_pos, uint32_t* out)
+{
+    BuildClusterGraph(g, cl, txs, ws.graph);
+    WarmOrder(cl, txs, warm_pos, ws.graph, ws.old_lin);
+    const RunResult r = RunSfl(ws.forest, ws.graph, budget, seed, ws.old_lin, ws.local_lin);
+    for (size_t i = 0; i < txs.size(); ++i) out[i] = txs[ws.local_lin[i]];
+    return r;
+}
+
+/** Re-run SFL warm-started from the cluster's current order in out. */
+template <unsigned W>
+RunResult RelinearizeWith(Workspace<W>& ws, const Graph& g, const Clusters& cl, std::span<const uint32_t> txs,
+                          uint64_t budget, uint64_t seed, uint32_t* out)
+{
+    BuildClusterGraph(g, cl, txs, ws.graph);
+    ws.old_lin.clear();
+    for (size_t i = 0; i < txs.size(); ++i) ws.old_lin.push_back(cl.local[out[i]]);
+    const RunResult r = RunSfl(ws.forest, ws.graph, budget, seed, ws.old_lin, ws.local_lin);
+    for (size_t i = 0; i < txs.size(); ++i) out[i] = txs[ws.local_lin[i]];
+    return r;
+}
+
+/** Whether the cluster is a single path (every tx at most one parent and one child). */
+bool IsChain(const Graph& g, std::span<const uint32_t> txs)
+{
+    for (uint32_t t : txs) {
+        if (g.Parents(t).size() > 1 || g.Children(t).size() > 1) return false;
+    }
+    return true;
+}
+
+/** Large clusters: Kahn's algorithm picking the ready transaction with the highest individual
+ *  fee rate (ties: lower txid rank). Topological, not proven optimal. O(k log k + e). */
+void GreedyTopological(const Graph& g, const Clusters& cl, std::span<const uint32_t> txs, uint32_t* out)
+{
+    auto after = [&](uint32_t a, uint32_t b) {
+        const int cmp = CompareFeerate({g.fee[a], g.adj_weight[a]}, {g.fee[b], g.adj_weight[b]});
+        if (cmp != 0) return cmp < 0;
+        return g.rank[a] > g.rank[b];
+    };
+    std::priority_queue<uint32_t, std::vector<uint32_t>, decltype(after)> ready(after);
+    std::vector<uint32_t> left(txs.size());
+    for (uint32_t k = 0; k < txs.size(); ++k) {
+        left[k] = static_cast<uint32_t>(g.Parents(txs[k]).size());
+        if (left[k] == 0) ready.push(txs[k]);
+    }
+    size_t w = 0;
+    while (!ready.empty()) {
+        const uint32_t t = ready.top();
+        ready.pop();
+        out[w++] = t;
+        for (uint32_t c : g.Children(t)) {
+            if (--left[cl.local[c]] == 0) ready.push(c);
+        }
+    }
+}
+
+} // namespace
+
+Linearization LinearizeClusters(const Graph& g, const Clusters& cl, const Options& o, std::span<const uint32_t> warm_order,
+                                const std::function<void()>& side_task)
+{
+    Linearization res;
+    res.lin.resize(g.n);
+    res.optimal.assign(cl.count, 0);
+    res.cost.assign(cl.count, 0);
+    std::vector<uint32_t> warm_pos;
+    if (!warm_order.empty()) {
+        warm_pos.assign(g.n, UINT32_MAX);
+        for (uint32_t k = 0; k < warm_order.size(); ++k) warm_pos[warm_order[k]] = k;
+    }
+    struct Worker {
+        Workspace<1> ws1;
+        Workspace<2> ws2;
+        Workspace<4> ws4;
+        Workspace<8> ws8;
+    };
+    std::atomic<uint32_t> next{0};
+    constexpr uint32_t BATCH = 64;
+    // Linearize clusters taken in batches from `next`; results go to disjoint slots of res.
+    auto work = [&](Worker& w) {
+        while (true) {
+            const uint32_t first = next.fetch_add(BATCH, std::memory_order_relaxed);
+            if (first >= cl.count) return;
+            const uint32_t last = std::min(cl.count, first + BATCH);
+            for (uint32_t c = first; c < last; ++c) {
+                const auto txs = cl.Txs(c);
+                const uint32_t k = cl.Size(c);
+                uint32_t* out = res.lin.data() + cl.offsets[c];
+                if (k <= 2 || IsChain(g, txs)) {
+                    std::copy(txs.begin(), txs.end(), out);  // the unique topological order
+                    res.optimal[c] = 1;
+                    continue;
+                }
+                const uint64_t seed = MixSeed(o.seed, g.rank[txs[0]]);
+                RunResult r{false, 0};
+                if (k <= 64) r = LinearizeWith(w.ws1, g, cl, txs, o.linearize_budget, seed, warm_pos, out);
+                else if (k <= 128) r = LinearizeWith(w.ws2, g, cl, txs, o.linearize_budget, seed, warm_pos, out);
+                else if (k <= 256) r = LinearizeWith(w.ws4, g, cl, txs, o.linearize_budget, seed, warm_pos, out);
+                else if (k <= 512) r = LinearizeWith(w.ws8, g, cl, txs, o.linearize_budget, seed, warm_pos, out);
+                else GreedyTopological(g, cl, txs, out);
+                res.optimal[c] = r.optimal;
+                res.cost[c] = r.cost;
+            }
+        }
+    };
+    auto main_worker = std::make_unique<Worker>();
+    if (o.threads >= 2) {
+        std::exception_ptr helper_error;
+        std::thread helper([&] {
+            try {  // exceptions must not escape a thread; rethrown below
+                if (side_task) side_task();
+                auto w = std::make_unique<Worker>();
+                work(*w);
+            } catch (...) {
+                helper_error = std::current_exception();
+            }
+        });
+        work(*main_worker);
+        helper.join();
+        if (helper_error) std::rethrow_exception(helper_error);
+    } else {
+        if (side_task) side_task();
+        work(*main_worker);
+    }
+    Worker& ws = *main_worker;
+    auto& ws1 = ws.ws1;
+    auto& ws2 = ws.ws2;
+    auto& ws4 = ws.ws4;
+    auto& ws8 = ws.ws8;
+    std::vector<uint32_t> retry;
+    for (uint32_t c = 0; c < cl.count; ++c) {
+        const uint32_t k = cl.Size(c);
+        res.largest = std::max(res.largest, k);
+        if (k > 64) ++res.over64_count;
+        if (!res.optimal[c] && k <= 512) retry.push_back(c);
+    }
+
+    // Second chance for clusters SFL did not finish, warm-started from their current order.
+    uint64_t extra = o.linearize_extra_budget;
+    const uint64_t per_cluster = std::max<uint64_t>(o.linearize_budget, 1) * 10;
+    for (uint32_t c : retry) {
+        if (extra == 0) break;
+        const uint64_t budget = std::min(extra, per_cluster);
+        const auto txs = cl.Txs(c);
+        const uint32_t k = cl.Size(c);
+        uint32_t* out = res.lin.data() + cl.offsets[c];
+        const uint64_t seed = MixSeed(o.seed + 1, g.rank[txs[0]]);
+        RunResult r;
+        if (k <= 64) r = RelinearizeWith(ws1, g, cl, txs, budget, seed, out);
+        else if (k <= 128) r = RelinearizeWith(ws2, g, cl, txs, budget, seed, out);
+        else if (k <= 256) r = RelinearizeWith(ws4, g, cl, txs, budget, seed, out);
+        else r = RelinearizeWith(ws8, g, cl, txs, budget, seed, out);
+        res.optimal[c] = r.optimal;
+        res.cost[c] += r.cost;
+        extra -= std::min(extra, r.cost);
+    }
+    for (uint32_t c = 0; c < cl.count; ++c) {
+        res.optimal_count += res.optimal[c];
+        res.total_cost += res.cost[c];
+    }
+    return res;
+}
+
+std::string SanityCheckLinearize(const Graph& g, const Clusters& cl, const Options& o, unsigned every)
+{
+    Workspace<1> ws;
+    for (uint32_t c = 0; c < cl.count; ++c) {
+        const auto txs = cl.Txs(c);
+        if (txs.size() < 3 || txs.size() > 64) continue;
+        BuildClusterGraph(g, cl, txs, ws.graph);
+        auto& f = ws.forest;
+        f.Init(ws.graph, MixSeed(o.seed, g.rank[txs[0]]));
+        f.MakeTopological();
+        std::string err = f.SanityCheck();
+        unsigned step = 0;
+        bool optimized = false;
+        if (err.empty()) {
+            f.StartOptimizing();
+            while (err.empty()) {
+                if (!f.OptimizeStep()) { optimized = true; break; }
+                if (f.Cost() >= o.linearize_budget) break;
+                if (++step % every == 0) err = f.SanityCheck();
+            }
+        }
+        if (err.empty() && optimized) {
+            f.StartMinimizing();
+            while (err.empty() && f.MinimizeStep() && f.Cost() < 2 * o.linearize_budget) {
+                if (++step % every == 0) err = f.SanityCheck();
+            }
+        }
+        if (err.empty()) err = f.SanityCheck();
+        if (err.empty()) {
+            f.GetLinearization(ws.local_lin);
+            if (!ws.graph.IsTopological(ws.local_lin)) err = "output is not topological";
+        }
+        if (!err.empty()) return "cluster " + std::to_string(c) + ": " + err;
+    }
+    return "";
+}
+
+} // namespace opt

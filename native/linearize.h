@@ -1,0 +1,52 @@
+// Linearize every cluster of a mempool.
+//
+// Invariants of a Linearization (for a validated Graph and its Clusters):
+// - lin[offsets[c] .. offsets[c+1]) is a topological order of cluster c's transactions (global
+//   indices), using the same offsets as Clusters.
+// - optimal[c] = 1 only if the order is proven optimal with minimal chunks: singletons, pairs and
+//   chains (their topological order is unique), or SFL that finished within its budget.
+// - cost[c] is the SFL work spent on cluster c in Core's cost units (0 for fast paths).
+// Paths by cluster size k: 1, 2 and chains: direct; k <= 64: SFL on uint64_t (BitSet<1>);
+// k <= 512: SFL on BitSet<2/4/8>; larger: a greedy topological order by individual fee rate
+// (optimal = 0). Each SFL cluster gets `linearize_budget`; clusters still not optimal then share
+// `linearize_extra_budget`, warm-started from their first result (never worse).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "clusters.h"
+#include "graph.h"
+
+namespace opt {
+
+struct Linearization {
+    std::vector<uint32_t> lin;
+    std::vector<uint8_t> optimal;
+    std::vector<uint64_t> cost;
+    uint32_t largest{0};
+    uint32_t optimal_count{0};
+    uint32_t over64_count{0};
+    uint64_t total_cost{0};
+};
+
+/** Linearize all clusters. warm_order (may be empty) is a previous linearization hint: for each
+ *  cluster, its transactions in the order they appear in warm_order (missing ones after, in
+ *  topological order) seed SFL when that order is topological; otherwise it is ignored.
+ *  With options.threads == 2 a helper thread first runs side_task (if any), then shares the
+ *  clusters with the caller through an atomic counter; each cluster's result depends only on the
+ *  cluster and the seed, so the output is the same for any thread count. The extra-budget pass
+ *  runs afterwards on the caller's thread, in cluster order. An exception in the helper is
+ *  rethrown here. Complexity: O(sum over clusters of SFL work), bounded by the budgets. */
+Linearization LinearizeClusters(const Graph& g, const Clusters& cl, const Options& options,
+                                std::span<const uint32_t> warm_order, const std::function<void()>& side_task = {});
+
+/** Debug: re-run SFL on every cluster of up to 64 transactions with SanityCheck after every
+ *  `every` steps, and check every result is topological. Returns "" or the first failure.
+ *  Complexity: O(clusters * steps * k^3 / 64 / every). */
+std::string SanityCheckLinearize(const Graph& g, const Clusters& cl, const Options& options, unsigned every);
+
+} // namespace opt

@@ -1,0 +1,186 @@
+// The cycle orchestration; see optimizer.h.
+#include "optimizer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <numeric>
+
+#include "baseline_v30.h"
+#include "baseline_v31.h"
+
+namespace opt {
+
+namespace {
+
+class Stopwatch
+{
+    using Clock = std::chrono::steady_clock;
+    Clock::time_point m_start{Clock::now()};
+
+public:
+    /** Milliseconds since the last lap (or construction). */
+    double Lap() noexcept
+    {
+        const auto now = Clock::now();
+        const double ms = std::chrono::duration<double, std::milli>(now - m_start).count();
+        m_start = now;
+        return ms;
+    }
+};
+
+TemplateLimits LimitsOf(const Options& o)
+{
+    TemplateLimits lim;
+    lim.weight = o.weight_limit - o.coinbase_reserve;
+    lim.sigops = o.max_sigop_cost - o.coinbase_sigops;
+    lim.tx_count = o.max_tx_count;
+    lim.min_rate_sat_kvb = o.min_fee_rate_sat_kvb;
+    lim.search_budget = o.tail_search_budget;
+    lim.window_pct = o.tail_window_pct;
+    return lim;
+}
+
+/** The validated input renumbered cluster by cluster (clusters.h), plus the warm-start hint in
+ *  internal indices. */
+struct Prepared {
+    Graph g;
+    Clusters cl;
+    std::vector<uint32_t> original;  // internal index -> input index
+    std::vector<uint32_t> warm;
+};
+
+Prepared Prepare(const InputView& input, const Options& o, Timings* t)
+{
+    Stopwatch lap;
+    ValidateOptions(o);
+    Prepared p;
+    {
+        const Graph raw = ValidateInput(input);
+        if (t) t->validate = lap.Lap();
+        p.cl = FindClusters(raw);
+        p.g = RenumberByCluster(raw, p.cl, p.original);
+    }
+    if (!input.warm_order.empty()) {
+        std::vector<uint32_t> internal(p.g.n);
+        for (uint32_t i = 0; i < p.g.n; ++i) internal[p.original[i]] = i;
+        p.warm.reserve(input.warm_order.size());
+        for (uint32_t x : input.warm_order) p.warm.push_back(internal[x]);
+    }
+    if (t) t->clusters = lap.Lap();
+    return p;
+}
+
+/** Map a selection's transactions back to input indices. */
+void ToInput(Selection& s, const std::vector<uint32_t>& original)
+{
+    for (uint32_t& x : s.txs) x = original[x];
+}
+
+} // namespace
+
+Result BuildTemplates(const InputView& input, const Options& o)
+{
+    Result r;
+    Stopwatch total, lap;
+    Prepared p = Prepare(input, o, &r.timings);
+    const Graph& g = p.g;
+    const Clusters& cl = p.cl;
+    lap.Lap();
+
+    // The v30 baseline needs only the graph: it runs on the helper thread during linearization.
+    double v30_ms = 0;
+    auto run_v30 = [&] {
+        Stopwatch sw;
+        r.v30 = BuildBaselineV30(g, cl, o);
+        v30_ms = sw.Lap();
+    };
+    Linearization lin = LinearizeClusters(g, cl, o, p.warm, run_v30);
+    r.cluster_count = cl.count;
+    r.largest = lin.largest;
+    r.optimal_count = lin.optimal_count;
+    r.over64_count = lin.over64_count;
+    r.linearize_cost = lin.total_cost;
+    r.timings.linearize = lap.Lap();
+
+    ChunkTable chunks = BuildChunks(g, cl, lin);
+    SortIntoMiningOrder(chunks);
+    std::vector<uint32_t> order(chunks.Count());  // chunk ids are mining positions now
+    std::iota(order.begin(), order.end(), 0u);
+    r.chunk_count = chunks.Count();
+    r.tx_chunk_fee.resize(g.n);
+    r.tx_chunk_weight.resize(g.n);
+    for (uint32_t x = 0; x < g.n; ++x) {
+        const uint32_t k = chunks.chunk_of[x];
+        r.tx_chunk_fee[p.original[x]] = static_cast<double>(chunks.chunks[k].fee);
+        r.tx_chunk_weight[p.original[x]] = static_cast<uint32_t>(std::min<int64_t>(chunks.chunks[k].adj_weight, UINT32_MAX));
+    }
+    r.timings.chunk = lap.Lap();
+
+    r.v31 = BuildBaselineV31(chunks, order, cl.count, o);
+    r.timings.baselines = lap.Lap() + v30_ms;  // v30 ran concurrently with linearize
+
+    const TemplateLimits lim = LimitsOf(o);
+    r.v31_within_limits = WithinRequestLimits(chunks, r.v31, lim);
+    // Block 1 (the optimized template) and the later projected blocks share one builder.
+    Projection pr = ProjectBlocks(g, chunks, order, lim, &r.v31, o.projected_blocks, o.projected_search_budget);
+    r.optimized = std::move(pr.first);
+    r.tail = pr.first_stats;
+    r.blocks = std::move(pr.blocks);
+    r.projected_search_nodes = pr.search_nodes;
+    r.tx_block.resize(g.n);
+    for (uint32_t x = 0; x < g.n; ++x) r.tx_block[p.original[x]] = pr.tx_block[x];
+    r.timings.optimized = pr.first_block_ms;
+    r.timings.projected = std::max(0.0, lap.Lap() - pr.first_block_ms);
+
+    r.bound = ComputeUpperBound(g, cl, lin, chunks, order, lim.weight);
+    r.timings.bound = lap.Lap();
+
+    ToInput(r.optimized, p.original);
+    ToInput(r.v31, p.original);
+    ToInput(r.v30, p.original);
+    r.linearization = std::move(lin.lin);
+    for (uint32_t& x : r.linearization) x = p.original[x];
+    r.timings.total = total.Lap();
+    return r;
+}
+
+std::vector<ClusterDetail> InspectClusters(const InputView& input, const Options& o)
+{
+    const Prepared p = Prepare(input, o, nullptr);
+    const Linearization lin = LinearizeClusters(p.g, p.cl, o, p.warm);
+    const ChunkTable chunks = BuildChunks(p.g, p.cl, lin);
+    std::vector<ClusterDetail> out(p.cl.count);
+    for (uint32_t c = 0; c < p.cl.count; ++c) {
+        ClusterDetail& d = out[c];
+        d.optimal = lin.optimal[c];
+        d.cost = lin.cost[c];
+        uint32_t last = UINT32_MAX;
+        for (uint32_t i = p.cl.offsets[c]; i < p.cl.offsets[c + 1]; ++i) {
+            const uint32_t x = lin.lin[i];
+            d.txs.push_back(p.original[x]);
+            if (chunks.chunk_of[x] != last) {
+                d.chunk_sizes.push_back(0);
+                last = chunks.chunk_of[x];
+            }
+            ++d.chunk_sizes.back();
+        }
+    }
+    return out;
+}
+
+std::string SelfCheck(const InputView& input, const Options& o, unsigned every)
+{
+    const Prepared p = Prepare(input, o, nullptr);
+    std::string err = SanityCheck(p.g, p.cl);
+    if (!err.empty()) return "clusters: " + err;
+    err = SanityCheckLinearize(p.g, p.cl, o, std::max(every, 1u));
+    if (!err.empty()) return "linearize: " + err;
+    const Linearization lin = LinearizeClusters(p.g, p.cl, o, p.warm);
+    ChunkTable chunks = BuildChunks(p.g, p.cl, lin);
+    SortIntoMiningOrder(chunks);
+    err = SanityCheck(p.g, chunks);
+    if (!err.empty()) return "chunks: " + err;
+    return "";
+}
+
+} // namespace opt

@@ -1,0 +1,56 @@
+// One optimizer cycle: validate, cluster, linearize, chunk, baselines, optimized template, upper
+// bound, projected blocks. Plain C++ (no N-API); addon.cpp converts to and from JavaScript.
+//
+// Invariants of a Result (for valid input; otherwise BuildTemplates throws InputError):
+// - every template is closed under parents and lists transactions in block order;
+// - v31 and v30 satisfy Core's limits (sigop-adjusted weight, strict >= tests); the optimized
+//   template satisfies the consensus and request limits of template_optimized.h;
+// - optimized.fee >= v31.fee whenever v31_within_limits; bound.fee >= every template's fee;
+// - the result depends only on the input and options (timings aside): same input + seed, same
+//   result on every machine (work is budgeted in cost units and nodes, never in time).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "bound.h"
+#include "projected.h"
+
+namespace opt {
+
+struct Timings {
+    double validate{0}, clusters{0}, linearize{0}, chunk{0}, baselines{0}, optimized{0}, bound{0}, projected{0}, total{0};
+};
+
+struct Result {
+    Selection optimized, v31, v30;
+    bool v31_within_limits{false};
+    UpperBound bound;
+    TailSearchStats tail;
+    std::vector<double> tx_chunk_fee;
+    std::vector<uint32_t> tx_chunk_weight;  // sigop-adjusted (Core's chunkweight), clamped to 2^32-1
+    std::vector<int32_t> tx_block;
+    std::vector<BlockStats> blocks;
+    std::vector<uint32_t> linearization;
+    uint32_t cluster_count{0}, largest{0}, optimal_count{0}, over64_count{0}, chunk_count{0};
+    uint64_t linearize_cost{0}, projected_search_nodes{0};
+    Timings timings;
+};
+
+/** Run one cycle. Throws InputError on bad input or options, std::bad_alloc when out of memory.
+ *  Complexity: O(n log n + e) plus budgeted linearization and search work. */
+Result BuildTemplates(const InputView& input, const Options& options);
+
+/** Per-cluster detail for tests and debugging. */
+struct ClusterDetail {
+    std::vector<uint32_t> txs;          // linearization (global indices)
+    std::vector<uint32_t> chunk_sizes;  // tx counts of its chunks, in order
+    bool optimal{false};
+    uint64_t cost{0};
+};
+std::vector<ClusterDetail> InspectClusters(const InputView& input, const Options& options);
+
+/** Run every SanityCheck (clusters, SFL states every `every` steps, chunks). "" when all pass. */
+std::string SelfCheck(const InputView& input, const Options& options, unsigned every);
+
+} // namespace opt

@@ -1,0 +1,46 @@
+// Projected blocks 1..N: block 1 is the optimized template; each next block is built the same way
+// (TemplateBuilder::Build, same limits, a smaller search budget since later blocks feed fee
+// estimates) on the chunks that remain.
+//
+// Every block consists of whole chunks, and removing whole chunks from a chunked linearization
+// leaves exactly the other chunks (chunk rates are non-increasing and chunking merges only on a
+// strictly higher rate), so the chunks and the mining order stay valid from block to block. The
+// equal-rate tie-break (eq_prefix) is not recomputed for later blocks.
+// Invariants: tx_block[t] is the 0-based block that takes t, or -1 beyond the N blocks; each block
+// is closed under parents given the earlier blocks.
+#pragma once
+
+#include <chrono>
+#include <vector>
+
+#include "template_optimized.h"
+
+namespace opt {
+
+struct BlockStats {
+    uint32_t tx_count{0};
+    int64_t fee{0};
+    int64_t weight{0};
+    double min_rate{0};     // sat/vB of the lowest-rate chunk (fee * 4 / adj_weight)
+    double median_rate{0};  // rate at the block's middle weight unit (weight-weighted median)
+    double max_rate{0};
+};
+
+struct Projection {
+    Selection first;                 // block 1 = the optimized template
+    TailSearchStats first_stats;
+    std::vector<int32_t> tx_block;
+    std::vector<BlockStats> blocks;
+    uint64_t search_nodes{0};        // over all blocks
+    double first_block_ms{0};        // wall time of block 1 (reporting only)
+};
+
+/** Build `count` blocks from the mining order. incumbent (may be null) guards block 1 only.
+ *  Complexity: O(count * (m + search)). */
+Projection ProjectBlocks(const Graph& g, const ChunkTable& t, std::span<const uint32_t> order, const TemplateLimits& limits,
+                         const Selection* incumbent, int64_t count, uint64_t projected_budget);
+
+/** Stats of one template (chunk rates need its chunk list). O(c log c) for c chunks. */
+BlockStats StatsOf(const ChunkTable& t, const Selection& sel);
+
+} // namespace opt

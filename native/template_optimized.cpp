@@ -1,0 +1,319 @@
+// Greedy pass plus branch-and-bound tail search; see template_optimized.h.
+#include "template_optimized.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace opt {
+
+namespace {
+constexpr uint32_t NONE = UINT32_MAX;
+constexpr int64_t INF_WEIGHT = std::numeric_limits<int64_t>::max();
+} // namespace
+
+/** The state of one Build call: the current partial template and the search helpers. */
+struct TemplateBuilder::Impl {
+    TemplateBuilder& b;
+    std::vector<uint8_t>& state;
+    uint32_t m_eff{0};  // one past the last live eligible position
+    int64_t cur_fee{0}, cur_weight{0}, cur_sigops{0}, cur_count{0};
+    std::vector<int64_t> cum_fee, cum_weight;
+    std::vector<uint32_t> best_rate_from;
+    bool real_sorted{true};
+
+    uint32_t Chunk(uint32_t pos) const noexcept { return b.m_order[pos]; }
+
+    /** First position >= pos whose live eligible weight is <= r (min-tree descent). O(log m). */
+    uint32_t NextFit(size_t pos, int64_t r) const noexcept
+    {
+        const size_t sz = b.m_tree_size;
+        if (pos >= sz) return NONE;
+        size_t i = pos + sz;
+        if (b.m_tree[i] <= r) return static_cast<uint32_t>(pos);
+        while (true) {
+            if (i == 1) return NONE;
+            if ((i & 1) == 0 && b.m_tree[i + 1] <= r) { ++i; break; }
+            i >>= 1;
+        }
+        while (i < sz) {
+            i <<= 1;
+            if (b.m_tree[i] > r) ++i;
+        }
+        return static_cast<uint32_t>(i - sz);
+    }
+    /** Next position >= pos that can still fit by weight (m_eff if none or the count is full). */
+    uint32_t NextCandidate(uint32_t pos) const noexcept
+    {
+        if (cur_count >= b.m_lim.tx_count) return m_eff;
+        const uint32_t i = NextFit(pos, b.m_lim.weight - cur_weight);
+        return (i == NONE || i >= m_eff) ? m_eff : i;
+    }
+    bool Blocked(uint32_t pos) const noexcept
+    {
+        const uint32_t k = Chunk(pos);
+        for (uint32_t x : b.m_t.Txs(k)) {
+            for (uint32_t p : b.m_g.Parents(x)) {
+                if (state[p] == TX_AVAILABLE && b.m_t.chunk_of[p] != k) return true;
+            }
+        }
+        return false;
+    }
+    bool FitsOtherLimits(uint32_t pos) const noexcept
+    {
+        return cur_sigops + b.m_sigops[pos] <= b.m_lim.sigops && cur_count + b.m_count[pos] <= b.m_lim.tx_count;
+    }
+    void Include(uint32_t pos) noexcept
+    {
+        for (uint32_t x : b.m_t.Txs(Chunk(pos))) state[x] = TX_IN_BLOCK;
+        cur_fee += b.m_fee[pos];
+        cur_weight += b.m_weight[pos];
+        cur_sigops += b.m_sigops[pos];
+        cur_count += b.m_count[pos];
+    }
+    void Exclude(uint32_t pos) noexcept
+    {
+        for (uint32_t x : b.m_t.Txs(Chunk(pos))) state[x] = TX_AVAILABLE;
+        cur_fee -= b.m_fee[pos];
+        cur_weight -= b.m_weight[pos];
+        cur_sigops -= b.m_sigops[pos];
+        cur_count -= b.m_count[pos];
+    }
+    /** Prepare the bound over live positions [s, m_eff): prefix sums, and whether real rates are
+     *  non-increasing there (else the bound uses the best rate of the suffix). O(m_eff - s). */
+    void PrepareBound(uint32_t s)
+    {
+        cum_fee.assign(size_t{m_eff} + 1, 0);
+        cum_weight.assign(size_t{m_eff} + 1, 0);
+        uint32_t prev = NONE;
+        for (uint32_t p = s; p < m_eff; ++p) {
+            const bool live = b.m_live[p];
+            cum_fee[p + 1] = cum_fee[p] + (live ? b.m_fee[p] : 0);
+            cum_weight[p + 1] = cum_weight[p] + (live ? b.m_weight[p] : 0);
+            if (!live) continue;
+            if (prev != NONE && CompareFeerate({b.m_fee[prev], b.m_weight[prev]}, {b.m_fee[p], b.m_weight[p]}) < 0) real_sorted = false;
+            prev = p;
+        }
+        if (real_sorted) return;
+        best_rate_from.assign(size_t{m_eff} + 1, NONE);
+        for (uint32_t p = m_eff; p-- > s;) {
+            const uint32_t q = best_rate_from[p + 1];
+            const bool better = b.m_live[p] && (q == NONE || CompareFeerate({b.m_fee[p], b.m_weight[p]}, {b.m_fee[q], b.m_weight[q]}) > 0);
+            best_rate_from[p] = better ? p : q;
+        }
+    }
+    /** Upper bound on the fee still obtainable from positions >= i, where i is the first position
+     *  that can fit (so nothing before it ever will): the fractional knapsack over the remaining
+     *  chunks, and room x the best remaining rate. Ignores closure, sigops and count. */
+    int64_t Bound(uint32_t i) const noexcept
+    {
+        if (i >= m_eff) return 0;
+        const int64_t room = b.m_lim.weight - cur_weight;
+        if (!real_sorted) {
+            const uint32_t q = best_rate_from[i];
+            return q == NONE ? 0 : MulDivFloor(b.m_fee[q], room, b.m_weight[q]);
+        }
+        const int64_t by_rate = MulDivFloor(b.m_fee[i], room, b.m_weight[i]);
+        // j = the position whose chunk overflows the room: galloping from i (deep in the search the
+        // room is small and j is close), then binary search. cum_weight is non-decreasing.
+        const int64_t target = cum_weight[i] + room;
+        uint32_t lo = i, step = 1;  // invariant: cum_weight[lo] <= target
+        uint32_t hi = i;
+        while (true) {
+            hi = static_cast<uint32_t>(std::min<uint64_t>(uint64_t{lo} + step, m_eff));
+            if (cum_weight[hi] > target) break;
+            lo = hi;
+            if (hi == m_eff) break;
+            step *= 2;
+        }
+        while (hi - lo > 1 && cum_weight[hi] > target) {
+            const uint32_t mid = lo + (hi - lo) / 2;
+            if (cum_weight[mid] <= target) lo = mid; else hi = mid;
+        }
+        const uint32_t j = cum_weight[hi] <= target ? hi : lo;  // largest p in [i, m_eff] with cum[p] <= target
+        int64_t fill = cum_fee[j] - cum_fee[i];
+        if (j < m_eff) fill += MulDivFloor(b.m_fee[j], room - (cum_weight[j] - cum_weight[i]), b.m_weight[j]);
+        return std::min(by_rate, fill);
+    }
+};
+
+TemplateBuilder::TemplateBuilder(const Graph& g, const ChunkTable& t, std::span<const uint32_t> order, const TemplateLimits& lim)
+    : m_g(g), m_t(t), m_lim(lim), m_order(order.begin(), order.end())
+{
+    const auto m = static_cast<uint32_t>(m_order.size());
+    m_pos_of.assign(t.Count(), NONE);
+    m_fee.resize(m);
+    m_weight.resize(m);
+    m_sigops.resize(m);
+    m_count.resize(m);
+    m_eligible.resize(m);
+    m_live.assign(m, 1);
+    while (m_tree_size < m) m_tree_size <<= 1;
+    m_tree.assign(2 * m_tree_size, INF_WEIGHT);
+    for (uint32_t i = 0; i < m; ++i) {
+        const uint32_t k = m_order[i];
+        m_pos_of[k] = i;
+        m_fee[i] = t.chunks[k].fee;
+        m_weight[i] = t.chunks[k].weight;
+        m_sigops[i] = t.chunks[k].sigops;
+        m_count[i] = t.TxCount(k);
+        m_eligible[i] = static_cast<__int128>(t.chunks[k].fee) * 4000 >= static_cast<__int128>(lim.min_rate_sat_kvb) * t.chunks[k].weight;
+        if (m_eligible[i]) m_tree[m_tree_size + i] = t.chunks[k].weight;
+    }
+    for (size_t i = m_tree_size; i-- > 1;) m_tree[i] = std::min(m_tree[2 * i], m_tree[2 * i + 1]);
+}
+
+void TemplateBuilder::Remove(const Selection& sel)
+{
+    for (uint32_t k : sel.chunks) {
+        const uint32_t pos = m_pos_of[k];
+        if (pos == NONE || !m_live[pos]) continue;
+        m_live[pos] = 0;
+        size_t i = m_tree_size + pos;
+        m_tree[i] = INF_WEIGHT;
+        for (i >>= 1; i >= 1; i >>= 1) m_tree[i] = std::min(m_tree[2 * i], m_tree[2 * i + 1]);
+    }
+}
+
+bool WithinRequestLimits(const ChunkTable& t, const Selection& sel, const TemplateLimits& lim)
+{
+    if (static_cast<int64_t>(sel.txs.size()) > lim.tx_count) return false;
+    for (uint32_t k : sel.chunks) {
+        if (static_cast<__int128>(t.chunks[k].fee) * 4000 < static_cast<__int128>(lim.min_rate_sat_kvb) * t.chunks[k].weight) return false;
+    }
+    return true;
+}
+
+Selection TemplateBuilder::Build(std::vector<uint8_t>& state, uint64_t search_budget, const Selection* incumbent, TailSearchStats& stats)
+{
+    Impl b{*this, state, 0, 0, 0, 0, 0, {}, {}, {}, true};
+    for (auto i = static_cast<uint32_t>(m_order.size()); i-- > 0;) {
+        if (m_live[i] && m_eligible[i]) { b.m_eff = i + 1; break; }
+    }
+    stats = TailSearchStats{};
+
+    // 1. Greedy pass; first_skip = the first live eligible chunk that did not fit (the cutoff).
+    std::vector<uint32_t> included;
+    uint32_t first_skip = NONE;
+    for (uint32_t pos = 0;;) {
+        const uint32_t i = b.NextCandidate(pos);
+        if (first_skip == NONE) {
+            for (uint32_t p = pos; p < i && p < b.m_eff; ++p) {
+                if (m_live[p] && m_eligible[p]) { first_skip = p; break; }
+            }
+        }
+        if (i >= b.m_eff) break;
+        const bool blocked = b.Blocked(i);
+        if (blocked || !b.FitsOtherLimits(i)) {
+            if (first_skip == NONE && !blocked) first_skip = i;
+            pos = i + 1;
+            continue;
+        }
+        b.Include(i);
+        included.push_back(i);
+        pos = i + 1;
+    }
+    stats.greedy_fee = b.cur_fee;
+    const bool incumbent_ok = incumbent && WithinRequestLimits(m_t, *incumbent, m_lim);
+    int64_t best_fee = std::max(b.cur_fee, incumbent_ok ? incumbent->fee : int64_t{0});
+    std::vector<uint32_t> best_path;
+    bool improved = false;
+    const bool searched = first_skip != NONE;
+    uint32_t s = b.m_eff;
+
+    // 2. Tail search over the window [s, m_eff), everything before s fixed as in the greedy pass.
+    if (searched) {
+        const FeeFrac cut = m_t.AdjRate(m_order[first_skip]);
+        auto in_window = [&](uint32_t p) {  // rate(p) <= rate(cut) * (100 + pct) / 100
+            const FeeFrac r = m_t.AdjRate(m_order[p]);
+            return static_cast<__int128>(r.fee) * 100 * cut.size <= static_cast<__int128>(cut.fee) * (100 + m_lim.window_pct) * r.size;
+        };
+        uint32_t lo = 0, hi = first_skip;  // rates are non-increasing along the order
+        while (lo < hi) {
+            const uint32_t mid = lo + (hi - lo) / 2;
+            if (in_window(mid)) hi = mid; else lo = mid + 1;
+        }
+        s = lo;
+        while (!included.empty() && included.back() >= s) {
+            b.Exclude(included.back());
+            included.pop_back();
+        }
+        for (uint32_t p = s; p < b.m_eff; ++p) stats.window_chunks += m_live[p];
+        b.PrepareBound(s);
+        std::vector<uint32_t> path;
+        uint32_t pos = s;
+        bool done = false;
+        while (!done) {
+            // Descend: include whatever fits, skip what is blocked, stop at a leaf or a weak bound.
+            bool backtrack = false;
+            while (!backtrack) {
+                if (++stats.nodes > search_budget) { stats.complete = false; done = true; break; }
+                const uint32_t i = b.NextCandidate(pos);
+                if (i >= b.m_eff) {
+                    if (b.cur_fee > best_fee) {
+                        best_fee = b.cur_fee;
+                        best_path = path;
+                        improved = true;
+                    }
+                    backtrack = true;
+                } else if (b.cur_fee + b.Bound(i) <= best_fee) {
+                    backtrack = true;
+                } else if (b.Blocked(i) || !b.FitsOtherLimits(i)) {
+                    pos = i + 1;
+                } else {
+                    b.Include(i);
+                    path.push_back(i);
+                    pos = i + 1;
+                }
+            }
+            if (done) break;
+            // Backtrack to the deepest inclusion whose exclusion branch can still win.
+            done = true;
+            while (!path.empty()) {
+                const uint32_t i = path.back();
+                path.pop_back();
+                b.Exclude(i);
+                if (b.cur_fee + b.Bound(b.NextCandidate(i + 1)) > best_fee) {
+                    pos = i + 1;
+                    done = false;
+                    break;
+                }
+            }
+        }
+        while (!path.empty()) {
+            b.Exclude(path.back());
+            path.pop_back();
+        }
+    }
+
+    // 3. Assemble: the fixed prefix (the whole greedy result when nothing was searched), then the
+    // best window choice, or the greedy suffix again when the search found nothing better.
+    Selection sel;
+    for (uint32_t p : included) sel.AddChunk(m_t, m_order[p]);
+    if (improved) {
+        for (uint32_t p : best_path) {
+            b.Include(p);
+            sel.AddChunk(m_t, m_order[p]);
+        }
+        stats.improved_sat = sel.fee - stats.greedy_fee;
+    } else if (searched) {
+        for (uint32_t pos = s;;) {
+            const uint32_t i = b.NextCandidate(pos);
+            if (i >= b.m_eff) break;
+            if (!b.Blocked(i) && b.FitsOtherLimits(i)) {
+                b.Include(i);
+                sel.AddChunk(m_t, m_order[i]);
+            }
+            pos = i + 1;
+        }
+    }
+    // 4. Never worse than the incumbent (the v31 template) when it satisfies the request limits.
+    if (incumbent_ok && incumbent->fee > sel.fee) {
+        for (uint32_t x : sel.txs) state[x] = TX_AVAILABLE;
+        for (uint32_t x : incumbent->txs) state[x] = TX_IN_BLOCK;
+        stats.used_incumbent = true;
+        return *incumbent;
+    }
+    return sel;
+}
+
+} // namespace opt
