@@ -1,0 +1,87 @@
+/**
+ * Consensus and policy constants of the simulated node. The chain follows regtest's rules
+ * (src/kernel/chainparams.cpp `CRegTestParams`); policy values are Bitcoin Core v31's defaults
+ * (src/policy/policy.h, src/policy/rbf.h, src/node/miner.h). Amounts are satoshis, fee rates
+ * sat/kvB, sizes vbytes unless the name says WU.
+ */
+import type { BTC_NETWORK } from '@scure/btc-signer/utils.js';
+
+/** Satoshis per BTC. */
+export const COIN = 100_000_000;
+/** Largest valid amount (consensus `MAX_MONEY`). */
+export const MAX_MONEY_SAT = 21_000_000 * COIN;
+/** Blocks before a coinbase output may be spent (consensus). */
+export const COINBASE_MATURITY = 100;
+/** Regtest halves the subsidy every 150 blocks (`consensus.nSubsidyHalvingInterval`). */
+export const REGTEST_HALVING_INTERVAL = 150;
+/** Regtest proof-of-work limit in compact form; every block uses it (no retargeting). */
+export const REGTEST_BITS = 0x207fffff;
+/** Block version Core's miner sets (BIP9 top bits, no deployment signalled). */
+export const BLOCK_VERSION = 0x20000000;
+
+export const WITNESS_SCALE_FACTOR = 4;
+export const MAX_BLOCK_WEIGHT_WU = 4_000_000;
+export const MAX_BLOCK_SIGOPS_COST = 80_000;
+/** `-blockreservedweight` default: room kept for the coinbase (src/policy/policy.h). */
+export const BLOCK_RESERVED_WEIGHT_WU = 8_000;
+/** Sigops kept for the coinbase outputs (`DEFAULT_COINBASE_OUTPUT_MAX_ADDITIONAL_SIGOPS`). */
+export const COINBASE_RESERVED_SIGOPS = 400;
+
+/** `-minrelaytxfee` default since v29.1/v30.0: 0.1 sat/vB. */
+export const MIN_RELAY_FEE_SAT_KVB = 100;
+/** `-incrementalrelayfee` default since v29.1/v30.0: 0.1 sat/vB. */
+export const INCREMENTAL_RELAY_FEE_SAT_KVB = 100;
+/** `-blockmintxfee` default since v29.1/v30.0: 0.001 sat/vB. */
+export const BLOCK_MIN_TX_FEE_SAT_KVB = 1;
+/** `-dustrelayfee` default: 3 sat/vB. */
+export const DUST_RELAY_FEE_SAT_KVB = 3_000;
+/** `sendrawtransaction`/`testmempoolaccept` default `maxfeerate`: 0.10 BTC/kvB. */
+export const DEFAULT_MAX_RAW_TX_FEE_RATE_SAT_KVB = 10_000_000;
+
+export const MAX_STANDARD_TX_WEIGHT_WU = 400_000;
+export const MAX_STANDARD_TX_SIGOPS_COST = MAX_BLOCK_SIGOPS_COST / 5;
+/** Smallest non-witness serialization relayed (CVE-2017-12842 mitigation). */
+export const MIN_STANDARD_TX_NONWITNESS_SIZE = 65;
+export const MAX_STANDARD_SCRIPTSIG_SIZE = 1_650;
+/** `-bytespersigop`: a sigop counts as this many vbytes in the sigop-adjusted size. */
+export const BYTES_PER_SIGOP = 20;
+/** v30+ `-datacarriersize` default (OP_RETURN outputs, total bytes). */
+export const MAX_DATACARRIER_BYTES = 100_000;
+
+/** v31 cluster limits (`-limitclustercount`, `-limitclustersize` in kvB × 1000). */
+export const CLUSTER_COUNT_LIMIT = 64;
+export const CLUSTER_SIZE_LIMIT_VB = 101_000;
+/** RBF rule 5 (v31): direct conflicts may touch at most this many clusters. */
+export const MAX_REPLACEMENT_CANDIDATES = 100;
+/** `-maxmempool` default, bytes. */
+export const DEFAULT_MAX_MEMPOOL_BYTES = 300_000_000;
+/** The wallet-style chain limit the simulator keeps its own unconfirmed chains under. */
+export const SIM_MAX_CHAIN_DEPTH = 25;
+
+/** nSequence values (BIP68/BIP125). */
+export const SEQUENCE_FINAL = 0xffffffff;
+export const SEQUENCE_LOCKTIME_ENABLED = 0xfffffffe;
+export const SEQUENCE_RBF = 0xfffffffd;
+/** nLockTime below this is a height, at or above it a Unix time. */
+export const LOCKTIME_THRESHOLD = 500_000_000;
+
+/** Address encoding of regtest (`bcrt1…`, `m…`/`n…`, `2…`). */
+export const REGTEST_NETWORK: BTC_NETWORK = { bech32: 'bcrt', pubKeyHash: 0x6f, scriptHash: 0xc4, wif: 0xef };
+
+/** Block subsidy at `height` on regtest, in satoshis. Complexity: O(1). */
+export function blockSubsidySat(height: number): number {
+  const halvings = Math.floor(height / REGTEST_HALVING_INTERVAL);
+  if (halvings >= 64) return 0;
+  // 50 BTC fits in 33 bits; BigInt keeps the right shift exact for every halving count.
+  return Number(BigInt(50 * COIN) >> BigInt(halvings));
+}
+
+/** Sigop-adjusted virtual size (`GetVirtualTransactionSize` with `-bytespersigop`), vB. */
+export function adjustedVsize(weightWu: number, sigopCost: number): number {
+  return Math.ceil(Math.max(weightWu, sigopCost * BYTES_PER_SIGOP) / WITNESS_SCALE_FACTOR);
+}
+
+/** Fee that a rate of `satPerKvb` asks of `vsize` vbytes, rounded up as Core's `CFeeRate::GetFee` (v29+). */
+export function feeForVsize(satPerKvb: number, vsize: number): number {
+  return Math.ceil((satPerKvb * vsize) / 1000);
+}

@@ -1,0 +1,69 @@
+/**
+ * Worker-thread entry of a simulated node: builds the simulator, serves its RPC/Esplora server,
+ * runs automatic activity, and executes control calls from the owning thread. Signing thousands
+ * of transactions here never blocks the owner's event loop; long control calls yield every 100
+ * transactions so the RPC server keeps answering meanwhile.
+ */
+import { randomBytes } from 'node:crypto';
+import { parentPort, workerData } from 'node:worker_threads';
+import { Automation } from './automation.js';
+import { bootstrapSimulator } from './bootstrap.js';
+import { ControlArgs, type ControlMethod, type OwnerMessage, type WorkerInit, type WorkerMessage } from './protocol.js';
+import { simnetMethods } from './rpc/methods.js';
+import { startRpcServer, type RunningServer } from './rpcServer.js';
+import type { Simulator } from './simulator.js';
+
+const port = parentPort;
+if (!port) throw new Error('simnet worker must run in a worker thread');
+
+const post = (message: WorkerMessage): void => port.postMessage(message);
+const log = (level: 'info' | 'warn' | 'error', message: string): void => post({ type: 'log', level, message });
+
+function controls(sim: Simulator, automation: Automation): Record<ControlMethod, (...args: never[]) => unknown> {
+  return {
+    mineBlocks: (n: number) => sim.mineBlocks(n),
+    addTransactions: (n: number) => sim.addTransactions(n),
+    replaceTransaction: (txid?: string) => sim.replaceTransaction(txid),
+    setAutomatic: (on: boolean) => (on ? automation.start() : automation.stop()),
+    walletAddresses: () => sim.walletAddresses(),
+    stats: () => ({ ...sim.stats(), automatic: automation.running }),
+    createSpend: (options: Parameters<Simulator['createSpend']>[0]) => sim.createSpend(options),
+  };
+}
+
+async function main(init: WorkerInit): Promise<void> {
+  const started = Date.now();
+  const sim = await bootstrapSimulator({ ...init, historyTxsPerBlock: 150, addressCount: init.addressCount });
+  const username = 'simnet';
+  const password = randomBytes(24).toString('hex');
+  const server: RunningServer = await startRpcServer(sim, { username, password, methods: simnetMethods(started), log: (m) => log('error', m) });
+  const automation = new Automation(sim, log);
+  if (init.txPerSec > 0 || init.blockIntervalSec > 0) automation.start();
+  const table = controls(sim, automation);
+
+  port!.on('message', (message: OwnerMessage) => {
+    if (message.type === 'close') {
+      automation.stop();
+      server.close().finally(() => post({ type: 'closed' }));
+      return;
+    }
+    const { id, method } = message;
+    const schema = Object.hasOwn(ControlArgs, method) ? ControlArgs[method] : undefined;
+    const parsed = schema?.safeParse(message.args);
+    if (!schema || !parsed?.success) {
+      post({ type: 'result', id, ok: false, error: `bad control call ${String(method)}: ${parsed?.error?.issues[0]?.message ?? 'unknown method'}` });
+      return;
+    }
+    Promise.resolve()
+      .then(() => (table[method] as (...args: unknown[]) => unknown)(...(parsed.data as unknown[])))
+      .then(
+        (value) => post({ type: 'result', id, ok: true, value: value ?? null }),
+        (error: unknown) => post({ type: 'result', id, ok: false, error: error instanceof Error ? error.message : String(error) }),
+      );
+  });
+  post({ type: 'ready', port: server.port, username, password, startupMs: Date.now() - started });
+}
+
+main(workerData as WorkerInit).catch((error: unknown) => {
+  post({ type: 'fatal', error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+});
