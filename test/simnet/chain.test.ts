@@ -13,7 +13,7 @@ const sha256d = (b: Buffer): Buffer => createHash('sha256').update(createHash('s
 const display = (b: Buffer): string => Buffer.from(b).reverse().toString('hex');
 
 function merkle(hashes: string[]): string {
-  let level = hashes.map((h) => Buffer.from(h, 'hex').reverse());
+  let level: Buffer[] = hashes.map((h) => Buffer.from(h, 'hex').reverse());
   while (level.length > 1) {
     const next: Buffer[] = [];
     for (let i = 0; i < level.length; i += 2) next.push(sha256d(Buffer.concat([level[i]!, level[i + 1] ?? level[i]!])));
