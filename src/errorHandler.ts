@@ -70,3 +70,8 @@ export function errorHandler(error: FastifyError, request: FastifyRequest, reply
 export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): void {
   void reply.code(404).send(errorBody('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`));
 }
+
+/** Router-level refusals (bad URL encoding, over-long path parameters), before any route runs. */
+export function frameworkErrorHandler(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  void reply.code(error.statusCode ?? 400).send(errorBody('INVALID_REQUEST', error.message.slice(0, 200)));
+}

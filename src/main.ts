@@ -1,1 +1,69 @@
-export {};
+/**
+ * The service entry: reads the configuration, starts the embedded simulated node when no Bitcoin
+ * node is configured, builds the app and listens. The only module that reads `process.env`,
+ * listens or exits. A bad configuration stops the start with one line and exit code 2.
+ */
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { buildApp } from './app.js';
+import { BitcoinNode } from './node/bitcoinNode.js';
+import { EsploraAddressSource } from './node/esploraAddressSource.js';
+import { ScanAddressSource } from './node/scanAddressSource.js';
+import { startSimnet, type SimnetHandle } from './simnet/index.js';
+
+function readConfig(): Config {
+  try {
+    return loadConfig(process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`configuration error: ${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+}
+
+async function main(): Promise<void> {
+  const config = readConfig();
+  const logger = { level: config.LOG_LEVEL };
+
+  let simnet: SimnetHandle | undefined;
+  let rpcUrl = config.BITCOIN_RPC_URL;
+  let esploraUrl = config.ESPLORA_URL;
+  if (!rpcUrl) {
+    process.stdout.write('no BITCOIN_RPC_URL: starting the embedded simulated node (regtest)…\n');
+    simnet = await startSimnet({
+      seed: config.SIMNET_SEED,
+      blockIntervalSec: config.SIMNET_BLOCK_INTERVAL_SEC,
+      txPerSec: config.SIMNET_TX_PER_SEC,
+      initialTxs: config.SIMNET_INITIAL_TXS,
+    });
+    rpcUrl = simnet.rpcUrl;
+    esploraUrl ??= simnet.esploraUrl;
+  }
+
+  const node = new BitcoinNode({ url: rpcUrl, timeoutMs: config.BITCOIN_RPC_TIMEOUT_MS, scanTimeoutMs: config.BITCOIN_RPC_SCAN_TIMEOUT_MS });
+  const addressSource = esploraUrl ? new EsploraAddressSource(esploraUrl, config.ESPLORA_TIMEOUT_MS) : new ScanAddressSource(node);
+  const app = await buildApp({ config, node, addressSource, nodeKind: simnet ? 'simulated' : 'real', logger });
+
+  let closing = false;
+  const shutdown = async (signal: string): Promise<void> => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+    const force = setTimeout(() => process.exit(1), 15_000);
+    force.unref();
+    await app.close().catch((error: unknown) => app.log.error({ err: error }, 'close failed'));
+    await simnet?.close().catch(() => undefined);
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+
+  await app.listen({ host: config.HOST, port: config.PORT });
+  app.log.info({ node: node.transport.endpoint, nodeKind: simnet ? 'simulated' : 'real', addressSource: addressSource.kind }, 'serving');
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`fatal: ${(error as Error).message}\n`);
+  process.exit(1);
+});

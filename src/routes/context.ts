@@ -1,6 +1,7 @@
 /** What route plugins receive: the app's dependencies and the services built from them. */
 import type { AppDeps } from '../app.js';
 import type { ProjectedFeeRate } from '../fees/projectedFeeRate.js';
+import type { SmartFeeCache } from '../fees/smartFeeCache.js';
 import type { ChainState } from '../node/chainState.js';
 
 export interface RouteContext {
@@ -16,4 +17,10 @@ export interface RouteContext {
   optimizerProjectedBlock(txid: string): { block: number; beyond: boolean } | undefined;
   /** Sections other concerns add to `/health` (optimizer, payments). */
   healthExtras(): Record<string, unknown>;
+  /** `"<METHOD> <url>"` of every registered route (filled as routes register). */
+  restRoutes: string[];
+  /** Names of the JSON-RPC methods served. */
+  rpcMethods: string[];
+  /** `estimatesmartfee` answers, briefly cached. */
+  smartFees: SmartFeeCache;
 }

@@ -13,8 +13,14 @@ export const AddressParam = z.string().min(1).max(200);
 export const TxidParams = z.object({ txid: Txid });
 export const AddressParams = z.object({ address: AddressParam });
 
-/** A number of blocks from the query string. */
-export const blocksQuery = (defaultValue: number) => z.coerce.number().int().min(1).max(1008).default(defaultValue);
+/** A number of blocks from the query string: plain decimal digits only (no `0x10`, `1e3`, ` 6`). */
+export const blocksQuery = (defaultValue: number) =>
+  z
+    .string()
+    .regex(/^\d{1,5}$/, 'must be a whole number of blocks')
+    .transform(Number)
+    .pipe(z.number().int().min(1).max(1008))
+    .default(defaultValue);
 
 /** ISO 8601 from unix seconds. */
 export function isoFromUnix(seconds: number): string {

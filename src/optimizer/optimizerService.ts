@@ -1,0 +1,209 @@
+/**
+ * The optimizer cycle: every `OPTIMIZER_INTERVAL_SEC`, never overlapping, abandoned after
+ * `OPTIMIZER_TIMEOUT_SEC`. Each cycle snapshots the mempool mirror into typed arrays, runs the
+ * native optimizer in the worker pool while fetching the node's `getblocktemplate` baseline,
+ * compares, signs a receipt and publishes a new cache atomically. A failed cycle records
+ * `lastError`; the previous cache keeps serving. The running phase and its timings are public
+ * (cache-stats), so a slow cycle is visible while it runs.
+ */
+import { EventEmitter } from 'node:events';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../config.js';
+import type { MempoolMirror } from '../mempool/mirror.js';
+import type { BitcoinNode } from '../node/bitcoinNode.js';
+import { snapshotFromMirror } from './mirrorSnapshot.js';
+import { warmOrderFromPrevious } from './snapshot.js';
+import type { OptimizerOptions } from './native.js';
+import { fetchNodeBaseline, DEFAULT_WEIGHT_LIMIT_WU } from './nodeBaseline.js';
+import type { OptimizerPool } from './optimizerPool.js';
+import type { ReceiptSigner } from './receipts.js';
+import { buildTemplateCache, type NodeBaseline, type TemplateCache } from './templateCache.js';
+
+export type CyclePhase = 'idle' | 'snapshot' | 'optimize' | 'publish';
+export type CycleStatus = 'ok' | 'baseline_fallback' | 'error' | 'timeout';
+
+export interface CycleRecord {
+  cycle: number;
+  startedAt: string;
+  durationMs: number;
+  status: CycleStatus;
+  error: string | null;
+  phasesMs: { snapshot: number; optimize: number; baseline: number | null; publish: number };
+  txCount: number;
+}
+
+export interface BaselineStatus {
+  lastStatus: 'ok' | 'error' | 'timeout' | null;
+  lastError: string | null;
+  lastDurationMs: number | null;
+  lastSuccessAt: number | null;
+}
+
+export const PROJECTED_BLOCKS = 8;
+const HISTORY = 20;
+
+export interface OptimizerServiceOptions {
+  config: Config;
+  mirror: MempoolMirror;
+  node: BitcoinNode;
+  pool: OptimizerPool;
+  signer: ReceiptSigner;
+  logger?: FastifyBaseLogger;
+  now?: () => number;
+}
+
+export class OptimizerService extends EventEmitter<{ published: [TemplateCache] }> {
+  cache: TemplateCache | undefined;
+  cycleCount = 0;
+  phase: CyclePhase = 'idle';
+  phaseStartedAt: number | null = null;
+  cycleStartedAt: number | null = null;
+  lastStatus: CycleStatus | null = null;
+  lastError: string | null = null;
+  lastDurationMs: number | null = null;
+  lastRefreshStartedAt: number | null = null;
+  lastRefreshFinishedAt: number | null = null;
+  lastSuccessAt: number | null = null;
+  nextRefreshAt: number | null = null;
+  readonly baseline: BaselineStatus = { lastStatus: null, lastError: null, lastDurationMs: null, lastSuccessAt: null };
+  readonly history: CycleRecord[] = [];
+
+  private running: Promise<TemplateCache | undefined> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+  private readonly now: () => number;
+
+  constructor(private readonly options: OptimizerServiceOptions) {
+    super();
+    this.now = options.now ?? Date.now;
+  }
+
+  get refreshInProgress(): boolean {
+    return this.running !== undefined;
+  }
+
+  get optimizerOptions(): OptimizerOptions {
+    const { config } = this.options;
+    return {
+      weightLimitWu: DEFAULT_WEIGHT_LIMIT_WU,
+      maxTxCount: config.OPTIMIZER_MAX_TX_COUNT,
+      minFeeRateSatVb: config.OPTIMIZER_MIN_FEE_RATE_SAT_VB,
+      projectedBlocks: PROJECTED_BLOCKS,
+    };
+  }
+
+  /** Starts the schedule: a first cycle now, then one every interval after the previous ends. */
+  start(): void {
+    this.stopped = false;
+    const loop = async (): Promise<void> => {
+      await this.refresh();
+      if (this.stopped) return;
+      const delay = this.options.config.OPTIMIZER_INTERVAL_SEC * 1000;
+      this.nextRefreshAt = this.now() + delay;
+      this.timer = setTimeout(() => void loop(), delay);
+      this.timer.unref();
+    };
+    void loop();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.nextRefreshAt = null;
+    await this.running?.catch(() => undefined);
+  }
+
+  /** Runs one cycle now, or joins the running one. Resolves with the published cache (undefined on failure). */
+  refresh(): Promise<TemplateCache | undefined> {
+    this.running ??= this.cycle().finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  private enter(phase: CyclePhase): number {
+    this.phase = phase;
+    this.phaseStartedAt = this.now();
+    return this.phaseStartedAt;
+  }
+
+  private async cycle(): Promise<TemplateCache | undefined> {
+    const { config, mirror, node, pool, signer, logger } = this.options;
+    const cycle = this.cycleCount + 1;
+    const started = this.now();
+    this.cycleStartedAt = started;
+    this.lastRefreshStartedAt = started;
+    const phasesMs = { snapshot: 0, optimize: 0, baseline: null as number | null, publish: 0 };
+    const abort = new AbortController();
+    const timeoutMs = config.OPTIMIZER_TIMEOUT_SEC * 1000;
+    const timer = setTimeout(() => abort.abort(new Error(`cycle exceeded ${config.OPTIMIZER_TIMEOUT_SEC} s`)), timeoutMs);
+    let status: CycleStatus = 'ok';
+    let error: string | null = null;
+    let txCount = 0;
+    try {
+      let t = this.enter('snapshot');
+      await mirror.poll().catch((e: unknown) => {
+        if (!mirror.ready) throw e;
+        logger?.warn({ err: e }, 'mempool poll failed; optimizing the last good view');
+      });
+      const snapshot = snapshotFromMirror(mirror, this.now());
+      // Warm start: last cycle's linearization, mapped to this snapshot (never worse than the hint).
+      const previous = this.cache;
+      if (previous) snapshot.input.warmOrder = warmOrderFromPrevious({ txids: previous.snapshotTxids, linearization: previous.linearization }, snapshot);
+      txCount = snapshot.txids.length;
+      phasesMs.snapshot = this.now() - t;
+
+      t = this.enter('optimize');
+      const baselineStarted = this.now();
+      const baselinePromise = fetchNodeBaseline(node, config.BASELINE_TIMEOUT_SEC * 1000).then(
+        (b) => this.baselineDone(baselineStarted, b, null),
+        (e: unknown) => this.baselineDone(baselineStarted, null, e as Error),
+      );
+      const result = await pool.run(snapshot.input, { ...this.optimizerOptions, seed: cycle }, abort.signal);
+      const nodeBaseline = await baselinePromise;
+      phasesMs.optimize = this.now() - t;
+      phasesMs.baseline = this.baseline.lastDurationMs;
+      if (!nodeBaseline) status = 'baseline_fallback';
+
+      t = this.enter('publish');
+      const cache = buildTemplateCache({ cycle, now: this.now(), snapshot, result, nodeBaseline, weightLimitWu: DEFAULT_WEIGHT_LIMIT_WU, signer });
+      this.cache = cache;
+      this.cycleCount = cycle;
+      phasesMs.publish = this.now() - t;
+      this.lastSuccessAt = this.now();
+      this.emit('published', cache);
+      return cache;
+    } catch (e) {
+      status = abort.signal.aborted ? 'timeout' : 'error';
+      error = abort.signal.aborted ? String((abort.signal.reason as Error)?.message ?? 'timeout') : (e as Error).message;
+      logger?.error({ err: e, cycle }, 'optimizer cycle failed; the previous cache keeps serving');
+      return undefined;
+    } finally {
+      clearTimeout(timer);
+      const finished = this.now();
+      this.phase = 'idle';
+      this.phaseStartedAt = null;
+      this.cycleStartedAt = null;
+      this.lastRefreshFinishedAt = finished;
+      this.lastDurationMs = finished - started;
+      this.lastStatus = status;
+      this.lastError = error ?? (status === 'baseline_fallback' ? `baseline: ${this.baseline.lastError}` : null);
+      this.history.unshift({ cycle, startedAt: new Date(started).toISOString(), durationMs: finished - started, status, error, phasesMs, txCount });
+      this.history.length = Math.min(this.history.length, HISTORY);
+    }
+  }
+
+  private baselineDone(started: number, baseline: NodeBaseline | null, error: Error | null): NodeBaseline | null {
+    const now = this.now();
+    this.baseline.lastDurationMs = now - started;
+    if (baseline) {
+      this.baseline.lastStatus = 'ok';
+      this.baseline.lastError = null;
+      this.baseline.lastSuccessAt = now;
+    } else {
+      this.baseline.lastStatus = (error as { code?: string } | null)?.code === 'NODE_TIMEOUT' ? 'timeout' : 'error';
+      this.baseline.lastError = error?.message ?? 'unknown';
+    }
+    return baseline;
+  }
+}
