@@ -3,7 +3,7 @@
  * node is configured, builds the app and listens. The only module that reads `process.env`,
  * listens or exits. A bad configuration stops the start with one line and exit code 2.
  */
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { assertPaymentConfig, ConfigError, loadConfig, type Config } from './config.js';
 import { buildApp } from './app.js';
 import { BitcoinNode } from './node/bitcoinNode.js';
 import { EsploraAddressSource } from './node/esploraAddressSource.js';
@@ -12,7 +12,9 @@ import { startSimnet, type SimnetHandle } from './simnet/index.js';
 
 function readConfig(): Config {
   try {
-    return loadConfig(process.env);
+    const config = loadConfig(process.env);
+    assertPaymentConfig(config);
+    return config;
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`configuration error: ${error.message}\n`);
