@@ -241,7 +241,7 @@ export function parseSharedSnapshot(raw: unknown): MempoolSnapshot {
     parents[i] = p;
   }
   const meta: Record<string, unknown> = {};
-  for (const key of ['source', 'license', 'takenAt', 'tipHeight', 'notes']) if (key in raw) meta[key] = raw[key];
+  for (const key of ['source', 'license', 'takenAt', 'tipHeight', 'notes', 'blockTemplate', 'minedBlock']) if (key in raw) meta[key] = raw[key];
   return assemble('shared', txids, feeSat, Float64Array.from(feeSat), weightWu, sigopCost, parents, stats, meta);
 }
 

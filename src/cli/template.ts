@@ -1,0 +1,205 @@
+/**
+ * `btc-template template FILE`: run one optimizer cycle on a mempool snapshot file and print a
+ * JSON report (optimized, Core v31 and v30 templates, the upper bound and each gap, timings,
+ * cluster statistics). Reads Bitcoin Core `getrawmempool true` JSON or the shared snapshot
+ * format, plain or gzip.
+ *
+ * Exit codes: 0 success, 2 bad arguments or unreadable/invalid input (one line on stderr), 1 an
+ * internal failure (one line on stderr).
+ */
+import { parseArgs } from 'node:util';
+
+import { OptimizerError, buildTemplates, type OptimizerResult, type TemplateSelection } from '../optimizer/native.js';
+import { SnapshotError, readSnapshotFile, type MempoolSnapshot } from '../optimizer/snapshot.js';
+
+export const USAGE = `Usage: btc-template template FILE [options]
+
+Runs the block-template optimizer once on a mempool snapshot and prints a JSON report.
+FILE is Bitcoin Core \`getrawmempool true\` JSON or the shared snapshot format, plain or .gz.
+
+Options:
+  --txids               add the ordered txids of each template
+  --progress            print progress lines on stderr
+  --max-tx-count N      transaction limit of the optimized template (default 4000)
+  --min-fee-rate X      minimum chunk fee rate of the optimized template, sat/vB (default 1)
+  --blocks N            number of projected blocks (default 8)
+  -h, --help            show this help
+`;
+
+export interface CliIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+}
+
+const defaultIo: CliIo = {
+  stdout: (t) => process.stdout.write(t),
+  stderr: (t) => process.stderr.write(t),
+};
+
+class UsageError extends Error {}
+
+function positiveInt(name: string, raw: string | undefined, min: number, max: number): number | undefined {
+  if (raw === undefined) return undefined;
+  const v = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(v) || v < min || v > max) throw new UsageError(`${name} must be an integer in [${min}, ${max}], got "${raw}"`);
+  return v;
+}
+
+interface Template {
+  txCount: number;
+  feeSat: number;
+  weightWu: number;
+  sigopCost: number;
+  gapToBoundSat: number;
+  gapToBoundPct: number;
+  txids?: string[];
+}
+
+function round(x: number, digits: number): number {
+  const f = 10 ** digits;
+  return Math.round(x * f) / f;
+}
+
+function describe(sel: TemplateSelection, bound: number, snapshot: MempoolSnapshot, withTxids: boolean): Template {
+  const gap = bound - sel.feeSat;
+  return {
+    txCount: sel.txCount,
+    feeSat: sel.feeSat,
+    weightWu: sel.weightWu,
+    sigopCost: sel.sigopCost,
+    gapToBoundSat: gap,
+    gapToBoundPct: bound > 0 ? round((gap / bound) * 100, 6) : 0,
+    ...(withTxids ? { txids: Array.from(sel.indices, (i) => snapshot.txids[i]) } : {}),
+  };
+}
+
+/** The node's own template, when the snapshot carries one (shared format `blockTemplate`). */
+function nodeTemplate(snapshot: MempoolSnapshot, r: OptimizerResult): Record<string, unknown> | undefined {
+  const bt = snapshot.meta?.blockTemplate;
+  if (typeof bt !== 'object' || bt === null || !Array.isArray((bt as { txids?: unknown }).txids)) return undefined;
+  const index = new Map(snapshot.txids.map((t, i) => [t, i]));
+  let feeSat = 0, missing = 0, overlap = 0;
+  const optimized = new Set(r.optimized.indices);
+  for (const t of (bt as { txids: unknown[] }).txids) {
+    const i = typeof t === 'string' ? index.get(t.toLowerCase()) : undefined;
+    if (i === undefined) { missing++; continue; }
+    feeSat += snapshot.input.feeSat[i];
+    if (optimized.has(i)) overlap++;
+  }
+  const gap = r.upperBound.feeSat - feeSat;
+  return {
+    producer: (bt as { producer?: unknown }).producer ?? null,
+    txCount: (bt as { txids: unknown[] }).txids.length,
+    txidsNotInSnapshot: missing,
+    feeSat,
+    gapToBoundSat: gap,
+    gapToBoundPct: r.upperBound.feeSat > 0 ? round((gap / r.upperBound.feeSat) * 100, 6) : 0,
+    overlapWithOptimized: overlap,
+    optimizedMinusNodeSat: r.optimized.feeSat - feeSat,
+  };
+}
+
+/**
+ * Run the command line. Never throws and never exits: returns the exit code.
+ * @example await runCli(['template', 'mempool.json.gz', '--txids'])
+ */
+export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<number> {
+  const started = performance.now();
+  let file: string;
+  let opts: { txids: boolean; progress: boolean; maxTxCount?: number; minFeeRate?: number; blocks?: number };
+  try {
+    const { values, positionals } = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        txids: { type: 'boolean', default: false },
+        progress: { type: 'boolean', default: false },
+        'max-tx-count': { type: 'string' },
+        'min-fee-rate': { type: 'string' },
+        blocks: { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+    if (values.help) {
+      io.stdout(USAGE);
+      return 0;
+    }
+    if (positionals[0] !== 'template') throw new UsageError(positionals.length ? `unknown command "${positionals[0]}" (expected "template")` : 'missing command: btc-template template FILE');
+    if (positionals.length !== 2) throw new UsageError(positionals.length < 2 ? 'missing FILE' : `unexpected argument "${positionals[2]}"`);
+    file = positionals[1];
+    const rawRate = values['min-fee-rate'];
+    let minFeeRate: number | undefined;
+    if (rawRate !== undefined) {
+      minFeeRate = Number(rawRate);
+      if (rawRate.trim() === '' || !Number.isFinite(minFeeRate) || minFeeRate < 0 || minFeeRate > 1e9) throw new UsageError(`--min-fee-rate must be a number in [0, 1e9] sat/vB, got "${rawRate}"`);
+    }
+    opts = {
+      txids: values.txids ?? false,
+      progress: values.progress ?? false,
+      maxTxCount: positiveInt('--max-tx-count', values['max-tx-count'], 0, 4e9),
+      minFeeRate,
+      blocks: positiveInt('--blocks', values.blocks, 1, 1000),
+    };
+  } catch (err) {
+    io.stderr(`btc-template: ${(err as Error).message}\n`);
+    return 2;
+  }
+
+  const progress = (line: string) => { if (opts.progress) io.stderr(`btc-template: ${line}\n`); };
+  try {
+    const t0 = performance.now();
+    let readMs = 0;
+    const snapshot = await readSnapshotFile(file, {
+      onProgress: (phase, detail) => {
+        if (phase === 'json') readMs = performance.now() - t0;
+        progress(`${phase === 'read' ? 'reading' : phase === 'gunzip' ? 'decompressing' : phase === 'json' ? 'parsing JSON' : 'converting'} ${detail}`);
+      },
+    });
+    const parseMs = performance.now() - t0 - readMs;
+    progress(`${snapshot.txids.length} transactions (${snapshot.format} format); running the optimizer`);
+    const r = buildTemplates(snapshot.input, {
+      ...(opts.maxTxCount !== undefined ? { maxTxCount: opts.maxTxCount } : {}),
+      ...(opts.minFeeRate !== undefined ? { minFeeRateSatVb: opts.minFeeRate } : {}),
+      ...(opts.blocks !== undefined ? { projectedBlocks: opts.blocks } : {}),
+    });
+    for (const [phase, ms] of Object.entries(r.timingsMs)) progress(`native ${phase}: ${ms.toFixed(2)} ms`);
+    const bound = r.upperBound.feeSat;
+    const diff = r.optimized.feeSat - r.baselineV31.feeSat;
+    const node = nodeTemplate(snapshot, r);
+    const report = {
+      file,
+      format: snapshot.format,
+      txCount: snapshot.txids.length,
+      snapshot: { ...snapshot.stats, ...(snapshot.meta ? { meta: Object.fromEntries(Object.entries(snapshot.meta).filter(([k]) => k !== 'blockTemplate' && k !== 'minedBlock')) } : {}) },
+      request: { maxTxCount: opts.maxTxCount ?? 4000, minFeeRateSatVb: opts.minFeeRate ?? 1, projectedBlocks: opts.blocks ?? 8 },
+      templates: {
+        optimized: describe(r.optimized, bound, snapshot, opts.txids),
+        baselineV31: describe(r.baselineV31, bound, snapshot, opts.txids),
+        baselineV30: describe(r.baselineV30, bound, snapshot, opts.txids),
+        ...(node ? { node } : {}),
+      },
+      upperBound: r.upperBound,
+      optimizedVsV31: {
+        feeSat: diff,
+        pct: r.baselineV31.feeSat > 0 ? round((diff / r.baselineV31.feeSat) * 100, 6) : 0,
+        v31WithinRequestLimits: r.v31WithinRequestLimits,
+        usedBaselineV31: r.tailSearch.usedBaselineV31,
+      },
+      tailSearch: r.tailSearch,
+      projectedBlocks: r.projectedBlocks.map((b) => ({ ...b, minFeeRateSatVb: round(b.minFeeRateSatVb, 3), medianFeeRateSatVb: round(b.medianFeeRateSatVb, 3), maxFeeRateSatVb: round(b.maxFeeRateSatVb, 3) })),
+      clusters: r.clusters,
+      timingsMs: {
+        read: round(readMs, 2),
+        parse: round(parseMs, 2),
+        ...Object.fromEntries(Object.entries(r.timingsMs).map(([k, v]) => [`native_${k}`, round(v, 2)])),
+        total: round(performance.now() - started, 2),
+      },
+    };
+    io.stdout(`${JSON.stringify(report, null, 2)}\n`);
+    return 0;
+  } catch (err) {
+    const bad = err instanceof SnapshotError || err instanceof OptimizerError;
+    io.stderr(`btc-template: ${bad ? '' : 'internal error: '}${(err as Error).message.split('\n')[0]}\n`);
+    return bad && (err as OptimizerError).code !== 'ERR_OPTIMIZER_INTERNAL' && (err as OptimizerError).code !== 'ERR_OPTIMIZER_LOAD_FAILED' ? 2 : 1;
+  }
+}

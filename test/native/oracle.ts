@@ -1,0 +1,303 @@
+/**
+ * Test oracles for the native optimizer: seeded random mempools, an exhaustive optimal-diagram
+ * check, and straightforward TypeScript references of Bitcoin Core's block assembly (v31
+ * `addChunks`, v30 `addPackageTxs`). Written for clarity, not speed (small inputs only).
+ */
+import type { ClusterDetail, OptimizerInput, OptimizerResult, TemplateSelection } from '../../src/optimizer/native.js';
+
+/** mulberry32 */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export interface RandomMempoolOptions {
+  clusters: number;
+  maxClusterSize: number;
+  /** Probability of each earlier tx of the cluster being a parent. */
+  density?: number;
+  maxWeight?: number;
+  sigopShare?: number;
+  /** Fee rate range in sat/WU: fee = rate * weight, rate in [1, maxRate). */
+  maxRate?: number;
+}
+
+/** A random mempool of independent random DAG clusters, indices shuffled. */
+export function randomMempool(seed: number, o: RandomMempoolOptions): OptimizerInput {
+  const r = rng(seed);
+  const fee: number[] = [], weight: number[] = [], sigops: number[] = [], parents: number[][] = [];
+  for (let c = 0; c < o.clusters; c++) {
+    const size = 1 + Math.floor(r() * o.maxClusterSize);
+    const first = fee.length;
+    for (let k = 0; k < size; k++) {
+      const w = 40 + Math.floor(r() * (o.maxWeight ?? 2000));
+      weight.push(w);
+      fee.push(Math.floor(w * (1 + r() * ((o.maxRate ?? 50) - 1)) * (r() < 0.1 ? 0.05 : 1)));
+      sigops.push(r() < (o.sigopShare ?? 0) ? 20 + Math.floor(r() * 400) : 0);
+      const ps: number[] = [];
+      for (let j = first; j < first + k; j++) if (r() < (o.density ?? 0.3)) ps.push(j);
+      if (k > 0 && ps.length === 0 && r() < 0.8) ps.push(first + Math.floor(r() * k));
+      parents.push(ps);
+    }
+  }
+  const n = fee.length;
+  const perm = Array.from({ length: n }, (_, i) => i);
+  for (let i = n - 1; i > 0; i--) {
+    const j = Math.floor(r() * (i + 1));
+    [perm[i], perm[j]] = [perm[j], perm[i]];
+  }
+  const where = new Array<number>(n);
+  perm.forEach((old, i) => (where[old] = i));
+  const parentOffsets = new Uint32Array(n + 1);
+  const idx: number[] = [];
+  const input = { feeSat: new Float64Array(n), weightWu: new Uint32Array(n), sigopCost: new Uint32Array(n) };
+  for (let i = 0; i < n; i++) {
+    const old = perm[i];
+    input.feeSat[i] = fee[old];
+    input.weightWu[i] = weight[old];
+    input.sigopCost[i] = sigops[old];
+    for (const p of parents[old]) idx.push(where[p]);
+    parentOffsets[i + 1] = idx.length;
+  }
+  const rankOrder = Array.from({ length: n }, (_, i) => i).sort(() => r() - 0.5);
+  const txidRank = new Uint32Array(n);
+  rankOrder.forEach((tx, pos) => (txidRank[tx] = pos));
+  return { ...input, parentOffsets, parentIndices: Uint32Array.from(idx), txidRank };
+}
+
+export function parentsOf(input: OptimizerInput, i: number): Uint32Array {
+  return input.parentIndices.subarray(input.parentOffsets[i], input.parentOffsets[i + 1]);
+}
+
+export function adjWeight(input: OptimizerInput, i: number): number {
+  return Math.max(input.weightWu[i], 20 * (input.sigopCost?.[i] ?? 0));
+}
+
+/** a.fee/a.size vs b.fee/b.size, exactly (BigInt). */
+export function cmpRate(af: number, as: number, bf: number, bs: number): number {
+  const l = BigInt(af) * BigInt(bs), r = BigInt(bf) * BigInt(as);
+  return l > r ? 1 : l < r ? -1 : 0;
+}
+
+/** Throws unless `order` lists each tx of `txs` once with parents first (parents outside `txs` must be in `before`). */
+export function assertTopological(input: OptimizerInput, order: ArrayLike<number>, before: Set<number> = new Set()): void {
+  const seen = new Set(before);
+  for (let k = 0; k < order.length; k++) {
+    const t = order[k];
+    if (seen.has(t) && !before.has(t)) throw new Error(`tx ${t} appears twice`);
+    for (const p of parentsOf(input, t)) if (!seen.has(p)) throw new Error(`tx ${t} comes before its parent ${p}`);
+    seen.add(t);
+  }
+}
+
+export interface Chunk { txs: number[]; fee: number; adj: number; weight: number; sigops: number; maxRank: number; eqPrefix: number; cluster: number }
+
+/** Chunk a linearization the way Core does (merge while the new group's rate is strictly higher). */
+export function chunkLinearization(input: OptimizerInput, lin: ArrayLike<number>, cluster = 0): Chunk[] {
+  const out: Chunk[] = [];
+  for (let k = 0; k < lin.length; k++) {
+    const t = lin[k];
+    let c: Chunk = { txs: [t], fee: input.feeSat[t], adj: adjWeight(input, t), weight: input.weightWu[t], sigops: input.sigopCost?.[t] ?? 0, maxRank: input.txidRank[t], eqPrefix: 0, cluster };
+    while (out.length && cmpRate(c.fee, c.adj, out[out.length - 1].fee, out[out.length - 1].adj) > 0) {
+      const p = out.pop() as Chunk;
+      c = { txs: [...p.txs, ...c.txs], fee: p.fee + c.fee, adj: p.adj + c.adj, weight: p.weight + c.weight, sigops: p.sigops + c.sigops, maxRank: Math.max(p.maxRank, c.maxRank), eqPrefix: 0, cluster };
+    }
+    out.push(c);
+  }
+  out.forEach((c, k) => (c.eqPrefix = (k > 0 && cmpRate(c.fee, c.adj, out[k - 1].fee, out[k - 1].adj) === 0 ? out[k - 1].eqPrefix : 0) + c.adj));
+  return out;
+}
+
+/**
+ * Exhaustive optimality check of one cluster's linearization (<= ~16 txs): no closed subset of the
+ * cluster lies above the linearization's feerate diagram. Since the diagram's vertices are
+ * themselves closed sets, this means the diagram is the concave hull of all closed sets: optimal.
+ */
+export function isOptimalLinearization(input: OptimizerInput, lin: ArrayLike<number>): boolean {
+  const txs = Array.from(lin);
+  const n = txs.length;
+  const local = new Map(txs.map((t, i) => [t, i]));
+  const anc = new Array<number>(n).fill(0);
+  const byTopo = txs.slice();  // lin is topological, so ancestors are computed in order
+  byTopo.forEach((t, i) => {
+    let bits = 1 << i;
+    for (const p of parentsOf(input, t)) bits |= anc[local.get(p) as number];
+    anc[i] = bits;
+  });
+  const chunks = chunkLinearization(input, lin);
+  const pts: [number, number][] = [[0, 0]];
+  for (const c of chunks) pts.push([pts[pts.length - 1][0] + c.adj, pts[pts.length - 1][1] + c.fee]);
+  for (let mask = 1; mask < 1 << n; mask++) {
+    let closed = true, fee = 0, size = 0;
+    for (let i = 0; i < n && closed; i++) {
+      if (!(mask & (1 << i))) continue;
+      if ((anc[i] & ~mask) !== 0) closed = false;
+      fee += input.feeSat[txs[i]];
+      size += adjWeight(input, txs[i]);
+    }
+    if (!closed) continue;
+    let seg = 1;
+    while (pts[seg][0] < size) seg++;
+    const [x0, y0] = pts[seg - 1], [x1, y1] = pts[seg];
+    // fee <= y0 + (y1 - y0) * (size - x0) / (x1 - x0)
+    if (BigInt(fee - y0) * BigInt(x1 - x0) > BigInt(y1 - y0) * BigInt(size - x0)) return false;
+  }
+  return true;
+}
+
+/** All chunks of a mempool from the native linearizations, in Core's mining order. */
+export function miningOrder(input: OptimizerInput, clusters: ClusterDetail[]): Chunk[] {
+  const all: Chunk[] = [];
+  clusters.forEach((c, ci) => all.push(...chunkLinearization(input, c.linearization, ci)));
+  return all.sort((a, b) => -cmpRate(a.fee, a.adj, b.fee, b.adj) || a.eqPrefix - b.eqPrefix || a.maxRank - b.maxRank);
+}
+
+export interface Limits { weightLimitWu: number; coinbaseReserveWu: number; maxSigopCost: number; coinbaseSigopCost: number }
+export const CORE_LIMITS: Limits = { weightLimitWu: 4_000_000, coinbaseReserveWu: 8_000, maxSigopCost: 80_000, coinbaseSigopCost: 400 };
+
+/** Bitcoin Core v31 BlockAssembler::addChunks (src/node/miner.cpp), blockmintxfee 1 sat/kvB. */
+export function referenceV31(order: Chunk[], lim: Limits): { txs: number[]; fee: number } {
+  let weight = lim.coinbaseReserveWu, sigops = lim.coinbaseSigopCost, failures = 0, fee = 0;
+  const txs: number[] = [];
+  const excluded = new Set<number>();
+  for (const c of order) {
+    if (excluded.has(c.cluster)) continue;
+    if (c.fee * 1000 < Math.ceil(c.adj / 4)) break;
+    if (weight + c.adj >= lim.weightLimitWu || sigops + c.sigops >= lim.maxSigopCost) {
+      excluded.add(c.cluster);
+      failures++;
+      if (failures > 1000 && weight + 4000 > lim.weightLimitWu) break;
+      continue;
+    }
+    txs.push(...c.txs);
+    weight += c.weight;
+    sigops += c.sigops;
+    fee += c.fee;
+    failures = 0;
+  }
+  return { txs, fee };
+}
+
+/** Bitcoin Core v30 BlockAssembler::addPackageTxs (ancestor score with modified entries). */
+export function referenceV30(input: OptimizerInput, lim: Limits): { txs: number[]; fee: number } {
+  const n = input.feeSat.length;
+  const vsize = (i: number) => Math.ceil(adjWeight(input, i) / 4);
+  const ancestors = (i: number, skip: (t: number) => boolean): number[] => {
+    const seen = new Set([i]);
+    const stack = [i];
+    while (stack.length) for (const p of parentsOf(input, stack.pop() as number)) if (!seen.has(p) && !skip(p)) { seen.add(p); stack.push(p); }
+    return [...seen];
+  };
+  type Pkg = { fee: number; size: number; sigops: number };
+  const pkgOf = (txs: number[]): Pkg => txs.reduce((a, t) => ({ fee: a.fee + input.feeSat[t], size: a.size + vsize(t), sigops: a.sigops + (input.sigopCost?.[t] ?? 0) }), { fee: 0, size: 0, sigops: 0 });
+  const full = Array.from({ length: n }, (_, i) => pkgOf(ancestors(i, () => false)));
+  const ancCount = Array.from({ length: n }, (_, i) => ancestors(i, () => false).length);
+  // score = min(own rate, package rate); better = higher score, then lower txid rank
+  const better = (a: number, pa: Pkg, b: number, pb: Pkg): boolean => {
+    const score = (t: number, p: Pkg): [number, number] => (cmpRate(input.feeSat[t], vsize(t), p.fee, p.size) > 0 ? [p.fee, p.size] : [input.feeSat[t], vsize(t)]);
+    const [af, as] = score(a, pa), [bf, bs] = score(b, pb);
+    const c = cmpRate(af, as, bf, bs);
+    return c !== 0 ? c > 0 : input.txidRank[a] < input.txidRank[b];
+  };
+  const byScore = Array.from({ length: n }, (_, i) => i).sort((a, b) => (better(a, full[a], b, full[b]) ? -1 : 1));
+  const modified = new Map<number, Pkg>();
+  const inBlock = new Set<number>(), failed = new Set<number>();
+  let weight = lim.coinbaseReserveWu, sigops = lim.coinbaseSigopCost, failures = 0, fee = 0, mi = 0;
+  const txs: number[] = [];
+  const bestModified = (): number | undefined => {
+    let best: number | undefined;
+    for (const [t, p] of modified) if (best === undefined || better(t, p, best, modified.get(best) as Pkg)) best = t;
+    return best;
+  };
+  while (mi < n || modified.size) {
+    if (mi < n) {
+      const t = byScore[mi];
+      if (modified.has(t) || inBlock.has(t) || failed.has(t)) { mi++; continue; }
+    }
+    const mod = bestModified();
+    let tx: number, useMod = false;
+    if (mi === n) { tx = mod as number; useMod = true; }
+    else if (mod !== undefined && better(mod, modified.get(mod) as Pkg, byScore[mi], full[byScore[mi]])) { tx = mod; useMod = true; }
+    else { tx = byScore[mi]; mi++; }
+    const pkg = useMod ? (modified.get(tx) as Pkg) : full[tx];
+    if (pkg.fee * 1000 < pkg.size) break;
+    if (weight + 4 * pkg.size >= lim.weightLimitWu || sigops + pkg.sigops >= lim.maxSigopCost) {
+      if (useMod) { modified.delete(tx); failed.add(tx); }
+      failures++;
+      if (failures > 1000 && weight > lim.weightLimitWu - 4000) break;
+      continue;
+    }
+    failures = 0;
+    const pack = ancestors(tx, (t) => inBlock.has(t)).sort((a, b) => ancCount[a] - ancCount[b] || input.txidRank[a] - input.txidRank[b]);
+    for (const t of pack) {
+      txs.push(t);
+      inBlock.add(t);
+      modified.delete(t);
+      fee += input.feeSat[t];
+      weight += input.weightWu[t];
+      sigops += input.sigopCost?.[t] ?? 0;
+    }
+    for (const a of pack) {
+      // every not-included descendant of a loses a from its package
+      const desc = new Set<number>();
+      const stack = [a];
+      while (stack.length) {
+        const t = stack.pop() as number;
+        for (let c = 0; c < n; c++) if (!desc.has(c) && parentsOf(input, c).includes(t)) { desc.add(c); stack.push(c); }
+      }
+      for (const d of desc) {
+        if (inBlock.has(d)) continue;
+        const cur = modified.get(d) ?? { ...full[d] };
+        modified.set(d, { fee: cur.fee - input.feeSat[a], size: cur.size - vsize(a), sigops: cur.sigops - (input.sigopCost?.[a] ?? 0) });
+      }
+    }
+  }
+  return { txs, fee };
+}
+
+/** Throws unless every tx's parents are in the template (or in `mined`). */
+export function assertClosed(input: OptimizerInput, sel: TemplateSelection, mined: Set<number> = new Set()): void {
+  assertTopological(input, sel.indices, mined);
+}
+
+/** Recompute a selection's totals from its indices. */
+export function totals(input: OptimizerInput, indices: ArrayLike<number>): { fee: number; weight: number; adj: number; sigops: number } {
+  let fee = 0, weight = 0, adj = 0, sigops = 0;
+  for (let k = 0; k < indices.length; k++) {
+    const t = indices[k];
+    fee += input.feeSat[t];
+    weight += input.weightWu[t];
+    adj += adjWeight(input, t);
+    sigops += input.sigopCost?.[t] ?? 0;
+  }
+  return { fee, weight, adj, sigops };
+}
+
+/** Check every structural property of a result. Returns a list of failures (empty = fine). */
+export function checkResult(input: OptimizerInput, r: OptimizerResult, lim: Limits & { maxTxCount: number; minFeeRateSatVb: number }): string[] {
+  const bad: string[] = [];
+  const check = (name: string, s: TemplateSelection) => {
+    try { assertClosed(input, s); } catch (e) { bad.push(`${name}: ${(e as Error).message}`); }
+    const t = totals(input, s.indices);
+    if (t.fee !== s.feeSat || t.weight !== s.weightWu || t.sigops !== s.sigopCost || s.txCount !== s.indices.length) bad.push(`${name}: totals differ from indices`);
+    if (s.feeSat > r.upperBound.feeSat) bad.push(`${name}: fee ${s.feeSat} above the bound ${r.upperBound.feeSat}`);
+  };
+  check('optimized', r.optimized);
+  check('v31', r.baselineV31);
+  check('v30', r.baselineV30);
+  const cap = lim.weightLimitWu - lim.coinbaseReserveWu;
+  if (r.optimized.weightWu > cap) bad.push('optimized: over the weight limit');
+  if (r.optimized.sigopCost > lim.maxSigopCost - lim.coinbaseSigopCost) bad.push('optimized: over the sigop limit');
+  if (r.optimized.txCount > lim.maxTxCount) bad.push('optimized: over maxTxCount');
+  if (r.baselineV31.weightWu >= cap) bad.push('v31: not below the weight limit');
+  if (r.baselineV30.weightWu >= cap) bad.push('v30: over the weight limit');
+  if (r.v31WithinRequestLimits && r.optimized.feeSat < r.baselineV31.feeSat) bad.push(`optimized ${r.optimized.feeSat} < v31 ${r.baselineV31.feeSat}`);
+  if (r.baselineV31.feeSat < 0) bad.push('v31 fee negative');
+  return bad;
+}
