@@ -122,7 +122,8 @@ describe('errors', () => {
 
   it('error: a transferred (detached) buffer is refused, not read', () => {
     const b = base();
-    structuredClone(b.weightWu.buffer, { transfer: [b.weightWu.buffer] });
+    const buffer = b.weightWu.buffer as ArrayBuffer;
+    structuredClone(buffer, { transfer: [buffer] });
     expect(thrown(() => buildTemplates(b)).code).toBe('ERR_OPTIMIZER_LENGTH_MISMATCH');
   });
 
