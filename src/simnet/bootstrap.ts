@@ -15,11 +15,11 @@ import { outpointKey, type TxOutput } from './txCodec.js';
 import type { WalletCoin } from './wallet.js';
 
 export interface BootstrapOptions extends SimulatorOptions {
-  /** Confirmed wallet coins to create (default 60,000): enough for ~50,000 mempool transactions. */
+  /** Confirmed wallet coins to create; ~1.2 per mempool transaction the caller means to add. */
   fundingUtxos: number;
-  /** Blocks of ordinary traffic after funding (default 12). */
+  /** Blocks of ordinary traffic after funding. */
   historyBlocks: number;
-  /** Transactions per history block (default 150). */
+  /** Transactions per history block. */
   historyTxsPerBlock: number;
   /** Transactions in the mempool at the end. */
   initialTxs: number;
@@ -41,7 +41,7 @@ export async function bootstrapSimulator(options: BootstrapOptions): Promise<Sim
   const totalBlocks = MATURITY_BLOCKS + fundingBlocks + options.historyBlocks;
   const historyStart = options.startTime - mempoolSpanSec - totalBlocks * BLOCK_SPACING_SEC;
 
-  const sim = new Simulator({ ...options, startTime: historyStart, blockIntervalSec: BLOCK_SPACING_SEC });
+  const sim = new Simulator({ ...options, startTime: historyStart });
   const step = (): void => sim.clock.advance(BLOCK_SPACING_SEC - 60 + 120 * sim.rng.float());
   const mine = (): void => {
     step();
@@ -72,8 +72,8 @@ export async function bootstrapSimulator(options: BootstrapOptions): Promise<Sim
   }
   // 4. The mempool at start: arrivals until it holds `initialTxs` (replacements do not add one).
   const perTx = options.initialTxs ? mempoolSpanSec / options.initialTxs : 0;
-  for (let i = 0; sim.mempool.size < options.initialTxs && i < 2 * options.initialTxs; i++) {
-    if (sim.addOne(perTx) === undefined) break;
+  for (let i = 0, misses = 0; sim.mempool.size < options.initialTxs && i < 2 * options.initialTxs && misses < 20; i++) {
+    misses = sim.addOne(perTx) === undefined ? misses + 1 : 0;
     if ((i + 1) % 200 === 0) await yieldFn();
   }
   sim.clock.advanceTo(options.startTime);

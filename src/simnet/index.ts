@@ -117,7 +117,7 @@ export function startSimnet(options: SimnetOptions = {}): Promise<SimnetHandle> 
     startTime: options.startTime ?? (automatic ? Math.floor(Date.now() / 1000) : FIXED_START_TIME),
     fundingUtxos: options.fundingUtxos ?? Math.max(20_000, Math.ceil(1.6 * initialTxs)),
     addressCount: 1024,
-    historyBlocks: 12,
+    historyBlocks: 8,
   };
   const log = options.log ?? defaultLog;
   const worker = spawnWorker(init);
@@ -140,8 +140,8 @@ export function startSimnet(options: SimnetOptions = {}): Promise<SimnetHandle> 
     }, options.startTimeoutMs ?? 120_000);
 
     const call = (method: ControlMethod, args: unknown[]): Promise<unknown> => {
-      if (failure) return Promise.reject(failure);
       if (closing) return Promise.reject(new Error('simnet is closed'));
+      if (failure) return Promise.reject(failure);
       const id = nextId++;
       return new Promise((res, rej) => {
         pending.set(id, { resolve: res, reject: rej });
@@ -206,7 +206,7 @@ export function startSimnet(options: SimnetOptions = {}): Promise<SimnetHandle> 
     });
     worker.on('exit', (code) => {
       clearTimeout(timer);
-      const error = new Error(`simnet worker exited (code ${code})`);
+      const error = closing ? new Error('simnet is closed') : new Error(`simnet worker exited (code ${code})`);
       if (!closing && code !== 0) log('error', error.message);
       fail(error);
       reject(error);

@@ -144,10 +144,10 @@ export class Simulator {
       const r = this.tryReplaceRandom();
       if (r) return r.replacement;
     }
-    for (let attempt = 0; attempt < 4; attempt++) {
+    // A shape the wallet cannot fund right now, or a rare refusal, is retried with a fresh draw.
+    for (let attempt = 0; attempt < 8; attempt++) {
       const made = this.factory.next();
-      if (!made) return undefined;
-      if (this.accept(made.tx, made.kind)) return made.tx.txid;
+      if (made && this.accept(made.tx, made.kind)) return made.tx.txid;
     }
     return undefined;
   }
@@ -156,10 +156,13 @@ export class Simulator {
   async addTransactions(n: number, yieldEvery = 100): Promise<string[]> {
     const txids: string[] = [];
     const step = 1 / (this.options.txPerSec || 3);
-    for (let i = 0; i < n; i++) {
+    for (let i = 0, misses = 0; txids.length < n && misses < 10; i++) {
       const txid = this.addOne(this.rng.exponential(step));
-      if (txid === undefined) break; // wallet dry: report fewer
-      txids.push(txid);
+      if (txid === undefined) misses++; // wallet (nearly) dry: give up after 10 misses in a row, report fewer
+      else {
+        misses = 0;
+        txids.push(txid);
+      }
       if ((i + 1) % yieldEvery === 0) await new Promise((resolve) => setImmediate(resolve));
     }
     return txids;

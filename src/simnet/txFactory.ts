@@ -20,6 +20,8 @@ import type { Wallet, WalletCoin } from './wallet.js';
 export const TX_KINDS = ['payment', 'batch', 'consolidation', 'lowfee', 'cpfp', 'chain'] as const;
 export type TxKind = (typeof TX_KINDS)[number];
 const KIND_WEIGHTS: Record<TxKind, number> = { payment: 60, chain: 13, lowfee: 8, cpfp: 7, batch: 7, consolidation: 5 };
+/** Unconfirmed coins smaller than this are left alone by payments (they could not pay a high fee). */
+const MIN_UNCONFIRMED_SPEND_SAT = 50_000;
 
 export interface SpendPlan {
   coins: WalletCoin[];
@@ -171,15 +173,15 @@ export class TxFactory {
    * large mempool keeps growing from its own outputs.
    */
   private paymentInputs(count: number): WalletCoin[] {
-    const scarcity = Math.max(0, 1 - this.wallet.confirmed.size / 20_000);
+    const scarcity = Math.max(0, 1 - this.wallet.confirmed.size / 2_000);
     if (this.rng.chance(0.2 + 0.75 * scarcity)) {
       const c = this.pickUnconfirmed(300);
-      if (c) return [c];
+      if (c && c.valueSat >= MIN_UNCONFIRMED_SPEND_SAT) return [c];
     }
     const coins = this.pickConfirmed(count);
     if (coins.length) return coins;
     const c = this.pickUnconfirmed(300);
-    return c ? [c] : [];
+    return c && c.valueSat >= MIN_UNCONFIRMED_SPEND_SAT ? [c] : [];
   }
 
   private payment(feeRateSatVb: number): SimTx | undefined {

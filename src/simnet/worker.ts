@@ -33,7 +33,7 @@ function controls(sim: Simulator, automation: Automation): Record<ControlMethod,
 
 async function main(init: WorkerInit): Promise<void> {
   const started = Date.now();
-  const sim = await bootstrapSimulator({ ...init, historyTxsPerBlock: 150, addressCount: init.addressCount });
+  const sim = await bootstrapSimulator({ ...init, historyTxsPerBlock: 120, addressCount: init.addressCount });
   const username = 'simnet';
   const password = randomBytes(24).toString('hex');
   const server: RunningServer = await startRpcServer(sim, { username, password, methods: simnetMethods(started), log: (m) => log('error', m) });
