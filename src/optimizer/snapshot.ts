@@ -75,33 +75,54 @@ function positiveInt(v: unknown): number | undefined {
   return typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : undefined;
 }
 
+const HEX_VALUE = (() => {
+  const t = new Uint8Array(128).fill(255);
+  for (let c = 0; c < 10; c++) t[48 + c] = c;
+  for (let c = 0; c < 6; c++) t[97 + c] = t[65 + c] = 10 + c;
+  return t;
+})();
+
+/** Byte j (0 = first displayed byte) of a 64-char hex txid; 256+ when a character is not hex. */
+function hexByte(hex: string, j: number): number {
+  const hi = HEX_VALUE[hex.charCodeAt(2 * j) & 127], lo = HEX_VALUE[hex.charCodeAt(2 * j + 1) & 127];
+  return hi === 255 || lo === 255 || hex.charCodeAt(2 * j) > 127 || hex.charCodeAt(2 * j + 1) > 127 ? 256 : hi * 16 + lo;
+}
+
 /**
  * Rank of each txid in Bitcoin Core's txid order. Core compares uint256 values with memcmp over
  * their internal little-endian bytes (`base_blob::Compare`), while RPCs display the bytes
  * reversed (`GetHex`); so the order is that of the byte-reversed display hex.
  * @returns rank[i] = position of txids[i] in that order (a permutation of 0..n-1)
+ * @throws SnapshotError ERR_SNAPSHOT_FORMAT when a txid is not 64 hex characters
  */
 export function computeTxidRank(txids: readonly string[]): Uint32Array {
   const n = txids.length;
+  // Internal byte j is display byte 31 - j; word w packs internal bytes 4w..4w+3 big-endian, so
+  // comparing words in order is memcmp. key = the first 53 bits, for a fast first comparison.
   const words = new Uint32Array(n * 8);
+  const key = new Float64Array(n);
   for (let i = 0; i < n; i++) {
     const hex = txids[i];
-    // Internal byte j is display byte 31 - j; pack internal bytes 4w..4w+3 big-endian in word w.
+    if (hex.length !== 64) throw formatError(`"${hex.slice(0, 80)}" is not a txid (64 hex characters)`);
     for (let w = 0; w < 8; w++) {
       let word = 0;
       for (let k = 0; k < 4; k++) {
-        const b = 31 - (4 * w + k);
-        word = word * 256 + parseInt(hex.slice(2 * b, 2 * b + 2), 16);
+        const b = hexByte(hex, 31 - (4 * w + k));
+        if (b > 255) throw formatError(`"${hex}" is not a txid (64 hex characters)`);
+        word = word * 256 + b;
       }
       words[i * 8 + w] = word;
     }
+    key[i] = words[i * 8] * 2097152 + (words[i * 8 + 1] >>> 11);
   }
   const order = new Uint32Array(n);
   for (let i = 0; i < n; i++) order[i] = i;
   order.sort((a, b) => {
-    for (let w = 0; w < 8; w++) {
-      const d = words[a * 8 + w] - words[b * 8 + w];
-      if (d !== 0) return d;
+    const d = key[a] - key[b];
+    if (d !== 0) return d;
+    for (let w = 1; w < 8; w++) {
+      const e = words[a * 8 + w] - words[b * 8 + w];
+      if (e !== 0) return e;
     }
     return 0;
   });
@@ -132,7 +153,7 @@ function assemble(
   const list: number[] = [];
   for (let i = 0; i < n; i++) {
     for (const p of parentTxids[i]) {
-      const j = typeof p === 'string' ? index.get(p.toLowerCase()) : undefined;
+      const j = typeof p === 'string' ? index.get(p) ?? index.get(p.toLowerCase()) : undefined;
       if (j === undefined) stats.droppedParents++;
       else list.push(j);
     }
@@ -173,7 +194,7 @@ export function parseCoreMempool(raw: unknown): MempoolSnapshot {
   const stats: SnapshotStats = { txCount: n, droppedParents: 0, derivedSigops: 0, weightFromVsize: 0, clampedFees: 0 };
   for (let i = 0; i < n; i++) {
     const txid = txids[i];
-    if (!TXID_RE.test(txid)) throw formatError(`key "${txid.slice(0, 80)}" is not a txid`);
+    if (txid.length !== 64) throw formatError(`key "${txid.slice(0, 80)}" is not a txid`);
     const e = obj[txid];
     if (!isRecord(e)) throw formatError(`entry ${txid} is not an object`);
     const fees = isRecord(e.fees) ? e.fees : undefined;
@@ -200,7 +221,7 @@ export function parseCoreMempool(raw: unknown): MempoolSnapshot {
     const depends = e.depends ?? [];
     if (!Array.isArray(depends)) throw formatError(`depends of ${txid} is not an array`);
     parents[i] = depends;
-    txids[i] = txid.toLowerCase();
+    if (/[A-F]/.test(txid)) txids[i] = txid.toLowerCase();
   }
   return assemble('core', txids, feeSat, baseFeeSat, weightWu, sigopCost, parents, stats);
 }

@@ -1,0 +1,220 @@
+/**
+ * Seeded synthetic mempool generator for benchmarks and tests.
+ *
+ * The mix follows what a v31 mempool holds: mostly singletons, chains up to 25 deep, CPFP
+ * packages (cheap parents, rich child), batch payouts (one parent, many children, some spent
+ * again), consolidations (many parents, one child) and random DAG clusters up to 64 txs. Fee
+ * rates are log-normal (median ~6 sat/vB, clamped to 1..500), weights are a mix of common
+ * transaction shapes (P2WPKH/P2TR spends ~440-700 WU, legacy ~900 WU, larger batches and
+ * consolidations up to 100k WU). Same seed, same mempool.
+ *
+ * Profiles (share of transactions by cluster kind):
+ * - 'realistic': ~65 % singletons, 12 % chains, 8 % CPFP, 7 % batches, 4 % consolidations,
+ *   4 % random DAGs (research/linearization.md §2: ~70 % of mempool txs are singletons).
+ * - 'cluster-heavy': every cluster kind equally likely per cluster, so only ~9 % of the
+ *   transactions are singletons and large clusters dominate: a stress case for linearization.
+ */
+import type { OptimizerInput } from '../src/optimizer/native.js';
+import { computeTxidRank } from '../src/optimizer/snapshot.js';
+
+export interface GeneratorOptions {
+  txCount: number;
+  seed?: number;
+  /** Share of transactions with a sigop cost large enough to make Core size them by sigops. @default 0 */
+  sigopHeavyShare?: number;
+  /** Largest cluster to build. @default 64 */
+  maxClusterSize?: number;
+  /** @default 'realistic' */
+  profile?: 'realistic' | 'cluster-heavy';
+}
+
+/** Cumulative probabilities per cluster (not per tx) of: singleton, chain, CPFP, batch, consolidation; DAG otherwise. */
+const PROFILES = {
+  // Per-cluster odds = tx share / mean cluster size (1, ~6, ~3, ~25, ~12, ~36).
+  realistic: [0.9235, 0.952, 0.99, 0.994, 0.9984],
+  'cluster-heavy': [0.55, 0.72, 0.84, 0.92, 0.96],
+} as const;
+
+export interface SyntheticMempool {
+  txids: string[];
+  input: OptimizerInput;
+  /** Unix seconds of entry, for the Core JSON. */
+  time: Uint32Array;
+}
+
+/** mulberry32: small, fast, seedable. */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+class Builder {
+  readonly fee: number[] = [];
+  readonly weight: number[] = [];
+  readonly sigops: number[] = [];
+  readonly parents: number[][] = [];
+  constructor(private readonly rand: () => number, private readonly sigopShare: number) {}
+
+  private normal(): number {
+    const u = Math.max(this.rand(), 1e-12);
+    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * this.rand());
+  }
+  /** Log-normal fee rate in sat/vB, median ~6, clamped to [1, 500]. */
+  rate(scale = 1): number {
+    return Math.min(500, Math.max(1, Math.exp(Math.log(6) + 1.1 * this.normal()) * scale));
+  }
+  weightWu(kind: 'small' | 'any' | 'big' = 'any'): number {
+    const r = this.rand();
+    if (kind === 'small' || (kind === 'any' && r < 0.62)) return 437 + Math.floor(this.rand() * 300);
+    if (kind === 'any' && r < 0.87) return 700 + Math.floor(this.rand() * 2300);
+    if (kind === 'any' && r < 0.99) return 3000 + Math.floor(this.rand() * 17000);
+    return 20000 + Math.floor(this.rand() * 80000);
+  }
+  add(rateSatVb: number, weightWu: number, parents: number[]): number {
+    const i = this.fee.length;
+    this.fee.push(Math.max(0, Math.round((rateSatVb * weightWu) / 4)));
+    this.weight.push(weightWu);
+    this.sigops.push(this.rand() < this.sigopShare ? 400 + Math.floor(this.rand() * 1600) : 0);
+    this.parents.push(parents);
+    return i;
+  }
+}
+
+/** Generate a mempool of exactly `txCount` transactions. */
+export function generateMempool(options: GeneratorOptions): SyntheticMempool {
+  const { txCount, seed = 1, sigopHeavyShare = 0, maxClusterSize = 64, profile = 'realistic' } = options;
+  const [pSingle, pChain, pCpfp, pBatch, pConsolidation] = PROFILES[profile];
+  const rand = rng(seed);
+  const b = new Builder(rand, sigopHeavyShare);
+  const room = () => txCount - b.fee.length;
+  while (room() > 0) {
+    const kind = rand();
+    const cap = Math.min(room(), maxClusterSize);
+    if (kind < pSingle || cap < 2) {
+      b.add(b.rate(), b.weightWu(), []);
+    } else if (kind < pChain) {
+      // Chain: each tx spends the previous one's change.
+      const len = Math.min(cap, 2 + Math.floor(-Math.log(Math.max(rand(), 1e-9)) * 4), 25);
+      let prev = b.add(b.rate(), b.weightWu(), []);
+      for (let k = 1; k < len; k++) prev = b.add(b.rate(), b.weightWu('small'), [prev]);
+    } else if (kind < pCpfp) {
+      // CPFP: 1-3 stuck parents paid for by one child.
+      const np = Math.min(cap - 1, 1 + Math.floor(rand() * 3));
+      const ps: number[] = [];
+      for (let k = 0; k < np; k++) ps.push(b.add(1 + rand(), b.weightWu(), []));
+      b.add(b.rate(4), b.weightWu('small'), ps);
+    } else if (kind < pBatch) {
+      // Batch payout: one parent, many children; some children are spent again.
+      const nc = Math.min(cap - 1, 3 + Math.floor(rand() * 40));
+      const root = b.add(b.rate(), 2000 + Math.floor(rand() * 8000), []);
+      let used = 1;
+      for (let k = 0; k < nc && used < cap; k++, used++) {
+        const c = b.add(b.rate(), b.weightWu('small'), [root]);
+        if (rand() < 0.15 && used + 1 < cap) { b.add(b.rate(), b.weightWu('small'), [c]); used++; }
+      }
+    } else if (kind < pConsolidation) {
+      // Consolidation: several unconfirmed parents swept by one large child.
+      const np = Math.min(cap - 1, 2 + Math.floor(rand() * 20));
+      const ps: number[] = [];
+      for (let k = 0; k < np; k++) ps.push(b.add(b.rate(), b.weightWu('small'), []));
+      b.add(b.rate(0.5), 272 * np + 200, ps);
+    } else {
+      // Random DAG up to the cluster limit: each tx spends 1-3 earlier txs of the cluster.
+      const size = Math.min(cap, 8 + Math.floor(rand() * 57));
+      const first = b.fee.length;
+      b.add(b.rate(), b.weightWu(), []);
+      for (let k = 1; k < size; k++) {
+        const ps = new Set<number>();
+        const np = 1 + Math.floor(rand() * Math.min(3, k));
+        while (ps.size < np) ps.add(first + Math.floor(rand() * k));
+        b.add(b.rate(), b.weightWu(), [...ps]);
+      }
+    }
+  }
+  // Shuffle indices so clusters are not contiguous (real snapshots are keyed by txid).
+  const n = txCount;
+  const perm = Array.from({ length: n }, (_, i) => i);
+  for (let i = n - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1));
+    [perm[i], perm[j]] = [perm[j], perm[i]];
+  }
+  const feeSat = new Float64Array(n);
+  const weightWu = new Uint32Array(n);
+  const sigopCost = new Uint32Array(n);
+  const parentOffsets = new Uint32Array(n + 1);
+  const plist: number[] = [];
+  const where = new Uint32Array(n);
+  perm.forEach((old, i) => (where[old] = i));
+  for (let i = 0; i < n; i++) {
+    const old = perm[i];
+    feeSat[i] = b.fee[old];
+    weightWu[i] = b.weight[old];
+    sigopCost[i] = b.sigops[old];
+    for (const p of b.parents[old]) plist.push(where[p]);
+    parentOffsets[i + 1] = plist.length;
+  }
+  const txids: string[] = new Array(n);
+  const hex = '0123456789abcdef';
+  for (let i = 0; i < n; i++) {
+    let s = '';
+    for (let k = 0; k < 64; k++) s += hex[Math.floor(rand() * 16)];
+    txids[i] = s;
+  }
+  const time = new Uint32Array(n);
+  for (let i = 0; i < n; i++) time[i] = 1_790_000_000 + Math.floor(rand() * 86_400);
+  const input: OptimizerInput = {
+    feeSat, weightWu, sigopCost, parentOffsets, parentIndices: Uint32Array.from(plist), txidRank: computeTxidRank(txids),
+  };
+  return { txids, input, time };
+}
+
+/** Ancestor (up) or descendant count, vsize and fee sums, by DFS (exact; clusters are small). */
+function packageStats(m: SyntheticMempool, children: number[][], i: number, up: boolean, stamp: Uint32Array, epoch: number): [number, number, number] {
+  const { parentOffsets, parentIndices, weightWu, feeSat } = m.input;
+  const stack = [i];
+  stamp[i] = epoch;
+  let count = 0, vsize = 0, fee = 0;
+  while (stack.length) {
+    const t = stack.pop() as number;
+    count++;
+    vsize += Math.ceil(weightWu[t] / 4);
+    fee += feeSat[t];
+    const next = up ? parentIndices.subarray(parentOffsets[t], parentOffsets[t + 1]) : children[t];
+    for (const u of next) if (stamp[u] !== epoch) { stamp[u] = epoch; stack.push(u); }
+  }
+  return [count, vsize, fee];
+}
+
+/** Render as Bitcoin Core `getrawmempool true` JSON text (v31 field set). */
+export function toCoreJson(m: SyntheticMempool): string {
+  const n = m.txids.length;
+  const { feeSat, weightWu, sigopCost, parentOffsets, parentIndices } = m.input;
+  const children: number[][] = Array.from({ length: n }, () => []);
+  for (let c = 0; c < n; c++) for (let k = parentOffsets[c]; k < parentOffsets[c + 1]; k++) children[parentIndices[k]].push(c);
+  const stamp = new Uint32Array(n);
+  let epoch = 0;
+  const btc = (sat: number) => Number((sat / 1e8).toFixed(8));
+  const parts: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const vsizeBip141 = Math.ceil(weightWu[i] / 4);
+    const vsizeAdj = Math.ceil(Math.max(weightWu[i], 20 * (sigopCost?.[i] ?? 0)) / 4);
+    const [ac, as, af] = packageStats(m, children, i, true, stamp, ++epoch);
+    const [dc, ds, df] = packageStats(m, children, i, false, stamp, ++epoch);
+    const depends = Array.from(parentIndices.subarray(parentOffsets[i], parentOffsets[i + 1]), (p) => m.txids[p]);
+    const entry = {
+      vsize: vsizeAdj, vsize_adjusted: vsizeAdj, vsize_bip141: vsizeBip141, weight: weightWu[i], time: m.time[i], height: 930_000,
+      descendantcount: dc, descendantsize: ds, ancestorcount: ac, ancestorsize: as,
+      wtxid: m.txids[(i + 1) % n],
+      fees: { base: btc(feeSat[i]), modified: btc(feeSat[i]), ancestor: btc(af), descendant: btc(df) },
+      depends, spentby: children[i].map((c) => m.txids[c]), 'bip125-replaceable': true, unbroadcast: false,
+    };
+    parts.push(`${JSON.stringify(m.txids[i])}:${JSON.stringify(entry)}`);
+  }
+  return `{${parts.join(',')}}`;
+}
