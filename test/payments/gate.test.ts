@@ -148,6 +148,31 @@ describe('payment', () => {
     expect((await pay(header, '/v1/fails')).statusCode).toBe(500);
   });
 
+  it('behavior: a client that goes away before the answer is not charged; its authorization stays usable', async () => {
+    const { request } = await import('node:http');
+    const base = await app.listen({ host: '127.0.0.1', port: 0 });
+    const header = paymentHeader(await signPayment(account, requirementFor(await challenge('/v1/slow'))));
+    const entered = app.slowEntered();
+    const req = request(`${base}/v1/slow`, { headers: { 'payment-signature': header } });
+    req.on('error', () => undefined);
+    req.end();
+    const { closed } = await entered;
+    req.destroy();
+    await closed;
+    app.releaseSlow();
+    // The same authorization is accepted again once the abandoned request has given its claim back.
+    let res: Response | null = null;
+    for (let i = 0; i < 200 && res?.status !== 200; i++) {
+      if (i > 0) await new Promise((r) => setTimeout(r, 10));
+      const inside = app.slowEntered();
+      const p = fetch(`${base}/v1/slow`, { headers: { 'payment-signature': header } });
+      await Promise.race([p, inside.then(() => app.releaseSlow())]);
+      res = await p;
+    }
+    expect(res!.status).toBe(200);
+    expect(app.payments.ledgerCounts().unsettled).toBe(1);
+  });
+
   it('behavior: a JSON-RPC answer with nothing chargeable releases the claim', async () => {
     const body = [{ jsonrpc: '2.0', id: 1, method: 'eth_getBalance', params: ['x'] }];
     const req = requirementFor(await challenge('/v1/rpc', 'POST', body));

@@ -24,6 +24,7 @@ export const STUB_PRICES: Readonly<Record<string, number>> = {
   'GET /health': 0,
   'GET /v1/paid': 0.001,
   'GET /v1/fails': 0.001,
+  'GET /v1/slow': 0.001,
   'POST /v1/echo': 0.01,
   'POST /v1/rpc': 0.001,
 };
@@ -42,7 +43,14 @@ export interface StubAppOptions extends Partial<Omit<PaymentsPluginOptions, 'con
 }
 
 /** A fastify app shaped like `buildApp`'s (zod, error handler) with the payments plugin and stub routes. */
-export async function stubApp(opts: StubAppOptions): Promise<FastifyInstance & { served: () => number }> {
+export interface StubApp extends FastifyInstance {
+  served: () => number;
+  /** `GET /v1/slow` waits in its handler until this is called; `slowEntered()` resolves when the next request is inside. */
+  releaseSlow: () => void;
+  slowEntered: () => Promise<{ closed: Promise<void> }>;
+}
+
+export async function stubApp(opts: StubAppOptions): Promise<StubApp> {
   const app = Fastify({ logger: false }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -52,6 +60,16 @@ export async function stubApp(opts: StubAppOptions): Promise<FastifyInstance & {
   let served = 0;
   app.get('/health', async () => ({ success: true }));
   app.get('/v1/paid', async () => ({ success: true, served: ++served }));
+  // Resolves, once the handler is running, with a promise of the client's socket closing.
+  let entered!: (inside: { closed: Promise<void> }) => void;
+  let enteredP = new Promise<{ closed: Promise<void> }>((r) => (entered = r));
+  let release!: () => void;
+  let releaseP = new Promise<void>((r) => (release = r));
+  app.get('/v1/slow', async (req) => {
+    entered({ closed: new Promise<void>((r) => req.raw.socket.once('close', () => r())) });
+    await releaseP;
+    return { success: true, served: ++served };
+  });
   app.get('/v1/fails', async () => {
     throw new Error('boom');
   });
@@ -78,7 +96,17 @@ export async function stubApp(opts: StubAppOptions): Promise<FastifyInstance & {
     if (answers.every((a) => 'error' in a)) req.paymentChargeable = false;
     return reply.send(Array.isArray(req.body) ? answers : answers[0]);
   });
-  return Object.assign(app, { served: () => served });
+  return Object.assign(app, {
+    served: () => served,
+    releaseSlow: () => {
+      release();
+      releaseP = new Promise<void>((r) => (release = r));
+    },
+    slowEntered: () => {
+      enteredP = new Promise<{ closed: Promise<void> }>((r) => (entered = r));
+      return enteredP;
+    },
+  });
 }
 
 export function newAccount(): PrivateKeyAccount {
