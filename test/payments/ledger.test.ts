@@ -24,7 +24,7 @@ afterEach(async () => {
 });
 
 function env(extra: Record<string, string> = {}): Record<string, string> {
-  return { DATA_DIR: tmp.dir, PAY_TO, X402_NETWORKS: NETWORKS, X402_FACILITATOR_URL: fac.url, X402_FACILITATOR_TIMEOUT_MS: '400', LOG_LEVEL: 'silent', ...extra };
+  return { DATA_DIR: tmp.dir, PAY_TO, X402_NETWORKS: NETWORKS, X402_FACILITATOR_URL: fac.url, X402_FACILITATOR_TIMEOUT_MS: '1500', LOG_LEVEL: 'silent', ...extra };
 }
 
 async function header(url: string): Promise<string> {

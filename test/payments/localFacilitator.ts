@@ -22,6 +22,8 @@ export interface LocalFacilitator {
   /** Transactions broadcast (the in-memory chain), by hash. */
   transactions: Map<string, { from: string; to: string; value: bigint; nonce: string }>;
   calls: { verify: number; settle: number };
+  /** `Authorization` header of the last call. */
+  lastAuthorization: string | undefined;
   hangSettles: number;
   receiptTimeouts: number;
   close(): Promise<void>;
@@ -37,6 +39,7 @@ export async function startLocalFacilitator(networks: readonly string[], assets:
     usedNonces: new Set(),
     transactions: new Map(),
     calls: { verify: 0, settle: 0 },
+    lastAuthorization: undefined,
     hangSettles: 0,
     receiptTimeouts: 0,
     close: async () => undefined,
@@ -86,6 +89,7 @@ export async function startLocalFacilitator(networks: readonly string[], assets:
   const sockets = new Set<Socket>();
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     let body = '';
+    state.lastAuthorization = req.headers.authorization;
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {
       void (async () => {

@@ -13,7 +13,7 @@ let app: App | undefined;
 const account = newAccount();
 
 async function start(env: Record<string, string> = {}): Promise<App> {
-  const config = testConfig({ DATA_DIR: tmp.dir, PAY_TO, X402_NETWORKS: NETWORKS, X402_FACILITATOR_URL: fac.url, X402_FACILITATOR_TIMEOUT_MS: '400', X402_FACILITATOR_AUTH: 'Bearer secret-token', ...env });
+  const config = testConfig({ DATA_DIR: tmp.dir, PAY_TO, X402_NETWORKS: NETWORKS, X402_FACILITATOR_URL: fac.url, X402_FACILITATOR_TIMEOUT_MS: '1500', X402_FACILITATOR_AUTH: 'Bearer secret-token', ...env });
   // A long interval: the tests drive the reconciler themselves (it also runs once at start).
   app = await stubApp({ config, reconcileIntervalMs: 3_600_000 });
   await app.ready();
@@ -48,6 +48,7 @@ describe('settlement through the official facilitator code on loopback', () => {
     expect(s.extra.settlement).toBe('settled');
     expect(fac.transactions.has(s.transaction)).toBe(true);
     expect(fac.calls).toEqual({ verify: 1, settle: 1 });
+    expect(fac.lastAuthorization).toBe('Bearer secret-token');
     expect(a.payments.ledgerCounts()).toMatchObject({ settled: 1, pending: 0 });
     expect(fac.balances.get(PAY_TO.toLowerCase())).toBe(10_000_000n + 1000n);
     const health = a.payments.health();
