@@ -209,7 +209,7 @@ async function cannon(base: string, path: string, amount: number, headers?: stri
     ],
   });
   const cpuUsPerReq = Math.round((await cpuMicros(base)) - cpu0) / amount;
-  return { rps: Math.round(result.requests.average), p99: result.latency.p99, non2xx: result.non2xx + result.errors, cpuUsPerReq: Math.round(cpuUsPerReq) };
+  return { rps: Math.round((result.requests.total / result.duration)), p99: result.latency.p99, non2xx: result.non2xx + result.errors, cpuUsPerReq: Math.round(cpuUsPerReq) };
 }
 
 interface HttpRow {
@@ -296,7 +296,7 @@ export async function run(): Promise<void> {
   console.log(
     `paid/free: throughput ratio ${(paid!.reqPerSec / free!.reqPerSec).toFixed(2)} on loopback (${paid!.reqPerSec} vs ${free!.reqPerSec} req/s, load generator on the same ${availableParallelism()}-core machine); ` +
       `server CPU ${paid!.serverCpuUsPerReq} vs ${free!.serverCpuUsPerReq} µs/request → ${paid!.perCoreCapacity} paid req/s per core ` +
-      `(target >= 2000 verified paid req/s per process: ${Math.max(paid!.reqPerSec, paid!.perCoreCapacity) >= 2000 && paid!.failures === 0 ? 'met' : 'NOT met'})`,
+      `(target >= 2000 verified paid req/s per process: ${paid!.failures > 0 ? 'NOT met (failures)' : `by server CPU ${paid!.perCoreCapacity >= 2000 ? 'met' : 'NOT met'}, measured on loopback ${paid!.reqPerSec >= 2000 ? 'met' : 'NOT met (load generator shares the cores)'}`})`,
   );
 }
 
