@@ -202,6 +202,8 @@ export class PaymentGate {
     }
     const encoded = encodeHeaderJson(settlement);
     reply.header('PAYMENT-RESPONSE', encoded);
+    // A shared cache must never hand a paid answer to the next, unpaying, client.
+    reply.header('cache-control', 'no-store');
     reply.header('access-control-expose-headers', EXPOSE_HEADERS);
     if (a.paymentId !== null) await this.remember(a, reply, payload, encoded);
     return payload;

@@ -105,6 +105,7 @@ describe('payment', () => {
     const res = await pay(paymentHeader(await signPayment(account, req)));
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ success: true, served: 1 });
+    expect(res.headers['cache-control']).toBe('no-store');
     const settlement = decodeHeader<Record<string, unknown>>(res.headers['payment-response']);
     expect(settlement).toMatchObject({ success: true, transaction: '', network: 'eip155:8453', payer: account.address.toLowerCase(), amount: '1000', extra: { settlement: 'unsettled' } });
     expect(app.payments.ledgerCounts()).toEqual({ pending: 0, settled: 0, unsettled: 1, failed: 0 });
