@@ -15,6 +15,13 @@ uint32_t ChunkTable::AppendChunks(const Graph& g, uint32_t cluster_id, std::span
     // preceding groups while its fee rate is strictly higher. Groups are contiguous in `sequence`.
     const auto first = Count();
     const auto base = static_cast<uint32_t>(txs.size());
+    if (sequence.size() == 1) {  // most clusters
+        const uint32_t x = sequence[0];
+        txs.push_back(x);
+        chunks.push_back(Chunk{g.fee[x], g.adj_weight[x], g.weight[x], g.sigops[x], g.adj_weight[x], base, base + 1, cluster_id, g.rank[x]});
+        chunk_of[x] = first;
+        return first;
+    }
     txs.insert(txs.end(), sequence.begin(), sequence.end());
     for (uint32_t i = 0; i < sequence.size(); ++i) {
         const uint32_t x = sequence[i];
@@ -63,19 +70,21 @@ ChunkTable BuildChunks(const Graph& g, const Clusters& cl, const Linearization& 
 void SortIntoMiningOrder(ChunkTable& t)
 {
     const uint32_t m = t.Count();
-    // Key: the bits of the double rate, complemented so ascending keys are descending rates
-    // (non-negative doubles order like their bit patterns). LSD radix sort, 8 bits per pass,
-    // passes where every key has the same byte skipped. Stable, so ties keep id order.
+    // Key: the top 32 bits of the double rate (sign, exponent, 20 mantissa bits), complemented so
+    // ascending keys are descending rates (non-negative doubles order like their bit patterns).
+    // LSD radix sort, 8 bits per pass, skipping passes where every key has the same byte. Equal
+    // keys mean rates within a relative 2^-20: those runs are then sorted exactly (Core's full
+    // comparison, ChunkTable::Before), so the result is the exact mining order.
     struct Item {
-        uint64_t key;
+        uint32_t key;
         uint32_t id;
     };
     std::vector<Item> a(m), b(m);
     for (uint32_t k = 0; k < m; ++k) {
         const double rate = static_cast<double>(t.chunks[k].fee) / static_cast<double>(t.chunks[k].adj_weight);
-        a[k] = Item{~std::bit_cast<uint64_t>(rate), k};
+        a[k] = Item{~static_cast<uint32_t>(std::bit_cast<uint64_t>(rate) >> 32), k};
     }
-    for (int shift = 0; shift < 64; shift += 8) {
+    for (int shift = 0; shift < 32; shift += 8) {
         std::array<uint32_t, 257> count{};
         for (const Item& it : a) ++count[((it.key >> shift) & 0xff) + 1];
         if (std::find(count.begin() + 1, count.end(), m) != count.end()) continue;  // one bucket
@@ -83,20 +92,11 @@ void SortIntoMiningOrder(ChunkTable& t)
         for (const Item& it : a) b[count[(it.key >> shift) & 0xff]++] = it;
         a.swap(b);
     }
-    // Rates closer than the double error (relative 1e-12) may be misordered or tied: sort each
-    // run of such neighbours exactly (Core's full comparison).
     std::vector<uint32_t> ids(m);
     for (uint32_t i = 0; i < m; ++i) ids[i] = a[i].id;
-    auto rate = [&](uint32_t pos) { return std::bit_cast<double>(~a[pos].key); };
     for (uint32_t i = 0; i < m;) {
         uint32_t j = i + 1;
-        double prev = rate(i);
-        while (j < m) {
-            const double r = rate(j);
-            if (prev - r > 1e-12 * std::max(prev, r)) break;
-            prev = r;
-            ++j;
-        }
+        while (j < m && a[j].key == a[i].key) ++j;
         if (j - i > 1) std::sort(ids.begin() + i, ids.begin() + j, [&](uint32_t x, uint32_t y) { return t.Before(x, y); });
         i = j;
     }

@@ -3,9 +3,7 @@
 
 #include <algorithm>
 #include <atomic>
-#include <exception>
 #include <queue>
-#include <thread>
 
 #include <memory>
 
@@ -152,77 +150,83 @@ void GreedyTopological(const Graph& g, const Clusters& cl, std::span<const uint3
 
 } // namespace
 
-Linearization LinearizeClusters(const Graph& g, const Clusters& cl, const Options& o, std::span<const uint32_t> warm_order,
-                                const std::function<void()>& side_task)
-{
+/** Per-thread reusable state, so clusters do not allocate. */
+struct Workers {
+    Workspace<1> ws1;
+    Workspace<2> ws2;
+    Workspace<4> ws4;
+    Workspace<8> ws8;
+};
+
+struct ClusterLinearizer::State {
+    const Graph& g;
+    const Clusters& cl;
+    const Options& o;
     Linearization res;
+    std::vector<uint32_t> warm_pos;
+    std::atomic<uint32_t> next{0};
+    Workers finish_workers;  // used by Finish on the caller's thread
+    State(const Graph& graph, const Clusters& clusters, const Options& options) : g(graph), cl(clusters), o(options) {}
+};
+
+ClusterLinearizer::ClusterLinearizer(const Graph& g, const Clusters& cl, const Options& o, std::span<const uint32_t> warm_order)
+    : m_state(std::make_unique<State>(g, cl, o))
+{
+    Linearization& res = m_state->res;
     res.lin.resize(g.n);
     res.optimal.assign(cl.count, 0);
     res.cost.assign(cl.count, 0);
-    std::vector<uint32_t> warm_pos;
     if (!warm_order.empty()) {
-        warm_pos.assign(g.n, UINT32_MAX);
-        for (uint32_t k = 0; k < warm_order.size(); ++k) warm_pos[warm_order[k]] = k;
+        m_state->warm_pos.assign(g.n, UINT32_MAX);
+        for (uint32_t k = 0; k < warm_order.size(); ++k) m_state->warm_pos[warm_order[k]] = k;
     }
-    struct Worker {
-        Workspace<1> ws1;
-        Workspace<2> ws2;
-        Workspace<4> ws4;
-        Workspace<8> ws8;
-    };
-    std::atomic<uint32_t> next{0};
+}
+
+ClusterLinearizer::~ClusterLinearizer() = default;
+
+void ClusterLinearizer::Work()
+{
+    State& st = *m_state;
+    const Graph& g = st.g;
+    const Clusters& cl = st.cl;
+    const Options& o = st.o;
+    Linearization& res = st.res;
+    auto w = std::make_unique<Workers>();
     constexpr uint32_t BATCH = 64;
-    // Linearize clusters taken in batches from `next`; results go to disjoint slots of res.
-    auto work = [&](Worker& w) {
-        while (true) {
-            const uint32_t first = next.fetch_add(BATCH, std::memory_order_relaxed);
-            if (first >= cl.count) return;
-            const uint32_t last = std::min(cl.count, first + BATCH);
-            for (uint32_t c = first; c < last; ++c) {
-                const auto txs = cl.Txs(c);
-                const uint32_t k = cl.Size(c);
-                uint32_t* out = res.lin.data() + cl.offsets[c];
-                if (k <= 2 || IsChain(g, txs)) {
-                    std::copy(txs.begin(), txs.end(), out);  // the unique topological order
-                    res.optimal[c] = 1;
-                    continue;
-                }
-                const uint64_t seed = MixSeed(o.seed, g.rank[txs[0]]);
-                RunResult r{false, 0};
-                if (k <= 64) r = LinearizeWith(w.ws1, g, cl, txs, o.linearize_budget, seed, warm_pos, out);
-                else if (k <= 128) r = LinearizeWith(w.ws2, g, cl, txs, o.linearize_budget, seed, warm_pos, out);
-                else if (k <= 256) r = LinearizeWith(w.ws4, g, cl, txs, o.linearize_budget, seed, warm_pos, out);
-                else if (k <= 512) r = LinearizeWith(w.ws8, g, cl, txs, o.linearize_budget, seed, warm_pos, out);
-                else GreedyTopological(g, cl, txs, out);
-                res.optimal[c] = r.optimal;
-                res.cost[c] = r.cost;
+    while (true) {
+        const uint32_t first = st.next.fetch_add(BATCH, std::memory_order_relaxed);
+        if (first >= cl.count) return;
+        const uint32_t last = std::min(cl.count, first + BATCH);
+        for (uint32_t c = first; c < last; ++c) {
+            const auto txs = cl.Txs(c);
+            const uint32_t k = cl.Size(c);
+            uint32_t* out = res.lin.data() + cl.offsets[c];
+            if (k <= 2 || IsChain(g, txs)) {
+                std::copy(txs.begin(), txs.end(), out);  // the unique topological order
+                res.optimal[c] = 1;
+                continue;
             }
+            const uint64_t seed = MixSeed(o.seed, g.rank[txs[0]]);
+            RunResult r{false, 0};
+            if (k <= 64) r = LinearizeWith(w->ws1, g, cl, txs, o.linearize_budget, seed, st.warm_pos, out);
+            else if (k <= 128) r = LinearizeWith(w->ws2, g, cl, txs, o.linearize_budget, seed, st.warm_pos, out);
+            else if (k <= 256) r = LinearizeWith(w->ws4, g, cl, txs, o.linearize_budget, seed, st.warm_pos, out);
+            else if (k <= 512) r = LinearizeWith(w->ws8, g, cl, txs, o.linearize_budget, seed, st.warm_pos, out);
+            else GreedyTopological(g, cl, txs, out);
+            res.optimal[c] = r.optimal;
+            res.cost[c] = r.cost;
         }
-    };
-    auto main_worker = std::make_unique<Worker>();
-    if (o.threads >= 2) {
-        std::exception_ptr helper_error;
-        std::thread helper([&] {
-            try {  // exceptions must not escape a thread; rethrown below
-                if (side_task) side_task();
-                auto w = std::make_unique<Worker>();
-                work(*w);
-            } catch (...) {
-                helper_error = std::current_exception();
-            }
-        });
-        work(*main_worker);
-        helper.join();
-        if (helper_error) std::rethrow_exception(helper_error);
-    } else {
-        if (side_task) side_task();
-        work(*main_worker);
     }
-    Worker& ws = *main_worker;
-    auto& ws1 = ws.ws1;
-    auto& ws2 = ws.ws2;
-    auto& ws4 = ws.ws4;
-    auto& ws8 = ws.ws8;
+}
+
+Linearization ClusterLinearizer::Finish()
+{
+    State& st = *m_state;
+    const Graph& g = st.g;
+    const Clusters& cl = st.cl;
+    const Options& o = st.o;
+    Linearization& res = st.res;
+    Workers& w = st.finish_workers;
     std::vector<uint32_t> retry;
     for (uint32_t c = 0; c < cl.count; ++c) {
         const uint32_t k = cl.Size(c);
@@ -230,7 +234,6 @@ Linearization LinearizeClusters(const Graph& g, const Clusters& cl, const Option
         if (k > 64) ++res.over64_count;
         if (!res.optimal[c] && k <= 512) retry.push_back(c);
     }
-
     // Second chance for clusters SFL did not finish, warm-started from their current order.
     uint64_t extra = o.linearize_extra_budget;
     const uint64_t per_cluster = std::max<uint64_t>(o.linearize_budget, 1) * 10;
@@ -242,10 +245,10 @@ Linearization LinearizeClusters(const Graph& g, const Clusters& cl, const Option
         uint32_t* out = res.lin.data() + cl.offsets[c];
         const uint64_t seed = MixSeed(o.seed + 1, g.rank[txs[0]]);
         RunResult r;
-        if (k <= 64) r = RelinearizeWith(ws1, g, cl, txs, budget, seed, out);
-        else if (k <= 128) r = RelinearizeWith(ws2, g, cl, txs, budget, seed, out);
-        else if (k <= 256) r = RelinearizeWith(ws4, g, cl, txs, budget, seed, out);
-        else r = RelinearizeWith(ws8, g, cl, txs, budget, seed, out);
+        if (k <= 64) r = RelinearizeWith(w.ws1, g, cl, txs, budget, seed, out);
+        else if (k <= 128) r = RelinearizeWith(w.ws2, g, cl, txs, budget, seed, out);
+        else if (k <= 256) r = RelinearizeWith(w.ws4, g, cl, txs, budget, seed, out);
+        else r = RelinearizeWith(w.ws8, g, cl, txs, budget, seed, out);
         res.optimal[c] = r.optimal;
         res.cost[c] += r.cost;
         extra -= std::min(extra, r.cost);
@@ -254,7 +257,14 @@ Linearization LinearizeClusters(const Graph& g, const Clusters& cl, const Option
         res.optimal_count += res.optimal[c];
         res.total_cost += res.cost[c];
     }
-    return res;
+    return std::move(res);
+}
+
+Linearization LinearizeClusters(const Graph& g, const Clusters& cl, const Options& o, std::span<const uint32_t> warm_order)
+{
+    ClusterLinearizer lz(g, cl, o, warm_order);
+    lz.Work();
+    return lz.Finish();
 }
 
 std::string SanityCheckLinearize(const Graph& g, const Clusters& cl, const Options& o, unsigned every)

@@ -13,7 +13,7 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -33,16 +33,31 @@ struct Linearization {
     uint64_t total_cost{0};
 };
 
-/** Linearize all clusters. warm_order (may be empty) is a previous linearization hint: for each
- *  cluster, its transactions in the order they appear in warm_order (missing ones after, in
- *  topological order) seed SFL when that order is topological; otherwise it is ignored.
- *  With options.threads == 2 a helper thread first runs side_task (if any), then shares the
- *  clusters with the caller through an atomic counter; each cluster's result depends only on the
- *  cluster and the seed, so the output is the same for any thread count. The extra-budget pass
- *  runs afterwards on the caller's thread, in cluster order. An exception in the helper is
- *  rethrown here. Complexity: O(sum over clusters of SFL work), bounded by the budgets. */
-Linearization LinearizeClusters(const Graph& g, const Clusters& cl, const Options& options,
-                                std::span<const uint32_t> warm_order, const std::function<void()>& side_task = {});
+/** Linearizes the clusters of a mempool, possibly from several threads at once.
+ *  Work() takes clusters in batches from a shared atomic counter until none are left; each
+ *  cluster's result depends only on the cluster, the warm hint and the seed, so the output is the
+ *  same for any number of threads. Finish() (once every Work() call has returned, on one thread)
+ *  runs the extra-budget pass in cluster order and gathers the statistics.
+ *  warm_order (may be empty) is a previous linearization hint: for each cluster, its transactions
+ *  in the order they appear in warm_order (missing ones after, in topological order) seed SFL
+ *  when that order is topological; otherwise it is ignored. */
+class ClusterLinearizer
+{
+public:
+    ClusterLinearizer(const Graph& g, const Clusters& cl, const Options& options, std::span<const uint32_t> warm_order);
+    ~ClusterLinearizer();
+    /** Thread-safe. Complexity: O(SFL work of the clusters taken), bounded by the budgets. */
+    void Work();
+    /** Not thread-safe; call after all Work() calls returned. */
+    Linearization Finish();
+
+private:
+    struct State;
+    std::unique_ptr<State> m_state;
+};
+
+/** Single-threaded convenience: Work() then Finish(). */
+Linearization LinearizeClusters(const Graph& g, const Clusters& cl, const Options& options, std::span<const uint32_t> warm_order);
 
 /** Debug: re-run SFL on every cluster of up to 64 transactions with SanityCheck after every
  *  `every` steps, and check every result is topological. Returns "" or the first failure.

@@ -2,8 +2,11 @@
 #include "optimizer.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <exception>
 #include <numeric>
+#include <thread>
 
 #include "baseline_v30.h"
 #include "baseline_v31.h"
@@ -11,6 +14,16 @@
 namespace opt {
 
 namespace {
+
+/** A thread joined on destruction, so an exception on the caller's side cannot leave it running. */
+struct JoiningThread {
+    std::thread thread;
+    void Join()
+    {
+        if (thread.joinable()) thread.join();
+    }
+    ~JoiningThread() { Join(); }
+};
 
 class Stopwatch
 {
@@ -87,14 +100,41 @@ Result BuildTemplates(const InputView& input, const Options& o)
     const Clusters& cl = p.cl;
     lap.Lap();
 
-    // The v30 baseline needs only the graph: it runs on the helper thread during linearization.
+    // Two threads (options.threads == 2): both linearize clusters from a shared queue; then the
+    // helper builds the v30 baseline (it needs only the graph) while this thread chunks, sorts
+    // and builds the v31, optimized and projected templates. Results do not depend on threads.
+    ClusterLinearizer lz(g, cl, o, p.warm);
+    std::atomic<bool> helper_linearized{false};
+    std::exception_ptr helper_error;  // an exception must not escape a thread: rethrown here
     double v30_ms = 0;
-    auto run_v30 = [&] {
-        Stopwatch sw;
-        r.v30 = BuildBaselineV30(g, cl, o);
-        v30_ms = sw.Lap();
-    };
-    Linearization lin = LinearizeClusters(g, cl, o, p.warm, run_v30);
+    JoiningThread helper;
+    if (o.threads >= 2) {
+        helper.thread = std::thread([&] {
+            try {
+                lz.Work();
+            } catch (...) {
+                helper_error = std::current_exception();
+            }
+            helper_linearized.store(true, std::memory_order_release);
+            if (helper_error) return;
+            try {
+                Stopwatch sw;
+                r.v30 = BuildBaselineV30(g, cl, o);
+                v30_ms = sw.Lap();
+            } catch (...) {
+                helper_error = std::current_exception();
+            }
+        });
+    }
+    lz.Work();
+    if (o.threads >= 2) {
+        while (!helper_linearized.load(std::memory_order_acquire)) std::this_thread::yield();
+        if (helper_error) {
+            helper.Join();
+            std::rethrow_exception(helper_error);
+        }
+    }
+    Linearization lin = lz.Finish();
     r.cluster_count = cl.count;
     r.largest = lin.largest;
     r.optimal_count = lin.optimal_count;
@@ -117,7 +157,7 @@ Result BuildTemplates(const InputView& input, const Options& o)
     r.timings.chunk = lap.Lap();
 
     r.v31 = BuildBaselineV31(chunks, order, cl.count, o);
-    r.timings.baselines = lap.Lap() + v30_ms;  // v30 ran concurrently with linearize
+    double v31_ms = lap.Lap();
 
     const TemplateLimits lim = LimitsOf(o);
     r.v31_within_limits = WithinRequestLimits(chunks, r.v31, lim);
@@ -134,6 +174,17 @@ Result BuildTemplates(const InputView& input, const Options& o)
 
     r.bound = ComputeUpperBound(g, cl, lin, chunks, order, lim.weight);
     r.timings.bound = lap.Lap();
+
+    if (o.threads >= 2) {
+        helper.Join();
+        if (helper_error) std::rethrow_exception(helper_error);
+    } else {
+        Stopwatch sw;
+        r.v30 = BuildBaselineV30(g, cl, o);
+        v30_ms = sw.Lap();
+    }
+    r.timings.baselines = v31_ms + v30_ms;  // v30 ran on the helper thread, overlapping the phases above
+    lap.Lap();
 
     ToInput(r.optimized, p.original);
     ToInput(r.v31, p.original);

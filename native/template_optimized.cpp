@@ -17,7 +17,8 @@ struct TemplateBuilder::Impl {
     std::vector<uint8_t>& state;
     uint32_t m_eff{0};  // one past the last live eligible position
     int64_t cur_fee{0}, cur_weight{0}, cur_sigops{0}, cur_count{0};
-    std::vector<int64_t> cum_fee, cum_weight;
+    std::vector<int64_t>& cum_fee;
+    std::vector<int64_t>& cum_weight;
     std::vector<uint32_t> best_rate_from;
     bool real_sorted{true};
 
@@ -82,17 +83,15 @@ struct TemplateBuilder::Impl {
      *  non-increasing there (else the bound uses the best rate of the suffix). O(m_eff - s). */
     void PrepareBound(uint32_t s)
     {
-        cum_fee.assign(size_t{m_eff} + 1, 0);
-        cum_weight.assign(size_t{m_eff} + 1, 0);
-        uint32_t prev = NONE;
+        // cum_* are only read at positions >= s: no need to clear the rest.
+        cum_fee[s] = cum_weight[s] = 0;
         for (uint32_t p = s; p < m_eff; ++p) {
             const bool live = b.m_live[p];
             cum_fee[p + 1] = cum_fee[p] + (live ? b.m_fee[p] : 0);
             cum_weight[p + 1] = cum_weight[p] + (live ? b.m_weight[p] : 0);
-            if (!live) continue;
-            if (prev != NONE && CompareFeerate({b.m_fee[prev], b.m_weight[prev]}, {b.m_fee[p], b.m_weight[p]}) < 0) real_sorted = false;
-            prev = p;
         }
+        // Removing chunks keeps a non-increasing sequence non-increasing.
+        real_sorted = b.m_real_sorted_from[s];
         if (real_sorted) return;
         best_rate_from.assign(size_t{m_eff} + 1, NONE);
         for (uint32_t p = m_eff; p-- > s;) {
@@ -160,6 +159,13 @@ TemplateBuilder::TemplateBuilder(const Graph& g, const ChunkTable& t, std::span<
         if (m_eligible[i]) m_tree[m_tree_size + i] = t.chunks[k].weight;
     }
     for (size_t i = m_tree_size; i-- > 1;) m_tree[i] = std::min(m_tree[2 * i], m_tree[2 * i + 1]);
+    m_real_sorted_from.assign(size_t{m} + 1, 1);
+    for (uint32_t i = m; i-- > 0;) {
+        const bool ok = i + 1 >= m || CompareFeerate({m_fee[i], m_weight[i]}, {m_fee[i + 1], m_weight[i + 1]}) >= 0;
+        m_real_sorted_from[i] = ok && m_real_sorted_from[i + 1];
+    }
+    m_cum_fee.resize(size_t{m} + 1);
+    m_cum_weight.resize(size_t{m} + 1);
 }
 
 void TemplateBuilder::Remove(const Selection& sel)
@@ -185,7 +191,7 @@ bool WithinRequestLimits(const ChunkTable& t, const Selection& sel, const Templa
 
 Selection TemplateBuilder::Build(std::vector<uint8_t>& state, uint64_t search_budget, const Selection* incumbent, TailSearchStats& stats)
 {
-    Impl b{*this, state, 0, 0, 0, 0, 0, {}, {}, {}, true};
+    Impl b{*this, state, 0, 0, 0, 0, 0, m_cum_fee, m_cum_weight, {}, true};
     for (auto i = static_cast<uint32_t>(m_order.size()); i-- > 0;) {
         if (m_live[i] && m_eligible[i]) { b.m_eff = i + 1; break; }
     }

@@ -76,6 +76,8 @@ private:
     std::vector<uint8_t> m_eligible, m_live;
     std::vector<int64_t> m_tree;     // min-segment tree over live eligible weights
     size_t m_tree_size{1};
+    std::vector<uint8_t> m_real_sorted_from;  // 1 if real rates are non-increasing from p onwards
+    std::vector<int64_t> m_cum_fee, m_cum_weight;  // bound prefix sums, reused by every Build
     friend struct Impl;
 };
 
