@@ -171,7 +171,8 @@ export class PaymentGate {
     }
 
     await this.d.store.retireNonce?.(v.nonceKey);
-    const base = { network: v.network.network, payer: v.payer, amount: v.requirement.amount };
+    // The payer as the client wrote it (checksummed by stock clients), as the official facilitator answers.
+    const base = { network: v.network.network, payer: a.payload.payload.authorization.from, amount: v.requirement.amount };
     let settlement: SettlementResponse;
     if (this.d.mode !== 'facilitator' || !this.d.settler) {
       settlement = { success: true, transaction: '', ...base, extra: { settlement: 'unsettled' } };

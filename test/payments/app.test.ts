@@ -48,7 +48,7 @@ describe('stock x402 client against the real app on the simulated node', () => {
     const body = (await res.json()) as { success: boolean; height: number };
     expect(body.success).toBe(true);
     expect(body.height).toBe(await new BitcoinNode({ url: sim.rpcUrl, timeoutMs: 5000, scanTimeoutMs: 5000 }).getBlockCount());
-    expect(decodePaymentResponseHeader(res.headers.get('payment-response')!)).toMatchObject({ success: true, payer: account.address.toLowerCase() });
+    expect(decodePaymentResponseHeader(res.headers.get('payment-response')!)).toMatchObject({ success: true, payer: account.address });
   });
 
   it('behavior: free routes answer without payment; a malformed request gets 400 before any payment', async () => {

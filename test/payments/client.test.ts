@@ -31,7 +31,7 @@ describe('stock x402 client', () => {
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ success: true });
     const settlement = decodePaymentResponseHeader(res.headers.get('payment-response')!);
-    expect(settlement).toMatchObject({ success: true, network: 'eip155:8453', payer: account.address.toLowerCase() });
+    expect(settlement).toMatchObject({ success: true, network: 'eip155:8453', payer: account.address });
     expect(res.headers.get('access-control-expose-headers')).toContain('PAYMENT-RESPONSE');
   });
 

@@ -107,7 +107,7 @@ describe('payment', () => {
     expect(res.json()).toEqual({ success: true, served: 1 });
     expect(res.headers['cache-control']).toBe('no-store');
     const settlement = decodeHeader<Record<string, unknown>>(res.headers['payment-response']);
-    expect(settlement).toMatchObject({ success: true, transaction: '', network: 'eip155:8453', payer: account.address.toLowerCase(), amount: '1000', extra: { settlement: 'unsettled' } });
+    expect(settlement).toMatchObject({ success: true, transaction: '', network: 'eip155:8453', payer: account.address, amount: '1000', extra: { settlement: 'unsettled' } });
     expect(app.payments.ledgerCounts()).toEqual({ pending: 0, settled: 0, unsettled: 1, failed: 0 });
     expect(app.payments.settlement).toBe('local-unsettled');
     expect(app.payments.health()).toMatchObject({ enabled: true, settlement: 'local-unsettled', note: expect.stringContaining('settlement is OFF'), facilitator: { configured: false }, ledger: { unsettled: 1 } });
