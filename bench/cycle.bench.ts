@@ -1,0 +1,123 @@
+/**
+ * The optimizer cycle end to end, through the service's own code path: 150k transactions
+ *
+ *   (a) from disk: a Core `getrawmempool true` JSON file → JSON.parse → typed arrays → piscina
+ *       worker (buffers transferred) → native cycle → `buildTemplateCache` (txid sets, per-tx
+ *       lookups, signed receipt) = a published cache;
+ *   (b) live: the service's mempool mirror (already in memory) → `snapshotFromMirror` → worker →
+ *       publish, which is what every 60-second cycle does.
+ *
+ * Medians of several runs, per phase. Target (issue 3): (a) ≤ 2 s.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MempoolMirror, type MirrorTx } from '../src/mempool/mirror.js';
+import type { BitcoinNode } from '../src/node/bitcoinNode.js';
+import { snapshotFromMirror, type CycleSnapshot } from '../src/optimizer/mirrorSnapshot.js';
+import { OptimizerPool } from '../src/optimizer/optimizerPool.js';
+import { loadReceiptSigner } from '../src/optimizer/receipts.js';
+import { parseCoreMempool } from '../src/optimizer/snapshot.js';
+import { buildTemplateCache } from '../src/optimizer/templateCache.js';
+import { generateMempool, toCoreJson, type SyntheticMempool } from './generator.js';
+
+const TX_COUNT = 150_000;
+const RUNS = 3;
+const OPTIONS = { maxTxCount: 4000, minFeeRateSatVb: 1, projectedBlocks: 8 };
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const r1 = (x: number) => Math.round(x * 10) / 10;
+
+/** A mirror holding the synthetic mempool, as the live service's mirror would after its polls. */
+function mirrorOf(m: SyntheticMempool): MempoolMirror {
+  const mirror = new MempoolMirror({} as BitcoinNode, { pollMs: 1_000_000 });
+  const { feeSat, weightWu, parentOffsets, parentIndices } = m.input;
+  for (let i = 0; i < m.txids.length; i++) {
+    const parents: string[] = [];
+    for (let k = parentOffsets[i]!; k < parentOffsets[i + 1]!; k++) parents.push(m.txids[parentIndices[k]!]!);
+    const tx: MirrorTx = {
+      txid: m.txids[i]!,
+      feeSat: feeSat[i]!,
+      modifiedFeeSat: feeSat[i]!,
+      vsize: Math.ceil(weightWu[i]! / 4),
+      weight: weightWu[i]!,
+      time: m.time[i]!,
+      parents,
+      inputs: null,
+      chunkFeeSat: null,
+      chunkWeight: null,
+      sigopCostLowerBound: 0,
+    };
+    mirror.txs.set(tx.txid, tx);
+  }
+  mirror.tipHeight = 900_000;
+  return mirror;
+}
+
+async function publish(pool: OptimizerPool, snapshot: CycleSnapshot, cycle: number, signer: ReturnType<typeof loadReceiptSigner>) {
+  const t0 = performance.now();
+  const result = await pool.run(snapshot.input, { ...OPTIONS, seed: cycle });
+  const t1 = performance.now();
+  const cache = buildTemplateCache({ cycle, now: Date.now(), snapshot, result, nodeBaseline: null, weightLimitWu: 4_000_000, signer });
+  const t2 = performance.now();
+  return { workerMs: t1 - t0, nativeMs: result.timingsMs.total, publishMs: t2 - t1, cache };
+}
+
+export async function run(): Promise<void> {
+  console.log(`\n## cycle (service path: snapshot → piscina worker → native → published cache), ${TX_COUNT.toLocaleString('en-US')} txs\n`);
+  const dir = mkdtempSync(join(tmpdir(), 'cycle-bench-'));
+  const pool = new OptimizerPool(1);
+  const signer = loadReceiptSigner('07'.repeat(32), dir);
+  try {
+    const mempool = generateMempool({ txCount: TX_COUNT, seed: 11, profile: 'realistic' });
+    const file = join(dir, 'getrawmempool.json');
+    const text = toCoreJson(mempool);
+    writeFileSync(file, text);
+
+    const fromDisk: Array<Record<string, number>> = [];
+    for (let k = 0; k < RUNS; k++) {
+      const t0 = performance.now();
+      const raw: unknown = JSON.parse(await readFile(file, 'utf8'));
+      const t1 = performance.now();
+      const parsed = parseCoreMempool(raw);
+      const snapshot: CycleSnapshot = {
+        source: 'file',
+        takenAt: Date.now(),
+        tipHeight: 900_000,
+        tipHash: '00'.repeat(32),
+        txids: parsed.txids,
+        input: parsed.input,
+        totals: { txCount: parsed.txids.length, vsize: 0, weightWu: 0, feeSat: 0 },
+      };
+      const t2 = performance.now();
+      const p = await publish(pool, snapshot, k + 1, signer);
+      fromDisk.push({ readAndJsonMs: t1 - t0, toTypedArraysMs: t2 - t1, workerMs: p.workerMs, nativeMs: p.nativeMs, publishMs: p.publishMs, totalMs: performance.now() - t0 });
+    }
+
+    const mirror = mirrorOf(mempool);
+    const live: Array<Record<string, number>> = [];
+    let lastTxCount = 0;
+    for (let k = 0; k < RUNS; k++) {
+      const t0 = performance.now();
+      const snapshot = snapshotFromMirror(mirror, Date.now());
+      const t1 = performance.now();
+      const p = await publish(pool, snapshot, k + 1, signer);
+      lastTxCount = p.cache.optimized.txCount;
+      live.push({ snapshotMs: t1 - t0, workerMs: p.workerMs, nativeMs: p.nativeMs, publishMs: p.publishMs, totalMs: performance.now() - t0 });
+    }
+
+    const summarize = (rows: Array<Record<string, number>>) => Object.fromEntries(Object.keys(rows[0]!).map((key) => [key, r1(median(rows.map((r) => r[key]!)))]));
+    const disk = summarize(fromDisk);
+    const mem = summarize(live);
+    console.log(`file: ${(text.length / 1e6).toFixed(1)} MB Core JSON; optimized template: ${lastTxCount} txs; medians of ${RUNS} runs (ms)`);
+    console.table({ 'from disk (Core JSON file)': disk, 'live (mempool mirror)': mem });
+    console.log(`end-to-end from disk to published cache: ${disk.totalMs} ms (target ≤ 2000: ${disk.totalMs! <= 2000 ? 'met' : 'NOT met'})`);
+    console.log(`worker overhead over the native call (transfer + thread hop): ${r1(mem.workerMs! - mem.nativeMs!)} ms`);
+    const results = join(new URL('.', import.meta.url).pathname, 'results');
+    writeFileSync(join(results, 'cycle.json'), `${JSON.stringify({ at: new Date().toISOString(), txCount: TX_COUNT, runs: RUNS, fromDisk: disk, live: mem }, null, 2)}\n`);
+  } finally {
+    await pool.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
