@@ -5,9 +5,9 @@
  */
 import { Btc, btcString } from './amount.js';
 
-/** Already-serialized JSON. */
+/** Already-serialized JSON: a string, or consecutive pieces of one (large answers). */
 export class RawJson {
-  constructor(readonly json: string) {}
+  constructor(readonly json: string | readonly string[]) {}
 }
 
 /** Serializes plain data, `Btc` and `RawJson`. Object keys keep insertion order; `undefined` members are left out. */
@@ -46,7 +46,8 @@ function write(value: unknown, out: string[]): void {
     return;
   }
   if (value instanceof RawJson) {
-    out.push(value.json);
+    if (typeof value.json === 'string') out.push(value.json);
+    else out.push(...value.json);
     return;
   }
   if (Array.isArray(value)) {

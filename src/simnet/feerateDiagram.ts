@@ -22,10 +22,9 @@ export interface Segment {
   fee: number;
 }
 
-/** Chunks of `txs`, highest feerate first. Complexity: one policy run over the set. */
-export function feerateDiagram(txs: readonly DiagramTx[]): Segment[] {
+/** Policy input of a small set of transactions (parents outside the set are ignored). */
+export function feerateDiagramInput(txs: readonly DiagramTx[]): PolicyInput {
   const n = txs.length;
-  if (n === 0) return [];
   const index = new Map(txs.map((t, i) => [t.txid, i]));
   const parentOffsets = new Uint32Array(n + 1);
   const parents: number[] = [];
@@ -39,7 +38,7 @@ export function feerateDiagram(txs: readonly DiagramTx[]): Segment[] {
   const ranked = txs.map((t, i) => ({ key: t.txid.match(/../g)!.reverse().join(''), i })).sort((a, b) => (a.key < b.key ? -1 : 1));
   const txidRank = new Uint32Array(n);
   ranked.forEach((r, rank) => (txidRank[r.i] = rank));
-  const input: PolicyInput = {
+  return {
     feeSat: Float64Array.from(txs, (t) => t.feeSat),
     weightWu: Uint32Array.from(txs, (t) => t.weightWu),
     sigopCost: Uint32Array.from(txs, (t) => t.sigopCost),
@@ -47,6 +46,12 @@ export function feerateDiagram(txs: readonly DiagramTx[]): Segment[] {
     parentIndices: Uint32Array.from(parents),
     txidRank,
   };
+}
+
+/** Chunks of `txs`, highest feerate first. Complexity: one policy run over the set. */
+export function feerateDiagram(txs: readonly DiagramTx[]): Segment[] {
+  if (txs.length === 0) return [];
+  const input = feerateDiagramInput(txs);
   const result = runMempoolPolicy(input);
   // Group by (chunk fee, chunk weight): a group holds whole chunks of one feerate, so its fee is
   // (its weight / chunk weight) × chunk fee, exactly.

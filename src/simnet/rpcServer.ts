@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { esploraRoute } from './esplora.js';
-import { RpcDispatcher } from './rpc/dispatch.js';
+import { RpcDispatcher, type JsonChunks } from './rpc/dispatch.js';
 import type { MethodTable } from './rpc/rpcMethod.js';
 import type { Simulator } from './simulator.js';
 
@@ -79,7 +79,7 @@ export async function startRpcServer(sim: Simulator, options: RpcServerOptions):
       res.end();
       return;
     }
-    send(res, reply.status, 'application/json', reply.body);
+    sendChunks(res, reply.status, reply.body);
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -95,6 +95,14 @@ export async function startRpcServer(sim: Simulator, options: RpcServerOptions):
         server.closeAllConnections();
       }),
   };
+}
+
+function sendChunks(res: ServerResponse, status: number, chunks: JsonChunks): void {
+  let length = 0;
+  for (const c of chunks) length += typeof c === 'string' ? Buffer.byteLength(c) : c.length;
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': length });
+  for (const c of chunks) res.write(c);
+  res.end();
 }
 
 function send(res: ServerResponse, status: number, contentType: string, body: string): void {

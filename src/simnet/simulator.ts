@@ -10,6 +10,7 @@ import { assembleBlock, buildCoinbase } from './block.js';
 import { Chain, type ChainBlock } from './chain.js';
 import { SimClock } from './clock.js';
 import { blockSubsidySat, DEFAULT_MAX_RAW_TX_FEE_RATE_SAT_KVB } from './consensus.js';
+import { EntryInfoCache } from './entryInfo.js';
 import { FeeEstimator } from './feeEstimator.js';
 import { deriveAddresses } from './keys.js';
 import { Mempool } from './mempool.js';
@@ -79,6 +80,8 @@ export class Simulator {
   readonly wallet: Wallet;
   readonly clock: SimClock;
   readonly estimator = new FeeEstimator();
+  /** Per-entry RPC data, recomputed only for clusters that changed. */
+  readonly entryInfo = new EntryInfoCache(this.mempool);
   readonly rng: Rng;
   readonly factory: TxFactory;
   private view: MempoolView | undefined;

@@ -40,9 +40,12 @@ async function main(init: WorkerInit): Promise<void> {
   const automation = new Automation(sim, log);
   if (init.txPerSec > 0 || init.blockIntervalSec > 0) automation.start();
   const table = controls(sim, automation);
+  // Idle-time warming of per-entry RPC data, so a verbose mempool call rarely computes much.
+  const warm = setInterval(() => sim.entryInfo.refreshSome(20), 100);
 
   port!.on('message', (message: OwnerMessage) => {
     if (message.type === 'close') {
+      clearInterval(warm);
       automation.stop();
       server.close().finally(() => post({ type: 'closed' }));
       return;

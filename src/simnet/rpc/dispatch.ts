@@ -16,14 +16,17 @@ import type { MethodTable } from './rpcMethod.js';
 const Id = z.union([z.string(), z.number(), z.null()]);
 const Params = z.union([z.array(z.unknown()), z.record(z.string(), z.unknown())]);
 
+/** A JSON body in pieces (large cached answers are buffers written as they are). */
+export type JsonChunks = Array<string | Buffer>;
+
 export interface HttpReply {
   status: number;
-  /** JSON body; undefined for a notification batch with nothing to say (HTTP 204). */
-  body: string | undefined;
+  /** JSON body; undefined for a lone notification (HTTP 204). */
+  body: JsonChunks | undefined;
 }
 
 interface SingleReply {
-  json: string | undefined;
+  json: JsonChunks | undefined;
   code: number | undefined;
   v2: boolean;
 }
@@ -38,8 +41,15 @@ export class RpcDispatcher {
   /** Handles a parsed HTTP body (a request or a batch). */
   handle(body: unknown): HttpReply {
     if (Array.isArray(body)) {
-      const replies = body.map((r) => this.single(r).json).filter((j): j is string => j !== undefined);
-      return { status: 200, body: `[${replies.join(',')}]` };
+      const chunks: JsonChunks = ['['];
+      for (const request of body) {
+        const json = this.single(request).json;
+        if (!json) continue;
+        if (chunks.length > 1) chunks.push(',');
+        chunks.push(...json);
+      }
+      chunks.push(']');
+      return { status: 200, body: chunks };
     }
     const reply = this.single(body);
     if (reply.json === undefined) return { status: 204, body: undefined };
@@ -73,8 +83,9 @@ export class RpcDispatcher {
         const result = method.run(args, this.sim);
         const idJson = stringifyCore(id);
         const resultJson = result instanceof RawJson ? result.json : stringifyCore(result ?? null);
+        const pieces = typeof resultJson === 'string' ? [resultJson] : resultJson;
         reply = {
-          json: v2 ? `{"jsonrpc":"2.0","result":${resultJson},"id":${idJson}}` : `{"result":${resultJson},"error":null,"id":${idJson}}`,
+          json: v2 ? ['{"jsonrpc":"2.0","result":', ...pieces, `,"id":${idJson}}`] : ['{"result":', ...pieces, `,"error":null,"id":${idJson}}`],
           code: undefined,
           v2,
         };
@@ -92,6 +103,6 @@ export class RpcDispatcher {
   private error(id: unknown, v2: boolean, error: RpcError): SingleReply {
     const err = stringifyCore({ code: error.code, message: error.message });
     const idJson = stringifyCore(id ?? null);
-    return { json: v2 ? `{"jsonrpc":"2.0","error":${err},"id":${idJson}}` : `{"result":null,"error":${err},"id":${idJson}}`, code: error.code, v2 };
+    return { json: [v2 ? `{"jsonrpc":"2.0","error":${err},"id":${idJson}}` : `{"result":null,"error":${err},"id":${idJson}}`], code: error.code, v2 };
   }
 }

@@ -4,10 +4,10 @@
  * carry Core v31's fields (`entryToJSON`): sigop-adjusted `vsize`/`vsize_adjusted`, `vsize_bip141`,
  * `chunkweight` and `fees.chunk` (from the mining policy's linearization), ancestor and
  * descendant aggregates, plus `bip125-replaceable` as pre-v31 nodes (and v31 with
- * `-deprecatedrpc=bip125`) report it. Entry JSON is built once per mempool version and cached:
- * `getrawmempool true` on 50,000 entries serializes them once per change.
+ * `-deprecatedrpc=bip125`) report it. Entry data and JSON come from `EntryInfoCache`, which only
+ * recomputes the clusters a change touched.
  */
-import { Btc, btcString } from '../amount.js';
+import { Btc } from '../amount.js';
 import {
   CLUSTER_COUNT_LIMIT,
   CLUSTER_SIZE_LIMIT_VB,
@@ -17,55 +17,29 @@ import {
   MIN_RELAY_FEE_SAT_KVB,
 } from '../consensus.js';
 import { RawJson } from '../coreJson.js';
-import type { MempoolView } from '../mempoolView.js';
 import { RPC_ERROR, RpcError } from '../rpcErrors.js';
 import { parseHash } from '../rpcParams.js';
 import type { Simulator } from '../simulator.js';
 import type { MethodTable } from './rpcMethod.js';
 
-/** Serialized entry `i` of `view` (Core's `entryToJSON` field order). */
-function entryJson(view: MempoolView, i: number): string {
-  const cache = view.cached('entry-json', () => new Array<string | undefined>(view.size));
-  const hit = cache[i];
-  if (hit !== undefined) return hit;
-  const e = view.entries[i]!;
-  const r = view.relatives;
-  const p = view.policy;
-  const depends = [...e.parents].sort();
-  const spentby = [...e.children].sort();
-  const json =
-    `{"vsize_adjusted":${e.vsizeAdjusted},"vsize":${e.vsizeAdjusted},"vsize_bip141":${e.tx.vsize},"weight":${e.tx.weight},` +
-    `"time":${e.time},"height":${e.height},"descendantcount":${r.descendantCount[i]},"descendantsize":${r.descendantSize[i]},` +
-    `"ancestorcount":${r.ancestorCount[i]},"ancestorsize":${r.ancestorSize[i]},"wtxid":"${e.tx.wtxid}","chunkweight":${p.txChunkWeightWu[i]},` +
-    `"fees":{"base":${btcString(e.feeSat)},"modified":${btcString(e.feeSat)},"ancestor":${btcString(r.ancestorFeeSat[i]!)},` +
-    `"descendant":${btcString(r.descendantFeeSat[i]!)},"chunk":${btcString(p.txChunkFeeSat[i]!)}},` +
-    `"depends":[${depends.map((t) => `"${t}"`).join(',')}],"spentby":[${spentby.map((t) => `"${t}"`).join(',')}],` +
-    `"unbroadcast":false,"bip125-replaceable":${r.replaceable[i] ? 'true' : 'false'}}`;
-  cache[i] = json;
-  return json;
-}
-
-function entryIndex(view: MempoolView, txidParam: unknown): number {
-  const i = view.index.get(parseHash(txidParam, 'txid'));
-  if (i === undefined) throw new RpcError(RPC_ERROR.INVALID_ADDRESS_OR_KEY, 'Transaction not in mempool');
-  return i;
-}
-
-/** `{ txid: entry, … }` for `txids` (in the given order). */
-function entriesObject(view: MempoolView, indices: Iterable<number>): RawJson {
+/** `{ txid: entry, … }` for `txids`, in that order. */
+function entriesObject(sim: Simulator, txids: Iterable<string>): RawJson {
   const parts: string[] = [];
-  for (const i of indices) parts.push(`"${view.entries[i]!.tx.txid}":${entryJson(view, i)}`);
+  for (const t of txids) parts.push(`"${t}":${sim.entryInfo.get(t).json}`);
   return new RawJson(`{${parts.join(',')}}`);
 }
 
+function mempoolTxid(sim: Simulator, txidParam: unknown): string {
+  const txid = parseHash(txidParam, 'txid');
+  if (!sim.mempool.has(txid)) throw new RpcError(RPC_ERROR.INVALID_ADDRESS_OR_KEY, 'Transaction not in mempool');
+  return txid;
+}
+
 function relativesOf(sim: Simulator, txidParam: unknown, verboseParam: unknown, direction: 'ancestors' | 'descendants'): unknown {
-  const view = sim.currentView();
-  const i = entryIndex(view, txidParam);
-  const txid = view.entries[i]!.tx.txid;
+  const txid = mempoolTxid(sim, txidParam);
   const set = direction === 'ancestors' ? sim.mempool.ancestors(txid) : sim.mempool.descendants(txid);
-  const indices = [...set].map((t) => view.index.get(t)!).sort((a, b) => a - b);
-  if (verboseParam !== true) return indices.map((k) => view.entries[k]!.tx.txid);
-  return entriesObject(view, indices);
+  const ordered = [...set].sort((a, b) => sim.mempool.get(a)!.sequence - sim.mempool.get(b)!.sequence);
+  return verboseParam === true ? entriesObject(sim, ordered) : ordered;
 }
 
 export const mempoolMethods: MethodTable = {
@@ -76,12 +50,13 @@ export const mempoolMethods: MethodTable = {
     ],
     description: 'Returns all transaction ids in memory pool as a json array of string transaction ids.',
     run: ([verbose, sequence], sim) => {
-      const view = sim.currentView();
       if (verbose === true) {
         if (sequence === true) throw new RpcError(RPC_ERROR.INVALID_PARAMETER, 'Verbose results cannot contain mempool sequence values.');
-        return view.cached('verbose', () => entriesObject(view, view.entries.keys()));
+        return sim.entryInfo.verboseMempool();
       }
-      const txids = view.cached('txids', () => new RawJson(`[${view.entries.map((e) => `"${e.tx.txid}"`).join(',')}]`));
+      const parts: string[] = [];
+      for (const e of sim.mempool.all()) parts.push(e.tx.txid);
+      const txids = new RawJson(parts.length ? `["${parts.join('","')}"]` : '[]');
       return sequence === true ? { txids, mempool_sequence: sim.mempool.version } : txids;
     },
   },
@@ -89,8 +64,7 @@ export const mempoolMethods: MethodTable = {
     params: [{ name: 'txid', type: 'string', required: true }],
     description: 'Returns mempool data for given transaction.',
     run: ([txid], sim) => {
-      const view = sim.currentView();
-      return new RawJson(entryJson(view, entryIndex(view, txid)));
+      return new RawJson(sim.entryInfo.get(mempoolTxid(sim, txid)).json);
     },
   },
   getmempoolancestors: {
@@ -113,9 +87,8 @@ export const mempoolMethods: MethodTable = {
     params: [],
     description: 'Returns details on the active state of the TX memory pool.',
     run: (_args, sim) => {
-      const view = sim.currentView();
       // With the stand-in linearization only clusters of one or two transactions are known to be optimal.
-      const optimal = view.cached('optimal', () => view.relatives.clusterSize.every((c) => c <= 2));
+      const optimal = sim.entryInfo.allClustersTrivial();
       return {
         loaded: true,
         size: sim.mempool.size,

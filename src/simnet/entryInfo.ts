@@ -1,0 +1,213 @@
+/**
+ * Per-entry data of the verbose mempool RPCs (ancestor/descendant aggregates, chunk fee and
+ * weight, BIP125 signalling) and the entry's serialized JSON, maintained incrementally.
+ *
+ * All of it depends only on the entry's cluster, so a mempool change only invalidates the
+ * clusters it touches: an arrival dirties its (new) cluster, a removal the clusters of the removed
+ * transactions' remaining neighbours. Dirty clusters are recomputed on demand — relatives by
+ * walking the cluster, chunks by running `runMempoolPolicy` on the cluster alone (the policy's
+ * chunks are a per-cluster property; singletons need no run). `getrawmempool true` on 50,000
+ * entries then costs the changed clusters plus one concatenation.
+ * Invariant: every entry not in `dirty` has an up-to-date `info` record.
+ */
+import { btcString } from './amount.js';
+import { RawJson } from './coreJson.js';
+import { feerateDiagramInput } from './feerateDiagram.js';
+import { runMempoolPolicy } from './mempoolPolicy.js';
+import type { Mempool, MempoolEntry, MempoolListener } from './mempool.js';
+import { BYTES_PER_SIGOP } from './consensus.js';
+
+export interface EntryInfo {
+  ancestorCount: number;
+  ancestorSize: number;
+  ancestorFeeSat: number;
+  descendantCount: number;
+  descendantSize: number;
+  descendantFeeSat: number;
+  chunkFeeSat: number;
+  chunkWeightWu: number;
+  /** The tx or an in-mempool ancestor signals BIP125 (Core's `IsRBFOptIn`). */
+  replaceable: boolean;
+  clusterSize: number;
+  /** Core's `entryToJSON` of this entry. */
+  json: string;
+}
+
+export class EntryInfoCache implements MempoolListener {
+  private readonly info = new Map<string, EntryInfo>();
+  private readonly dirty = new Set<string>();
+  /** Entries whose cluster has more than two transactions (the stand-in is not known optimal there). */
+  private bigClusterMembers = 0;
+  private verbose: { version: number; json: RawJson } | undefined;
+  /** Entries per piece of the verbose answer (pieces are written to the socket one by one). */
+  private static readonly PIECE = 2000;
+
+  constructor(private readonly mempool: Mempool) {
+    mempool.listen(this);
+  }
+
+  added(entry: MempoolEntry): void {
+    for (const t of this.mempool.cluster(entry.tx.txid)) this.dirty.add(t);
+  }
+
+  removed(entries: readonly MempoolEntry[]): void {
+    for (const e of entries) this.forget(e.tx.txid);
+    for (const e of entries) {
+      for (const n of [...e.parents, ...e.children]) {
+        if (this.mempool.has(n) && !this.dirty.has(n)) for (const t of this.mempool.cluster(n)) this.dirty.add(t);
+      }
+    }
+  }
+
+  private forget(txid: string): void {
+    const old = this.info.get(txid);
+    if (old && old.clusterSize > 2) this.bigClusterMembers--;
+    this.info.delete(txid);
+    this.dirty.delete(txid);
+  }
+
+  /** Up-to-date data of mempool entry `txid`. Precondition: it is in the mempool. Complexity: O(1) or one cluster. */
+  get(txid: string): EntryInfo {
+    if (this.dirty.has(txid) || !this.info.has(txid)) this.computeCluster(txid);
+    return this.info.get(txid)!;
+  }
+
+  /** Whether every cluster has at most two transactions (then any linearization is optimal). */
+  allClustersTrivial(): boolean {
+    this.refreshAll();
+    return this.bigClusterMembers === 0;
+  }
+
+  /** `{ txid: entry, … }` of the whole mempool in entry order, cached per mempool version. */
+  verboseMempool(): RawJson {
+    if (this.verbose?.version === this.mempool.version) return this.verbose.json;
+    this.refreshAll();
+    // Pieces of ~1 MB instead of one 25 MB string: less copying and a smaller peak for the GC.
+    const pieces: string[] = [];
+    let parts: string[] = [];
+    for (const e of this.mempool.all()) {
+      parts.push(`"${e.tx.txid}":${this.info.get(e.tx.txid)!.json}`);
+      if (parts.length === EntryInfoCache.PIECE) {
+        pieces.push((pieces.length ? ',' : '{') + parts.join(','));
+        parts = [];
+      }
+    }
+    pieces.push((pieces.length ? (parts.length ? ',' : '') : '{') + parts.join(',') + '}');
+    const json = new RawJson(pieces);
+    this.verbose = { version: this.mempool.version, json };
+    return json;
+  }
+
+  private refreshAll(): void {
+    for (const txid of [...this.dirty]) if (this.dirty.has(txid)) this.computeCluster(txid);
+  }
+
+  /**
+   * Recomputes dirty clusters for at most `budgetMs` (the worker calls this when idle, so the
+   * next verbose answer finds the cache warm). Returns whether work remains.
+   */
+  refreshSome(budgetMs: number): boolean {
+    const deadline = performance.now() + budgetMs;
+    for (const txid of this.dirty) {
+      this.computeCluster(txid);
+      if (performance.now() > deadline) break;
+    }
+    return this.dirty.size > 0;
+  }
+
+  private computeCluster(txid: string): void {
+    const self = this.mempool.get(txid)!;
+    if (self.parents.size === 0 && self.children.size === 0) {
+      // A singleton is its own chunk, ancestors and descendants (true for any linearization).
+      const info: Omit<EntryInfo, 'json'> = {
+        ancestorCount: 1,
+        ancestorSize: self.vsizeAdjusted,
+        ancestorFeeSat: self.feeSat,
+        descendantCount: 1,
+        descendantSize: self.vsizeAdjusted,
+        descendantFeeSat: self.feeSat,
+        chunkFeeSat: self.feeSat,
+        chunkWeightWu: Math.max(self.tx.weight, self.sigopCost * BYTES_PER_SIGOP),
+        replaceable: self.signalsRbf,
+        clusterSize: 1,
+      };
+      this.forget(txid);
+      this.info.set(txid, { ...info, json: entryJson(self, info) });
+      return;
+    }
+    const members = [...this.mempool.cluster(txid)].map((t) => this.mempool.get(t)!);
+    const chunks = chunkData(members);
+    const byTxid = new Map(members.map((e) => [e.tx.txid, e]));
+    members.forEach((e, k) => {
+      const anc = walk(byTxid, e, 'parents');
+      const desc = walk(byTxid, e, 'children');
+      let replaceable = e.signalsRbf;
+      for (const a of anc) replaceable ||= a.signalsRbf;
+      const info: Omit<EntryInfo, 'json'> = {
+        ancestorCount: anc.length + 1,
+        ancestorSize: anc.reduce((s, a) => s + a.vsizeAdjusted, e.vsizeAdjusted),
+        ancestorFeeSat: anc.reduce((s, a) => s + a.feeSat, e.feeSat),
+        descendantCount: desc.length + 1,
+        descendantSize: desc.reduce((s, d) => s + d.vsizeAdjusted, e.vsizeAdjusted),
+        descendantFeeSat: desc.reduce((s, d) => s + d.feeSat, e.feeSat),
+        chunkFeeSat: chunks.fee[k]!,
+        chunkWeightWu: chunks.weight[k]!,
+        replaceable,
+        clusterSize: members.length,
+      };
+      this.forget(e.tx.txid);
+      if (members.length > 2) this.bigClusterMembers++;
+      this.info.set(e.tx.txid, { ...info, json: entryJson(e, info) });
+    });
+  }
+}
+
+/** Chunk fee and weight of each member (aligned with `members`). */
+function chunkData(members: readonly MempoolEntry[]): { fee: ArrayLike<number>; weight: ArrayLike<number> } {
+  if (members.length === 1) {
+    const e = members[0]!;
+    return { fee: [e.feeSat], weight: [Math.max(e.tx.weight, e.sigopCost * BYTES_PER_SIGOP)] };
+  }
+  const result = runMempoolPolicy(
+    feerateDiagramInput(members.map((e) => ({ txid: e.tx.txid, feeSat: e.feeSat, weightWu: e.tx.weight, sigopCost: e.sigopCost, parents: [...e.parents] }))),
+  );
+  return { fee: result.txChunkFeeSat, weight: result.txChunkWeightWu };
+}
+
+/** In-cluster ancestors or descendants of `from` (excluding it). */
+function walk(cluster: ReadonlyMap<string, MempoolEntry>, from: MempoolEntry, links: 'parents' | 'children'): MempoolEntry[] {
+  const seen = new Set<string>();
+  const out: MempoolEntry[] = [];
+  const stack = [from];
+  while (stack.length) {
+    for (const t of stack.pop()![links]) {
+      if (seen.has(t)) continue;
+      seen.add(t);
+      const e = cluster.get(t);
+      if (!e) continue;
+      out.push(e);
+      stack.push(e);
+    }
+  }
+  return out;
+}
+
+/** Core's `entryToJSON` field order, as one template string (cheap to build 50,000 times). */
+function entryJson(e: MempoolEntry, r: Omit<EntryInfo, 'json'>): string {
+  return (
+    `{"vsize_adjusted":${e.vsizeAdjusted},"vsize":${e.vsizeAdjusted},"vsize_bip141":${e.tx.vsize},"weight":${e.tx.weight},` +
+    `"time":${e.time},"height":${e.height},"descendantcount":${r.descendantCount},"descendantsize":${r.descendantSize},` +
+    `"ancestorcount":${r.ancestorCount},"ancestorsize":${r.ancestorSize},"wtxid":"${e.tx.wtxid}","chunkweight":${r.chunkWeightWu},` +
+    `"fees":{"base":${btcString(e.feeSat)},"modified":${btcString(e.feeSat)},"ancestor":${btcString(r.ancestorFeeSat)},` +
+    `"descendant":${btcString(r.descendantFeeSat)},"chunk":${btcString(r.chunkFeeSat)}},` +
+    `"depends":[${txidList(e.parents)}],"spentby":[${txidList(e.children)}],` +
+    `"unbroadcast":false,"bip125-replaceable":${r.replaceable}}`
+  );
+}
+
+/** Sorted, as Core's `std::set<std::string>` of depends (and, for stability, spentby). */
+function txidList(txids: ReadonlySet<string>): string {
+  if (txids.size === 0) return '';
+  const list = txids.size > 1 ? [...txids].sort() : [...txids];
+  return `"${list.join('","')}"`;
+}
