@@ -83,6 +83,7 @@ Graph ValidateInput(const InputView& in)
     g.weight.resize(n);
     g.adj_weight.resize(n);
     g.sigops.assign(n, 0);
+    double total_fee = 0;  // every fee sum (chunks, packages, templates) must stay exact in int64
     for (uint32_t i = 0; i < n; ++i) {
         const double f = in.fee[i];
         if (!std::isfinite(f) || f < 0 || f > MAX_FEE || f != std::floor(f)) {
@@ -90,6 +91,10 @@ Graph ValidateInput(const InputView& in)
                                                          " is not an integer number of satoshis in [0, 2^53)");
         }
         g.fee[i] = static_cast<int64_t>(f);
+        total_fee += f;
+        if (total_fee > MAX_FEE) {
+            throw InputError(ErrorCode::INVALID_FEE, "the total of feeSat exceeds 2^53 - 1 satoshis (at feeSat[" + std::to_string(i) + "])");
+        }
         if (in.weight[i] == 0) throw InputError(ErrorCode::INVALID_WEIGHT, "weightWu[" + std::to_string(i) + "] is 0");
         g.weight[i] = in.weight[i];
         if (!in.sigops.empty()) g.sigops[i] = in.sigops[i];

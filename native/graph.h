@@ -1,7 +1,8 @@
 // The input graph: a mempool as structure-of-arrays, validated once into a Graph.
 //
 // Invariants of a Graph returned by ValidateInput:
-// - n transactions; fee[i] is an integer in [0, 2^53), weight[i] in [1, 2^32), sigops[i] >= 0.
+// - n transactions; fee[i] is an integer in [0, 2^53) and so is their total (so no fee sum can
+//   overflow), weight[i] in [1, 2^32), sigops[i] in [0, 2^32).
 // - adj_weight[i] = max(weight[i], sigops[i] * BYTES_PER_SIGOP) is Core's sigop-adjusted weight.
 // - Parents are CSR (parent_offsets, n+1 entries, monotone, starting at 0) with indices in [0, n),
 //   no self-loops, duplicates removed. Acyclicity is checked later, per cluster (clusters.h).

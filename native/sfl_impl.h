@@ -1,4 +1,5 @@
-// Out-of-class members of SpanningForest<S> (sfl.h): output and the sanity check.
+// Out-of-class members of SpanningForest<S> (sfl.h): the load/merge/optimize/minimize steps,
+// output, and the sanity check. See sfl.h for the algorithm and the invariants.
 #pragma once
 
 #include <algorithm>
@@ -8,6 +9,166 @@
 #include "sfl.h"
 
 namespace opt {
+
+template <typename S>
+void SpanningForest<S>::LoadLinearization(std::span<const uint32_t> old_lin) noexcept
+{
+    for (uint32_t t : old_lin) {
+        SetIdx chunk = m_tx[t].chunk;
+        while (true) {
+            const SetIdx merged = MergeStep<false>(chunk);
+            if (merged == NO_SET) break;
+            chunk = merged;
+        }
+    }
+}
+
+template <typename S>
+void SpanningForest<S>::MakeTopological() noexcept
+{
+    const unsigned init_dir = m_rng.Bool() ? 1 : 2;
+    S merged;
+    unsigned chunks = 0, steps = 0;
+    for (unsigned ch : m_chunks) {
+        ++chunks;
+        m_queued.Set(ch);
+        m_queue.PushBack(static_cast<SetIdx>(ch));
+        const auto j = m_rng.Range(m_queue.Size());
+        std::swap(m_queue[m_queue.Size() - 1], m_queue[j]);
+    }
+    while (!m_queue.Empty()) {
+        ++steps;
+        const SetIdx chunk = m_queue.PopFront();
+        m_queued.Reset(chunk);
+        if (!m_chunks[chunk]) continue;
+        const unsigned dirs = merged[chunk] ? 3 : init_dir;
+        const bool down_first = m_rng.Bool();
+        for (int k = 0; k < 2; ++k) {
+            const bool down = (k == 0) == down_first;
+            if (!(dirs & (down ? 2 : 1))) continue;
+            const SetIdx result = down ? MergeStep<true>(chunk) : MergeStep<false>(chunk);
+            if (result != NO_SET) {
+                Enqueue(result);
+                merged.Set(result);
+                break;
+            }
+        }
+    }
+    m_cost.MakeTopological(chunks, steps);
+}
+
+template <typename S>
+void SpanningForest<S>::StartOptimizing() noexcept
+{
+    for (unsigned ch : m_chunks) {
+        m_queued.Set(ch);
+        m_queue.PushBack(static_cast<SetIdx>(ch));
+        const auto j = m_rng.Range(m_queue.Size());
+        std::swap(m_queue[m_queue.Size() - 1], m_queue[j]);
+    }
+    m_cost.StartOptimizing(m_queue.Size());
+}
+
+template <typename S>
+bool SpanningForest<S>::OptimizeStep() noexcept
+{
+    SetIdx chunk = NO_SET;
+    unsigned steps = 0;
+    while (!m_queue.Empty()) {
+        ++steps;
+        const SetIdx c = m_queue.PopFront();
+        m_queued.Reset(c);
+        if (m_chunks[c]) { chunk = c; break; }
+    }
+    m_cost.PickChunk(steps);
+    if (chunk == NO_SET) return false;
+    // A uniformly random active dependency whose top set beats the chunk's rate.
+    const SetData& cs = m_set[chunk];
+    uint32_t best_p = NO_TX, best_c = NO_TX;
+    uint64_t best_tiebreak = 0;
+    for (unsigned t : cs.txs) {
+        for (unsigned ch : m_tx[t].active_children) {
+            if (CompareFeerate(m_set[m_tx[t].top[ch]].fr, cs.fr) <= 0) continue;
+            const uint64_t tiebreak = m_rng.Next();
+            if (tiebreak < best_tiebreak) continue;
+            best_p = t;
+            best_c = ch;
+            best_tiebreak = tiebreak;
+        }
+    }
+    m_cost.PickDep(cs.txs.Count());
+    if (best_p == NO_TX) return !m_queue.Empty();
+    Improve(best_p, best_c);
+    return true;
+}
+
+template <typename S>
+void SpanningForest<S>::StartMinimizing() noexcept
+{
+    for (unsigned ch : m_chunks) {
+        const uint32_t pivot = RandomTx(m_set[ch].txs);
+        m_minq.PushBack(MinEntry{static_cast<SetIdx>(ch), static_cast<uint16_t>(pivot), static_cast<uint8_t>(m_rng.Bool())});
+        const auto j = m_rng.Range(m_minq.Size());
+        std::swap(m_minq[m_minq.Size() - 1], m_minq[j]);
+    }
+    m_cost.StartMinimizing(m_minq.Size());
+}
+
+template <typename S>
+bool SpanningForest<S>::MinimizeStep() noexcept
+{
+    if (m_minq.Empty()) return false;
+    MinEntry e = m_minq.PopFront();
+    const SetData& cs = m_set[e.chunk];
+    const bool pivot_down = e.flags & 1;
+    const bool second_stage = e.flags & 2;
+    // Among dependencies with top rate equal to the chunk's (none can be higher), find a random
+    // one with the pivot on the wanted side.
+    uint32_t best_p = NO_TX, best_c = NO_TX;
+    uint64_t best_tiebreak = 0;
+    bool any_equal = false;
+    for (unsigned t : cs.txs) {
+        for (unsigned ch : m_tx[t].active_children) {
+            const SetData& top = m_set[m_tx[t].top[ch]];
+            if (CompareFeerate(top.fr, cs.fr) < 0) continue;
+            any_equal = true;
+            if (pivot_down == top.txs[e.pivot]) continue;
+            const uint64_t tiebreak = m_rng.Next() | 1;
+            if (tiebreak > best_tiebreak) {
+                best_tiebreak = tiebreak;
+                best_p = t;
+                best_c = ch;
+            }
+        }
+    }
+    m_cost.MinimizeMid(cs.txs.Count());
+    if (!any_equal) return true;  // minimal
+    if (best_p == NO_TX) {
+        // Try the other direction once.
+        e.flags ^= 3;
+        if (!second_stage) m_minq.PushBack(e);
+        return true;
+    }
+    const auto [top, bot] = Deactivate(best_p, best_c);
+    if (m_up[top].Overlaps(m_set[bot].txs)) {
+        const SetIdx merged = MergeChunks(bot, top);
+        m_minq.PushBack(MinEntry{merged, e.pivot, e.flags});
+        m_cost.MinimizeEnd(false);
+    } else {
+        // Split found. The part with the pivot keeps its direction and stage; the other part
+        // gets a fresh random pivot.
+        const SetIdx keep = pivot_down ? bot : top;
+        const SetIdx fresh = pivot_down ? top : bot;
+        const uint32_t fresh_pivot = RandomTx(m_set[fresh].txs);
+        MinEntry a{keep, e.pivot, e.flags};
+        MinEntry b{fresh, static_cast<uint16_t>(fresh_pivot), static_cast<uint8_t>(m_rng.Bool())};
+        if (m_rng.Bool()) std::swap(a, b);
+        m_minq.PushBack(a);
+        m_minq.PushBack(b);
+        m_cost.MinimizeEnd(true);
+    }
+    return true;
+}
 
 template <typename S>
 void SpanningForest<S>::GetLinearization(std::vector<uint32_t>& out) const

@@ -69,6 +69,11 @@ describe('errors', () => {
     }
   });
 
+  it('error: ERR_OPTIMIZER_INVALID_FEE when the total fee would overflow', () => {
+    const e = thrown(() => buildTemplates({ ...base(), feeSat: new Float64Array([2 ** 52, 2 ** 52, 1, 1]) }));
+    expect(e.message).toBe('the total of feeSat exceeds 2^53 - 1 satoshis (at feeSat[1])');
+  });
+
   it('error: ERR_OPTIMIZER_INVALID_WEIGHT for a zero weight', () => {
     const e = thrown(() => buildTemplates({ ...base(), weightWu: new Uint32Array([400, 400, 0, 400]) }));
     expect(e.code).toBe('ERR_OPTIMIZER_INVALID_WEIGHT');
