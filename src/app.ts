@@ -109,9 +109,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
         lastError: app.optimizer.service.lastError,
         cacheAgeMs: app.optimizer.service.cache ? now() - app.optimizer.service.cache.cachedAt : null,
       },
-      payments: app.hasDecorator('payments')
-        ? { enabled: app.payments.enabled, settlement: app.payments.settlement, note: app.payments.settlementNote, store: app.payments.store }
-        : null,
+      payments: app.payments.health(),
     }),
     restRoutes: [],
     rpcMethods: [...rpcRegistry(templateRpcMethods).keys()],

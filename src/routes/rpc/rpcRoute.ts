@@ -5,6 +5,7 @@
  * payment gate (DESIGN §5: payment before dispatch, nothing charged for calls that cannot succeed).
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type {} from '../../payments/plugin.js';
 import type { NetworkName } from '../../node/bitcoinNode.js';
 import type { RouteContext } from '../context.js';
 import { executeRpc, planRpc, type RpcPlan } from './dispatch.js';
@@ -13,11 +14,6 @@ import { rpcRegistry } from './registry.js';
 
 /** Default `eth_chainId` per Bitcoin network: the network's P2P port, a number Bitcoin people recognise. */
 const CHAIN_IDS: Record<NetworkName, number> = { main: 8333, test: 18333, testnet4: 48333, signet: 38333, regtest: 18444 };
-
-interface QuotedRequest {
-  paymentQuote?: { priceUsd: number; description: string } | null;
-  paymentChargeable?: boolean;
-}
 
 export const rpcRoutes: FastifyPluginAsync<{ ctx: RouteContext; methods?: readonly RpcMethod[] }> = async (app, { ctx, methods = [] }) => {
   const registry = rpcRegistry(methods);
@@ -39,7 +35,7 @@ export const rpcRoutes: FastifyPluginAsync<{ ctx: RouteContext; methods?: readon
         const text = typeof request.body === 'string' ? request.body : '';
         const plan = await planRpc(text, registry, rpcCtx, ctx.deps.config.RPC_BATCH_MAX);
         plans.set(request, plan);
-        (request as unknown as QuotedRequest).paymentQuote = {
+        request.paymentQuote = {
           priceUsd: plan.priceUsd,
           description: plan.methods.length ? `JSON-RPC ${[...new Set(plan.methods)].join(', ')}` : 'JSON-RPC',
         };
@@ -48,7 +44,7 @@ export const rpcRoutes: FastifyPluginAsync<{ ctx: RouteContext; methods?: readon
     async (request, reply) => {
       const plan = plans.get(request)!;
       const answer = await executeRpc(plan, rpcCtx);
-      if (!answer.chargeable) (request as unknown as QuotedRequest).paymentChargeable = false;
+      if (!answer.chargeable) request.paymentChargeable = false;
       return reply.code(200).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(answer.body));
     },
   );
