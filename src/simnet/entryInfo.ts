@@ -29,6 +29,8 @@ export interface EntryInfo {
   /** The tx or an in-mempool ancestor signals BIP125 (Core's `IsRBFOptIn`). */
   replaceable: boolean;
   clusterSize: number;
+  /** The cluster's linearization is proven optimal. */
+  clusterOptimal: boolean;
   /** Core's `entryToJSON` of this entry. */
   json: string;
 }
@@ -36,8 +38,8 @@ export interface EntryInfo {
 export class EntryInfoCache implements MempoolListener {
   private readonly info = new Map<string, EntryInfo>();
   private readonly dirty = new Set<string>();
-  /** Entries whose cluster has more than two transactions (the stand-in is not known optimal there). */
-  private bigClusterMembers = 0;
+  /** Entries whose cluster's linearization is not proven optimal. */
+  private unprovenMembers = 0;
   private verbose: { version: number; json: RawJson } | undefined;
   /**
    * The verbose answer is kept in pieces of `PIECE_SIZE` consecutive entry sequence numbers; a
@@ -73,7 +75,7 @@ export class EntryInfoCache implements MempoolListener {
 
   private forget(txid: string): void {
     const old = this.info.get(txid);
-    if (old && old.clusterSize > 2) this.bigClusterMembers--;
+    if (old && !old.clusterOptimal) this.unprovenMembers--;
     this.info.delete(txid);
     this.dirty.delete(txid);
   }
@@ -84,10 +86,10 @@ export class EntryInfoCache implements MempoolListener {
     return this.info.get(txid)!;
   }
 
-  /** Whether every cluster has at most two transactions (then any linearization is optimal). */
-  allClustersTrivial(): boolean {
+  /** Whether every cluster's linearization is proven optimal (`getmempoolinfo.optimal`). */
+  allClustersOptimal(): boolean {
     this.refreshAll();
-    return this.bigClusterMembers === 0;
+    return this.unprovenMembers === 0;
   }
 
   /** `{ txid: entry, … }` of the whole mempool in entry order, cached per mempool version. */
@@ -154,6 +156,7 @@ export class EntryInfoCache implements MempoolListener {
         chunkWeightWu: Math.max(self.tx.weight, self.sigopCost * BYTES_PER_SIGOP),
         replaceable: self.signalsRbf,
         clusterSize: 1,
+        clusterOptimal: true,
       };
       this.forget(txid);
       this.info.set(txid, { ...info, json: entryJson(self, info) });
@@ -179,9 +182,10 @@ export class EntryInfoCache implements MempoolListener {
         chunkWeightWu: chunks.weight[k]!,
         replaceable,
         clusterSize: members.length,
+        clusterOptimal: chunks.optimal,
       };
       this.forget(e.tx.txid);
-      if (members.length > 2) this.bigClusterMembers++;
+      if (!chunks.optimal) this.unprovenMembers++;
       this.info.set(e.tx.txid, { ...info, json: entryJson(e, info) });
       this.dirtyPieces.add(pieceOf(e));
     });
@@ -195,15 +199,15 @@ function pieceOf(e: MempoolEntry): number {
 }
 
 /** Chunk fee and weight of each member (aligned with `members`). */
-function chunkData(members: readonly MempoolEntry[]): { fee: ArrayLike<number>; weight: ArrayLike<number> } {
+function chunkData(members: readonly MempoolEntry[]): { fee: ArrayLike<number>; weight: ArrayLike<number>; optimal: boolean } {
   if (members.length === 1) {
     const e = members[0]!;
-    return { fee: [e.feeSat], weight: [Math.max(e.tx.weight, e.sigopCost * BYTES_PER_SIGOP)] };
+    return { fee: [e.feeSat], weight: [Math.max(e.tx.weight, e.sigopCost * BYTES_PER_SIGOP)], optimal: true };
   }
   const result = runMempoolPolicy(
     feerateDiagramInput(members.map((e) => ({ txid: e.tx.txid, feeSat: e.feeSat, weightWu: e.tx.weight, sigopCost: e.sigopCost, parents: [...e.parents] }))),
   );
-  return { fee: result.txChunkFeeSat, weight: result.txChunkWeightWu };
+  return { fee: result.txChunkFeeSat, weight: result.txChunkWeightWu, optimal: result.optimal };
 }
 
 /** In-cluster ancestors or descendants of `from` (excluding it). */

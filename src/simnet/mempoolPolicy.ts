@@ -2,14 +2,12 @@
  * The one seam between the simulated node and the project's implementation of Core's mining
  * algorithm. Everything that needs a linearization goes through `runMempoolPolicy`: the block
  * template (`getblocktemplate`, and so every mined block), the v31 chunk fields of mempool entries
- * (`fees.chunk`, `chunkweight`), the fee estimator's mempool projection and RBF rule 6.
- *
- * The input is exactly the typed arrays the native optimizer (`src/optimizer/native.ts`,
- * `buildTemplates`) takes. Until it exists, `ancestorScorePolicy` (a TypeScript port of the
- * pre-v31 ancestor-score miner, with chunks derived from its selection order) stands in.
- * Switching is the one line marked below.
+ * (`fees.chunk`, `chunkweight`), `getmempoolinfo.optimal`, the fee estimator's mempool projection
+ * and RBF rule 6. The input is exactly the typed arrays the native optimizer
+ * (`src/optimizer/native.ts`, `buildTemplates`) takes, and the native optimizer is what runs:
+ * there is one implementation of Core's algorithm in the project.
  */
-import { ancestorScorePolicy } from './ancestorScorePolicy.js';
+import { nativePolicy } from './nativePolicy.js';
 
 /** A mempool (or any set of unconfirmed transactions) in the optimizer's array form. Index i is one transaction. */
 export interface PolicyInput {
@@ -33,15 +31,14 @@ export interface PolicyResult {
   txChunkFeeSat: Float64Array;
   /** Sigop-adjusted weight of that chunk, WU. */
   txChunkWeightWu: Uint32Array;
+  /** Whether every cluster's linearization is proven optimal (Core's `getmempoolinfo.optimal`). */
+  optimal: boolean;
 }
 
 export type MempoolPolicy = (input: PolicyInput) => PolicyResult;
 
-/**
- * The implementation in use. To switch to the native optimizer, replace the right-hand side with
- * `nativePolicy` from './nativePolicy.js' (which adapts `buildTemplates(input, options)` to this shape).
- */
-export const runMempoolPolicy: MempoolPolicy = ancestorScorePolicy;
+/** The implementation in use: the native optimizer's Core-v31 baseline and chunks. */
+export const runMempoolPolicy: MempoolPolicy = nativePolicy;
 
 /** Checks the CSR shape of `input` (lengths, monotone offsets, indices in range and not self-loops). */
 export function assertPolicyInput(input: PolicyInput): void {

@@ -9,9 +9,9 @@
  * - rule 6: the feerate diagram of the affected clusters strictly improves ("replacement-failed").
  *   What is checked: the clusters of the direct conflicts and of the replacement's in-mempool
  *   parents, as they are, against the same transactions minus everything evicted plus the
- *   replacement; both sides are chunked by `runMempoolPolicy` and compared point by point
- *   (`feerateDiagram.ts`). With the TypeScript stand-in policy the chunks come from the
- *   ancestor-score order, not from Core's optimal linearization, so borderline cases may differ.
+ *   replacement; both sides are chunked by `runMempoolPolicy` (the native optimizer's
+ *   spanning-forest linearization, as Core's TxGraph) and compared point by point
+ *   (`feerateDiagram.ts`), strictly better somewhere and nowhere worse, as `CompareChunks`.
  */
 import { formatMoney } from './amount.js';
 import { feeForVsize, INCREMENTAL_RELAY_FEE_SAT_KVB, MAX_REPLACEMENT_CANDIDATES } from './consensus.js';

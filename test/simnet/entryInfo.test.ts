@@ -43,6 +43,6 @@ describe('entry info cache', () => {
       expect(Object.keys(pool)).toHaveLength(sim.mempool.size);
       expect(pool).toEqual(fromScratch(sim));
     }
-    expect(sim.entryInfo.allClustersTrivial()).toBe(new EntryInfoCache(sim.mempool).allClustersTrivial());
+    expect(sim.entryInfo.allClustersOptimal()).toBe(new EntryInfoCache(sim.mempool).allClustersOptimal());
   });
 });

@@ -1,7 +1,7 @@
 /**
  * The mining policy seam (`runMempoolPolicy`) and RBF rule 6's diagram comparison, on small graphs
  * whose answers are known by hand, and on random DAGs checked for the invariants every policy
- * (the TypeScript stand-in now, the native optimizer later) must keep.
+ * (the native optimizer behind `runMempoolPolicy`) must keep.
  */
 import { describe, expect, it } from 'vitest';
 import { assertPolicyInput, runMempoolPolicy, type PolicyInput } from '../../src/simnet/mempoolPolicy.js';

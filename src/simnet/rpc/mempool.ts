@@ -87,8 +87,7 @@ export const mempoolMethods: MethodTable = {
     params: [],
     description: 'Returns details on the active state of the TX memory pool.',
     run: (_args, sim) => {
-      // With the stand-in linearization only clusters of one or two transactions are known to be optimal.
-      const optimal = sim.entryInfo.allClustersTrivial();
+      const optimal = sim.entryInfo.allClustersOptimal();
       return {
         loaded: true,
         size: sim.mempool.size,
