@@ -22,8 +22,3 @@ export function formatMoney(sats: number): string {
 export class Btc {
   constructor(readonly sats: number) {}
 }
-
-/** A fee rate in sat/kvB that serializes as BTC/kvB with 8 decimals (Core's `ValueFromAmount(GetFeePerK())`). */
-export function btcPerKvb(satPerKvb: number): Btc {
-  return new Btc(Math.round(satPerKvb));
-}

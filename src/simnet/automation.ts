@@ -10,6 +10,7 @@ const TICK_MS = 250;
 export class Automation {
   private tick: NodeJS.Timeout | undefined;
   private blockTimer: NodeJS.Timeout | undefined;
+  private lastDryWarning = 0;
 
   constructor(
     private readonly sim: Simulator,
@@ -42,7 +43,10 @@ export class Automation {
     const n = this.sim.rng.poisson((txPerSec * TICK_MS) / 1000);
     for (let i = 0; i < n; i++) {
       if (this.sim.addOne(0) === undefined) {
-        this.log('warn', 'simnet: the wallet could not fund a new transaction (mine a block to free coins)');
+        if (Date.now() - this.lastDryWarning > 60_000) {
+          this.lastDryWarning = Date.now();
+          this.log('warn', 'simnet: the wallet could not fund a new transaction (mine a block to free coins)');
+        }
         break;
       }
     }

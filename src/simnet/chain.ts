@@ -8,7 +8,7 @@
  */
 import { blockWork, regtestGenesis, type AssembledBlock } from './block.js';
 import { AddressIndex } from './addressIndex.js';
-import { outpointKey, type SimTx } from './txCodec.js';
+import { outpointKey } from './txCodec.js';
 
 /** An unspent (or, in undo data, spent) output. */
 export interface Coin {
@@ -128,10 +128,5 @@ export class Chain {
     connected.txs.forEach((tx, index) => this.txIndex.set(tx.txid, { block: connected, index }));
     this.addresses.connectBlock(connected.txs, spent, height);
     return connected;
-  }
-
-  /** Transactions of the block at `height` other than the coinbase, with their fees. */
-  *confirmedTxs(block: ChainBlock): Iterable<{ tx: SimTx; feeSat: number }> {
-    for (let i = 1; i < block.txs.length; i++) yield { tx: block.txs[i]!, feeSat: block.feesSat[i]! };
   }
 }

@@ -24,15 +24,11 @@ export const MAX_BLOCK_WEIGHT_WU = 4_000_000;
 export const MAX_BLOCK_SIGOPS_COST = 80_000;
 /** `-blockreservedweight` default: room kept for the coinbase (src/policy/policy.h). */
 export const BLOCK_RESERVED_WEIGHT_WU = 8_000;
-/** Sigops kept for the coinbase outputs (`DEFAULT_COINBASE_OUTPUT_MAX_ADDITIONAL_SIGOPS`). */
-export const COINBASE_RESERVED_SIGOPS = 400;
 
 /** `-minrelaytxfee` default since v29.1/v30.0: 0.1 sat/vB. */
 export const MIN_RELAY_FEE_SAT_KVB = 100;
 /** `-incrementalrelayfee` default since v29.1/v30.0: 0.1 sat/vB. */
 export const INCREMENTAL_RELAY_FEE_SAT_KVB = 100;
-/** `-blockmintxfee` default since v29.1/v30.0: 0.001 sat/vB. */
-export const BLOCK_MIN_TX_FEE_SAT_KVB = 1;
 /** `-dustrelayfee` default: 3 sat/vB. */
 export const DUST_RELAY_FEE_SAT_KVB = 3_000;
 /** `sendrawtransaction`/`testmempoolaccept` default `maxfeerate`: 0.10 BTC/kvB. */

@@ -9,13 +9,6 @@ export function sha256(data: Uint8Array): Uint8Array {
   return createHash('sha256').update(data).digest();
 }
 
-/** SHA-256 of the concatenation of `parts` (no copy of the parts). */
-export function sha256Parts(parts: readonly Uint8Array[]): Uint8Array {
-  const h = createHash('sha256');
-  for (const p of parts) h.update(p);
-  return h.digest();
-}
-
 /** Double SHA-256: txids, block hashes, legacy and segwit v0 sighashes. */
 export function sha256d(data: Uint8Array): Uint8Array {
   return sha256(sha256(data));

@@ -79,7 +79,7 @@ export async function startRpcServer(sim: Simulator, options: RpcServerOptions):
       res.end();
       return;
     }
-    sendChunks(res, reply.status, reply.body);
+    await sendChunks(res, reply.status, reply.body);
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -97,11 +97,25 @@ export async function startRpcServer(sim: Simulator, options: RpcServerOptions):
   };
 }
 
-function sendChunks(res: ServerResponse, status: number, chunks: JsonChunks): void {
+/** Writes a JSON body in pieces, waiting for the socket to drain so large answers stay bounded in memory. */
+async function sendChunks(res: ServerResponse, status: number, chunks: JsonChunks): Promise<void> {
   let length = 0;
   for (const c of chunks) length += typeof c === 'string' ? Buffer.byteLength(c) : c.length;
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': length });
-  for (const c of chunks) res.write(c);
+  for (const c of chunks) {
+    if (res.destroyed) return;
+    if (!res.write(c)) {
+      await new Promise<void>((resolve) => {
+        const done = (): void => {
+          res.off('drain', done);
+          res.off('close', done);
+          resolve();
+        };
+        res.once('drain', done);
+        res.once('close', done);
+      });
+    }
+  }
   res.end();
 }
 

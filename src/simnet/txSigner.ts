@@ -108,8 +108,3 @@ export function estimateWeight(inputTypes: readonly AddressType[], outputs: read
   if (witness > 0) witness += 2 + inputTypes.filter((t) => INPUT_SIZES[t][1] === 0).length; // marker, flag, empty stacks
   return base * 4 + witness;
 }
-
-/** Bytes a single output of `script` adds to a transaction (for change decisions). */
-export function outputSize(script: Uint8Array): number {
-  return 8 + varintSize(script.length) + script.length;
-}

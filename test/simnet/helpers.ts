@@ -37,4 +37,4 @@ export function sats(btc: number | string): number {
 }
 
 /** Small, quick simulators for tests: fewer funding coins than the default. */
-export const TEST_SIM = { fundingUtxos: 6_000 } as const;
+export const TEST_SIM = { fundingUtxos: 4_000 } as const;

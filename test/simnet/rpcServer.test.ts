@@ -67,6 +67,9 @@ describe('rpc server', () => {
     expect(raw.status).toBe(200);
     const parsed = JSON.parse(raw.text) as Array<{ error: { code: number } | null }>;
     expect(parsed.map((p) => p.error?.code ?? null)).toEqual([null, -32600, -3]);
+    const huge = await post(JSON.stringify(Array.from({ length: 1001 }, (_, i) => ({ id: i, method: 'getblockcount' }))));
+    expect(huge.status).toBe(400);
+    expect(JSON.parse(huge.text)).toMatchObject({ error: { code: -32600 } });
   });
 
   it('error: bad JSON, bad envelopes and bad params answer Core’s codes, never crash', async () => {

@@ -14,6 +14,8 @@ import type { Simulator } from '../simulator.js';
 import type { MethodTable } from './rpcMethod.js';
 
 const Id = z.union([z.string(), z.number(), z.null()]);
+/** Largest batch answered (Core has no limit; the simulator refuses absurd ones rather than exhaust memory). */
+export const MAX_BATCH = 1000;
 const Params = z.union([z.array(z.unknown()), z.record(z.string(), z.unknown())]);
 
 /** A JSON body in pieces (large cached answers are buffers written as they are). */
@@ -41,6 +43,9 @@ export class RpcDispatcher {
   /** Handles a parsed HTTP body (a request or a batch). */
   handle(body: unknown): HttpReply {
     if (Array.isArray(body)) {
+      if (body.length > MAX_BATCH) {
+        return { status: 400, body: this.error(null, false, new RpcError(RPC_ERROR.INVALID_REQUEST, `Batch too large (at most ${MAX_BATCH} requests)`)).json };
+      }
       const chunks: JsonChunks = ['['];
       for (const request of body) {
         const json = this.single(request).json;

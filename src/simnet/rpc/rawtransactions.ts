@@ -6,7 +6,6 @@
  */
 import type { AcceptOutcome } from '../acceptance.js';
 import { Btc } from '../amount.js';
-import { REGTEST_GENESIS_HASH } from '../block.js';
 import { DEFAULT_MAX_RAW_TX_FEE_RATE_SAT_KVB } from '../consensus.js';
 import { RPC_ERROR, RpcError } from '../rpcErrors.js';
 import { parseAmountSat, parseFeeRateSatKvb, parseHash, parseVerbosity } from '../rpcParams.js';
@@ -36,7 +35,7 @@ function getRawTransaction(sim: Simulator, txidParam: unknown, verbosityParam: u
     throw new RpcError(RPC_ERROR.INVALID_ADDRESS_OR_KEY, 'The genesis block coinbase is not considered an ordinary transaction and cannot be retrieved');
   }
   const inBlock = blockhashParam === undefined ? undefined : parseHash(blockhashParam, 'parameter 3');
-  if (inBlock !== undefined && !sim.chain.blockByHash(inBlock) && inBlock !== REGTEST_GENESIS_HASH) {
+  if (inBlock !== undefined && !sim.chain.blockByHash(inBlock)) {
     throw new RpcError(RPC_ERROR.INVALID_ADDRESS_OR_KEY, 'Block hash not found');
   }
   const entry = inBlock === undefined ? sim.mempool.get(txid) : undefined;
