@@ -16,6 +16,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { z } from 'zod';
 import { workerFile } from '../util/workerFile.js';
 import type { ControlMethod, OwnerMessage, WorkerInit, WorkerMessage } from './protocol.js';
 import type { CreateSpendOptions, CreatedSpend, SimulatorStats, WalletAddressInfo } from './simulator.js';
@@ -79,6 +80,17 @@ export interface SimnetHandle {
 
 const FIXED_START_TIME = 1_767_225_600; // 2026-01-01T00:00:00Z
 
+const Options = z.object({
+  seed: z.number().int().min(0).max(2 ** 32 - 1).optional(),
+  blockIntervalSec: z.number().finite().min(0).max(86_400 * 365).optional(),
+  txPerSec: z.number().finite().min(0).max(10_000).optional(),
+  initialTxs: z.number().int().min(0).max(1_000_000).optional(),
+  // After the regtest genesis (2011) plus room for the pre-built history.
+  startTime: z.number().int().min(1_400_000_000).max(2 ** 32 - 1).optional(),
+  fundingUtxos: z.number().int().min(100).max(3_000_000).optional(),
+  startTimeoutMs: z.number().int().positive().optional(),
+});
+
 /**
  * Starts `worker.ts`/`worker.js` (resolved by `workerFile`). From TypeScript sources the worker
  * needs tsx, but on Node 20 `--import tsx` in a worker's `execArgv` does not register tsx's hooks
@@ -102,9 +114,14 @@ function defaultLog(level: 'info' | 'warn' | 'error', message: string): void {
 
 /**
  * Starts a simulated node in a worker thread and resolves when its RPC server answers.
- * @throws Error when the worker fails to start (the error names the cause) or times out
+ * @throws Error for an invalid option, when the worker fails to start (the error names the cause) or times out
  */
 export function startSimnet(options: SimnetOptions = {}): Promise<SimnetHandle> {
+  const checked = Options.safeParse({ ...options, log: undefined });
+  if (!checked.success) {
+    const issue = checked.error.issues[0]!;
+    return Promise.reject(new Error(`invalid simnet option ${issue.path.join('.')}: ${issue.message}`));
+  }
   const txPerSec = options.txPerSec ?? 0;
   const blockIntervalSec = options.blockIntervalSec ?? 0;
   const initialTxs = options.initialTxs ?? 0;

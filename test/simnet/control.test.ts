@@ -38,6 +38,12 @@ describe('simnet control', () => {
     expect(logs.filter((l) => /failed/.test(l))).toEqual([]);
   });
 
+  it('error: invalid options are refused before a worker starts', async () => {
+    await expect(startSimnet({ seed: -1 })).rejects.toThrow(/invalid simnet option seed/);
+    await expect(startSimnet({ txPerSec: Number.NaN })).rejects.toThrow(/invalid simnet option txPerSec/);
+    await expect(startSimnet({ fundingUtxos: 5 })).rejects.toThrow(/invalid simnet option fundingUtxos/);
+  });
+
   it('error: invalid control calls reject with clear messages and leave the node working', async () => {
     const sim = await startSimnet({ seed: 52, initialTxs: 30, ...TEST_SIM });
     try {
