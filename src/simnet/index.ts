@@ -37,7 +37,11 @@ export interface SimnetOptions {
    * activity is on; otherwise the fixed 2026-01-01T00:00:00Z, so runs without it are reproducible.
    */
   startTime?: number;
-  /** Confirmed wallet coins created at start (default max(20,000, 1.6 × initialTxs)); ~1.2 per mempool tx to be added. */
+  /**
+   * Confirmed wallet coins created at start (default max(8,000, 2 × initialTxs)). Each added
+   * transaction uses ~1.6 on average (unconfirmed change is reused as they run low): to add N
+   * transactions without mining, ask for about 2 N.
+   */
   fundingUtxos?: number;
   /** Receives the worker's log lines (default: warnings and errors to stderr). */
   log?: (level: 'info' | 'warn' | 'error', message: string) => void;
@@ -132,7 +136,7 @@ export function startSimnet(options: SimnetOptions = {}): Promise<SimnetHandle> 
     txPerSec,
     initialTxs,
     startTime: options.startTime ?? (automatic ? Math.floor(Date.now() / 1000) : FIXED_START_TIME),
-    fundingUtxos: options.fundingUtxos ?? Math.max(20_000, Math.ceil(1.6 * initialTxs)),
+    fundingUtxos: options.fundingUtxos ?? Math.max(8_000, 2 * initialTxs),
     addressCount: 1024,
     historyBlocks: 8,
   };

@@ -1,6 +1,7 @@
 /**
  * Raw transaction RPCs of the simulated node (a `txindex=1` node): `getrawtransaction` (verbosity
- * 0/1/2, mempool first, then the index), `decoderawtransaction`, `sendrawtransaction` and
+ * 0/1/2, mempool first, then the index; `fee` and `prevout` only for confirmed transactions, as
+ * Core, which takes them from undo data), `decoderawtransaction`, `sendrawtransaction` and
  * `testmempoolaccept`, with Core's error codes: -5 unknown transaction, -22 undecodable hex,
  * -25 missing inputs / max fee, -26 policy rejection (`reason, details`), -27 already confirmed.
  */
@@ -48,8 +49,10 @@ function getRawTransaction(sim: Simulator, txidParam: unknown, verbosityParam: u
   }
   const tx = entry ? entry.tx : located!.block.txs[located!.index]!;
   if (verbosity <= 0) return txHex(tx);
-  const spent = verbosity >= 2 ? (entry ? entry.prevouts : located!.index > 0 ? located!.block.spent[located!.index] : undefined) : undefined;
-  const json = txJson(tx, { spent, prevouts: verbosity >= 2, includeHex: true });
+  // As Core: fee and prevouts (verbosity 2) come from block undo data, so only confirmed
+  // non-coinbase transactions get them; mempool transactions answer as with verbosity 1.
+  const spent = verbosity >= 2 && located && located.index > 0 ? located.block.spent[located.index] : undefined;
+  const json = txJson(tx, { spent, prevouts: spent !== undefined, includeHex: true });
   if (located) {
     const block = located.block;
     if (inBlock !== undefined) json.in_active_chain = true;
