@@ -69,9 +69,9 @@ const VARIABLES = {
 
   // --- embedded simulated node ---
   SIMNET_SEED: { schema: nonNegativeInt, default: '1', doc: 'Seed of the embedded simulated node (same seed, same chain and mempool).' },
-  SIMNET_BLOCK_INTERVAL_SEC: { schema: z.coerce.number().min(0).max(86_400), default: '180', doc: 'Mean block interval of the simulated node (exponential); 0 = mine only on demand.' },
-  SIMNET_TX_PER_SEC: { schema: z.coerce.number().min(0).max(10_000), default: '3', doc: 'Mean arrival rate of simulated transactions (Poisson).' },
-  SIMNET_INITIAL_TXS: { schema: nonNegativeInt.max(300_000), default: '1500', doc: 'Transactions in the simulated mempool at start.' },
+  SIMNET_BLOCK_INTERVAL_SEC: { schema: z.coerce.number().min(0).max(86_400), default: '120', doc: 'Mean block interval of the simulated node (exponential); 0 = mine only on demand.' },
+  SIMNET_TX_PER_SEC: { schema: z.coerce.number().min(0).max(10_000), default: '24', doc: 'Mean arrival rate of simulated transactions (Poisson); the default keeps blocks near full (~3,000 txs of ~325 vB per 120 s), so there is a fee market to see.' },
+  SIMNET_INITIAL_TXS: { schema: nonNegativeInt.max(300_000), default: '4000', doc: 'Transactions in the simulated mempool at start (about 1.3 blocks).' },
 
   // --- optimizer ---
   OPTIMIZER_ENABLED: { schema: bool, default: 'true', doc: 'Run the template optimizer cycle.' },

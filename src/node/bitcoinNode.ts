@@ -135,6 +135,11 @@ export class BitcoinNode {
     return this.batched(txids, chunk, 'getrawtransaction', (txid) => [txid, false], S.hex);
   }
 
+  /** `getrawtransaction <txid> 1` for many txids in batches; unknown txids are absent. */
+  async getRawTransactionsVerbose(txids: readonly string[], chunk = 100): Promise<Map<string, S.RawTransaction>> {
+    return this.batched(txids, chunk, 'getrawtransaction', (txid) => [txid, true], S.RawTransaction);
+  }
+
   private async batched<S extends z.ZodType>(
     keys: readonly string[],
     chunk: number,

@@ -9,7 +9,7 @@ import { parseAddress, type ParsedAddress } from '../bitcoin/address.js';
 import { Errors } from '../errors.js';
 import { feeEstimate } from '../fees/feeEstimate.js';
 import type { RouteContext } from './context.js';
-import { decodedTransaction } from './decodedTransaction.js';
+import { decodedTransaction, fillPrevouts } from './decodedTransaction.js';
 import { AddressParams, blocksQuery, TxidParams } from './schemas.js';
 
 /** Most UTXOs listed in one answer (the total still counts all of them). */
@@ -109,7 +109,10 @@ export const bitcoinRoutes: FastifyPluginAsync<{ ctx: RouteContext }> = async (f
   app.get('/v1/tx/:txid', { schema: { params: TxidParams, summary: 'Decoded transaction with fee, fee rate and status' } }, async (request) => {
     const { txid } = request.params;
     const [tx, tipHeight] = await Promise.all([node.getRawTransaction(txid), node.getBlockCount()]);
-    const mempoolEntry = tx.confirmations ? null : await node.getMempoolEntry(txid).catch(() => null);
-    return { success: true, ...decodedTransaction(tx, tipHeight, mempoolEntry) };
+    const [mempoolEntry, withPrevouts] = await Promise.all([
+      tx.confirmations ? null : node.getMempoolEntry(txid).catch(() => null),
+      fillPrevouts(node, tx),
+    ]);
+    return { success: true, ...decodedTransaction(withPrevouts, tipHeight, mempoolEntry) };
   });
 };

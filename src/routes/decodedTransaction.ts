@@ -3,10 +3,33 @@
  * amounts in satoshis, addresses per output, prevouts per input (where the node knows them), the
  * fee and fee rate, RBF signalling and the confirmation status.
  */
-import { btcToSats } from '../node/bitcoinNode.js';
+import { btcToSats, type BitcoinNode } from '../node/bitcoinNode.js';
 import type { MempoolEntry, RawTransaction } from '../node/schemas.js';
 import { round } from '../util/round.js';
 import { isoFromUnix } from './schemas.js';
+
+/** Most distinct parent transactions fetched to fill missing prevouts. */
+export const MAX_PREVOUT_PARENTS = 100;
+
+/**
+ * Core gives `prevout` only for confirmed transactions (from undo data); for a mempool tx we look
+ * its parents up (one batched `getrawtransaction`), as Esplora does. Parents the node no longer
+ * knows, and txs with more than `MAX_PREVOUT_PARENTS` parents, keep `prevout: null`.
+ */
+export async function fillPrevouts(node: BitcoinNode, tx: RawTransaction): Promise<RawTransaction> {
+  const missing = [...new Set(tx.vin.filter((v) => !v.prevout && v.txid).map((v) => v.txid!))];
+  if (missing.length === 0 || missing.length > MAX_PREVOUT_PARENTS) return tx;
+  const parents = await node.getRawTransactionsVerbose(missing).catch(() => new Map<string, RawTransaction>());
+  const vin = tx.vin.map((v) => {
+    if (v.prevout || !v.txid || v.vout === undefined) return v;
+    const parent = parents.get(v.txid);
+    const out = parent?.vout.find((o) => o.n === v.vout);
+    if (!parent || !out) return v;
+    // Height unknown here (-1, reported as null): the parent may be unconfirmed.
+    return { ...v, prevout: { generated: parent.vin.some((i) => i.coinbase !== undefined), height: -1, value: out.value, scriptPubKey: out.scriptPubKey } };
+  });
+  return { ...tx, vin };
+}
 
 /** BIP125: an input with nSequence below this signals replaceability. */
 const MAX_BIP125_RBF_SEQUENCE = 0xfffffffd;
@@ -23,7 +46,7 @@ export function decodedTransaction(tx: RawTransaction, tipHeight: number, entry:
           valueSat: btcToSats(vin.prevout.value),
           address: vin.prevout.scriptPubKey.address ?? null,
           scriptType: vin.prevout.scriptPubKey.type,
-          height: vin.prevout.height,
+          height: vin.prevout.height >= 0 ? vin.prevout.height : null,
         }
       : null,
   }));

@@ -32,7 +32,7 @@ export interface TestWorldOptions {
 }
 
 export async function startTestWorld(options: TestWorldOptions = {}): Promise<TestWorld> {
-  const simnet = await startSimnet({ seed: options.seed ?? 7, blockIntervalSec: 0, txPerSec: 0, initialTxs: options.initialTxs ?? 300 });
+  const simnet = await startSimnet({ seed: options.seed ?? 7, blockIntervalSec: 0, txPerSec: 0, initialTxs: options.initialTxs ?? 300, fundingUtxos: 4000 });
   const dataDir = mkdtempSync(join(tmpdir(), 'btc-intel-test-'));
   const config = loadConfig({ DATA_DIR: dataDir, PAYMENTS_ENABLED: 'false', LOG_LEVEL: 'silent', ...options.env });
   const node = new BitcoinNode({ url: simnet.rpcUrl, timeoutMs: config.BITCOIN_RPC_TIMEOUT_MS, scanTimeoutMs: config.BITCOIN_RPC_SCAN_TIMEOUT_MS });
