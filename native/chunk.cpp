@@ -9,41 +9,53 @@
 
 namespace opt {
 
-uint32_t ChunkTable::AppendChunks(const Graph& g, uint32_t cluster_id, std::span<const uint32_t> sequence)
+uint32_t ChunkCluster(const Graph& g, uint32_t cluster_id, std::span<const uint32_t> seq, uint32_t base, Chunk* out)
 {
     // Stack chunking (Core's ChunkLinearization): each new transaction starts a group that absorbs
-    // preceding groups while its fee rate is strictly higher. Groups are contiguous in `sequence`.
-    const auto first = Count();
-    const auto base = static_cast<uint32_t>(txs.size());
-    if (sequence.size() == 1) {  // most clusters
-        const uint32_t x = sequence[0];
-        txs.push_back(x);
-        chunks.push_back(Chunk{g.fee[x], g.adj_weight[x], g.weight[x], g.sigops[x], g.adj_weight[x], base, base + 1, cluster_id, g.rank[x]});
-        chunk_of[x] = first;
-        return first;
-    }
-    txs.insert(txs.end(), sequence.begin(), sequence.end());
-    for (uint32_t i = 0; i < sequence.size(); ++i) {
-        const uint32_t x = sequence[i];
+    // preceding groups while its fee rate is strictly higher. Groups are contiguous in seq.
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < seq.size(); ++i) {
+        const uint32_t x = seq[i];
         Chunk cur{g.fee[x], g.adj_weight[x], g.weight[x], g.sigops[x], 0, base + i, base + i + 1, cluster_id, g.rank[x]};
-        while (Count() > first && CompareFeerate({cur.fee, cur.adj_weight}, AdjRate(Count() - 1)) > 0) {
-            const Chunk& prev = chunks.back();
+        while (k > 0 && CompareFeerate({cur.fee, cur.adj_weight}, {out[k - 1].fee, out[k - 1].adj_weight}) > 0) {
+            const Chunk& prev = out[--k];
             cur.tx_begin = prev.tx_begin;
             cur.fee += prev.fee;
             cur.adj_weight += prev.adj_weight;
             cur.weight += prev.weight;
             cur.sigops += prev.sigops;
             cur.max_rank = std::max(cur.max_rank, prev.max_rank);
-            chunks.pop_back();
         }
-        chunks.push_back(cur);
+        out[k++] = cur;
     }
-    for (uint32_t k = first; k < Count(); ++k) {
-        const bool same_rate = k > first && CompareFeerate(AdjRate(k), AdjRate(k - 1)) == 0;
-        chunks[k].eq_prefix = (same_rate ? chunks[k - 1].eq_prefix : 0) + chunks[k].adj_weight;
-        for (uint32_t i = chunks[k].tx_begin; i < chunks[k].tx_end; ++i) chunk_of[txs[i]] = k;
+    for (uint32_t j = 0; j < k; ++j) {
+        const bool same_rate = j > 0 && CompareFeerate({out[j].fee, out[j].adj_weight}, {out[j - 1].fee, out[j - 1].adj_weight}) == 0;
+        out[j].eq_prefix = (same_rate ? out[j - 1].eq_prefix : 0) + out[j].adj_weight;
     }
-    return first;
+    return k;
+}
+
+ChunkTable StageChunks(const Graph& g, const Linearization& lin)
+{
+    ChunkTable t;
+    t.txs = lin.lin;
+    t.chunks.resize(g.n);
+    t.chunk_of.resize(g.n);
+    return t;
+}
+
+void AssembleChunks(ChunkTable& t, const Clusters& cl, std::span<const uint32_t> counts)
+{
+    // Cluster c's chunks move from offsets[c] to the running total, which is never larger: a
+    // forward in-place compaction.
+    uint32_t m = 0;
+    for (uint32_t c = 0; c < cl.count; ++c) {
+        for (uint32_t j = 0; j < counts[c]; ++j, ++m) {
+            if (m != cl.offsets[c] + j) t.chunks[m] = t.chunks[cl.offsets[c] + j];
+            for (uint32_t i = t.chunks[m].tx_begin; i < t.chunks[m].tx_end; ++i) t.chunk_of[t.txs[i]] = m;
+        }
+    }
+    t.chunks.resize(m);
 }
 
 bool ChunkTable::Before(uint32_t a, uint32_t b) const noexcept
@@ -57,13 +69,13 @@ bool ChunkTable::Before(uint32_t a, uint32_t b) const noexcept
 
 ChunkTable BuildChunks(const Graph& g, const Clusters& cl, const Linearization& lin)
 {
-    ChunkTable t;
-    t.chunk_of.assign(g.n, 0);
-    t.txs.reserve(g.n);
-    t.chunks.reserve(g.n);
+    ChunkTable t = StageChunks(g, lin);
+    std::vector<uint32_t> counts(cl.count);
     for (uint32_t c = 0; c < cl.count; ++c) {
-        t.AppendChunks(g, c, {lin.lin.data() + cl.offsets[c], lin.lin.data() + cl.offsets[c + 1]});
+        const uint32_t base = cl.offsets[c];
+        counts[c] = ChunkCluster(g, c, {lin.lin.data() + base, lin.lin.data() + cl.offsets[c + 1]}, base, t.chunks.data() + base);
     }
+    AssembleChunks(t, cl, counts);
     return t;
 }
 
@@ -100,12 +112,24 @@ void SortIntoMiningOrder(ChunkTable& t)
         if (j - i > 1) std::sort(ids.begin() + i, ids.begin() + j, [&](uint32_t x, uint32_t y) { return t.Before(x, y); });
         i = j;
     }
-    std::vector<Chunk> sorted(m);
-    for (uint32_t k = 0; k < m; ++k) {
-        sorted[k] = t.chunks[ids[k]];
-        for (uint32_t i = sorted[k].tx_begin; i < sorted[k].tx_end; ++i) t.chunk_of[t.txs[i]] = k;
+    // Apply the permutation in place (new chunk k = old chunk ids[k]), cycle by cycle: no second
+    // table, which would cost fresh pages on every call.
+    std::vector<bool> placed(m, false);
+    for (uint32_t start = 0; start < m; ++start) {
+        if (placed[start] || ids[start] == start) continue;
+        const Chunk first = t.chunks[start];
+        uint32_t k = start;
+        while (ids[k] != start) {
+            t.chunks[k] = t.chunks[ids[k]];
+            placed[k] = true;
+            k = ids[k];
+        }
+        t.chunks[k] = first;
+        placed[k] = true;
     }
-    t.chunks.swap(sorted);
+    for (uint32_t k = 0; k < m; ++k) {
+        for (uint32_t i = t.chunks[k].tx_begin; i < t.chunks[k].tx_end; ++i) t.chunk_of[t.txs[i]] = k;
+    }
 }
 
 std::string SanityCheck(const Graph& g, const ChunkTable& t)

@@ -46,14 +46,23 @@ struct ChunkTable {
     {
         return {txs.data() + chunks[k].tx_begin, txs.data() + chunks[k].tx_end};
     }
-    /** Chunk `sequence` (a topological order of some of cluster c's transactions) and append the
-     *  chunks. Returns the id of the first new chunk. Complexity: O(sequence.size()). */
-    uint32_t AppendChunks(const Graph& g, uint32_t cluster_id, std::span<const uint32_t> sequence);
     /** Whether chunk a is mined before chunk b in Core's order. Complexity: O(1). */
     bool Before(uint32_t a, uint32_t b) const noexcept;
 };
 
-/** Chunk every cluster's linearization. Complexity: O(n). */
+/** Chunk one cluster's linearization `seq` (which sits at lin positions base, base+1, ...) into
+ *  out[0 .. k): at most |seq| records, eq_prefix included, tx ranges in lin positions. Returns k.
+ *  Thread-safe for distinct clusters (touches only out). Complexity: O(|seq|). */
+uint32_t ChunkCluster(const Graph& g, uint32_t cluster_id, std::span<const uint32_t> seq, uint32_t base, Chunk* out);
+
+/** Prepare a table whose chunks will be staged per cluster: chunks has n slots, cluster c may use
+ *  chunks[offsets[c] .. offsets[c+1]) (ChunkCluster with base = offsets[c]). */
+ChunkTable StageChunks(const Graph& g, const Linearization& lin);
+
+/** Compact the staged chunks (counts[c] per cluster) in place and set chunk_of. O(n). */
+void AssembleChunks(ChunkTable& t, const Clusters& cl, std::span<const uint32_t> counts);
+
+/** Chunk every cluster's linearization (StageChunks + ChunkCluster + AssembleChunks). O(n). */
 ChunkTable BuildChunks(const Graph& g, const Clusters& cl, const Linearization& lin);
 
 /** Renumber the chunks into Core's mining order (chunk k becomes the k-th mined) and update

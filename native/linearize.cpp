@@ -166,12 +166,15 @@ struct ClusterLinearizer::State {
     std::vector<uint32_t> warm_pos;
     std::atomic<uint32_t> next{0};
     Workers finish_workers;  // used by Finish on the caller's thread
+    ClusterLinearizer::OnCluster on_cluster;
     State(const Graph& graph, const Clusters& clusters, const Options& options) : g(graph), cl(clusters), o(options) {}
 };
 
-ClusterLinearizer::ClusterLinearizer(const Graph& g, const Clusters& cl, const Options& o, std::span<const uint32_t> warm_order)
+ClusterLinearizer::ClusterLinearizer(const Graph& g, const Clusters& cl, const Options& o, std::span<const uint32_t> warm_order,
+                                     OnCluster on_cluster)
     : m_state(std::make_unique<State>(g, cl, o))
 {
+    m_state->on_cluster = std::move(on_cluster);
     Linearization& res = m_state->res;
     res.lin.resize(g.n);
     res.optimal.assign(cl.count, 0);
@@ -204,17 +207,18 @@ void ClusterLinearizer::Work()
             if (k <= 2 || IsChain(g, txs)) {
                 std::copy(txs.begin(), txs.end(), out);  // the unique topological order
                 res.optimal[c] = 1;
-                continue;
+            } else {
+                const uint64_t seed = MixSeed(o.seed, g.rank[txs[0]]);
+                RunResult r{false, 0};
+                if (k <= 64) r = LinearizeWith(w->ws1, g, cl, txs, o.linearize_budget, seed, st.warm_pos, out);
+                else if (k <= 128) r = LinearizeWith(w->ws2, g, cl, txs, o.linearize_budget, seed, st.warm_pos, out);
+                else if (k <= 256) r = LinearizeWith(w->ws4, g, cl, txs, o.linearize_budget, seed, st.warm_pos, out);
+                else if (k <= 512) r = LinearizeWith(w->ws8, g, cl, txs, o.linearize_budget, seed, st.warm_pos, out);
+                else GreedyTopological(g, cl, txs, out);
+                res.optimal[c] = r.optimal;
+                res.cost[c] = r.cost;
             }
-            const uint64_t seed = MixSeed(o.seed, g.rank[txs[0]]);
-            RunResult r{false, 0};
-            if (k <= 64) r = LinearizeWith(w->ws1, g, cl, txs, o.linearize_budget, seed, st.warm_pos, out);
-            else if (k <= 128) r = LinearizeWith(w->ws2, g, cl, txs, o.linearize_budget, seed, st.warm_pos, out);
-            else if (k <= 256) r = LinearizeWith(w->ws4, g, cl, txs, o.linearize_budget, seed, st.warm_pos, out);
-            else if (k <= 512) r = LinearizeWith(w->ws8, g, cl, txs, o.linearize_budget, seed, st.warm_pos, out);
-            else GreedyTopological(g, cl, txs, out);
-            res.optimal[c] = r.optimal;
-            res.cost[c] = r.cost;
+            if (st.on_cluster) st.on_cluster(c, {out, k});
         }
     }
 }
@@ -252,6 +256,7 @@ Linearization ClusterLinearizer::Finish()
         res.optimal[c] = r.optimal;
         res.cost[c] += r.cost;
         extra -= std::min(extra, r.cost);
+        if (st.on_cluster) st.on_cluster(c, {out, k});
     }
     for (uint32_t c = 0; c < cl.count; ++c) {
         res.optimal_count += res.optimal[c];

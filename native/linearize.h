@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -44,7 +45,11 @@ struct Linearization {
 class ClusterLinearizer
 {
 public:
-    ClusterLinearizer(const Graph& g, const Clusters& cl, const Options& options, std::span<const uint32_t> warm_order);
+    /** on_cluster (optional) is called with each cluster's final order, from the thread that
+     *  produced it (so it must be safe for distinct clusters in parallel). */
+    using OnCluster = std::function<void(uint32_t cluster, std::span<const uint32_t> order)>;
+    ClusterLinearizer(const Graph& g, const Clusters& cl, const Options& options, std::span<const uint32_t> warm_order,
+                      OnCluster on_cluster = {});
     ~ClusterLinearizer();
     /** Thread-safe. Complexity: O(SFL work of the clusters taken), bounded by the budgets. */
     void Work();

@@ -103,7 +103,15 @@ Result BuildTemplates(const InputView& input, const Options& o)
     // Two threads (options.threads == 2): both linearize clusters from a shared queue; then the
     // helper builds the v30 baseline (it needs only the graph) while this thread chunks, sorts
     // and builds the v31, optimized and projected templates. Results do not depend on threads.
-    ClusterLinearizer lz(g, cl, o, p.warm);
+    // Each cluster is chunked by the thread that linearized it, into its own slots of the table.
+    ChunkTable chunks;
+    chunks.chunks.resize(g.n);
+    chunks.chunk_of.resize(g.n);
+    std::vector<uint32_t> chunk_counts(cl.count);
+    ClusterLinearizer lz(g, cl, o, p.warm, [&](uint32_t c, std::span<const uint32_t> order) {
+        const uint32_t base = cl.offsets[c];
+        chunk_counts[c] = ChunkCluster(g, c, order, base, chunks.chunks.data() + base);
+    });
     std::atomic<bool> helper_linearized{false};
     std::exception_ptr helper_error;  // an exception must not escape a thread: rethrown here
     double v30_ms = 0;
@@ -142,7 +150,8 @@ Result BuildTemplates(const InputView& input, const Options& o)
     r.linearize_cost = lin.total_cost;
     r.timings.linearize = lap.Lap();
 
-    ChunkTable chunks = BuildChunks(g, cl, lin);
+    chunks.txs = lin.lin;
+    AssembleChunks(chunks, cl, chunk_counts);
     SortIntoMiningOrder(chunks);
     std::vector<uint32_t> order(chunks.Count());  // chunk ids are mining positions now
     std::iota(order.begin(), order.end(), 0u);

@@ -19,6 +19,7 @@ struct TemplateBuilder::Impl {
     int64_t cur_fee{0}, cur_weight{0}, cur_sigops{0}, cur_count{0};
     std::vector<int64_t>& cum_fee;
     std::vector<int64_t>& cum_weight;
+    uint32_t cum_end{0};  // prefix sums cover [s, cum_end]
     std::vector<uint32_t> best_rate_from;
     bool real_sorted{true};
 
@@ -83,13 +84,16 @@ struct TemplateBuilder::Impl {
      *  non-increasing there (else the bound uses the best rate of the suffix). O(m_eff - s). */
     void PrepareBound(uint32_t s)
     {
-        // cum_* are only read at positions >= s: no need to clear the rest.
+        // Prefix sums from s until they exceed twice the block (no fill can reach further from a
+        // position inside); cum_* are only read in [s, cum_end], so the rest is not cleared.
         cum_fee[s] = cum_weight[s] = 0;
-        for (uint32_t p = s; p < m_eff; ++p) {
+        uint32_t p = s;
+        for (; p < m_eff && cum_weight[p] <= 2 * b.m_lim.weight; ++p) {
             const bool live = b.m_live[p];
             cum_fee[p + 1] = cum_fee[p] + (live ? b.m_fee[p] : 0);
             cum_weight[p + 1] = cum_weight[p] + (live ? b.m_weight[p] : 0);
         }
+        cum_end = p;
         // Removing chunks keeps a non-increasing sequence non-increasing.
         real_sorted = b.m_real_sorted_from[s];
         if (real_sorted) return;
@@ -112,25 +116,27 @@ struct TemplateBuilder::Impl {
             return q == NONE ? 0 : MulDivFloor(b.m_fee[q], room, b.m_weight[q]);
         }
         const int64_t by_rate = MulDivFloor(b.m_fee[i], room, b.m_weight[i]);
+        // Beyond the prefix-sum window, or when the fill would leave it, room x rate(i) alone.
+        if (i >= cum_end || cum_weight[cum_end] - cum_weight[i] <= room) return by_rate;
         // j = the position whose chunk overflows the room: galloping from i (deep in the search the
         // room is small and j is close), then binary search. cum_weight is non-decreasing.
         const int64_t target = cum_weight[i] + room;
         uint32_t lo = i, step = 1;  // invariant: cum_weight[lo] <= target
         uint32_t hi = i;
         while (true) {
-            hi = static_cast<uint32_t>(std::min<uint64_t>(uint64_t{lo} + step, m_eff));
+            hi = static_cast<uint32_t>(std::min<uint64_t>(uint64_t{lo} + step, cum_end));
             if (cum_weight[hi] > target) break;
             lo = hi;
-            if (hi == m_eff) break;
+            if (hi == cum_end) break;
             step *= 2;
         }
         while (hi - lo > 1 && cum_weight[hi] > target) {
             const uint32_t mid = lo + (hi - lo) / 2;
             if (cum_weight[mid] <= target) lo = mid; else hi = mid;
         }
-        const uint32_t j = cum_weight[hi] <= target ? hi : lo;  // largest p in [i, m_eff] with cum[p] <= target
+        const uint32_t j = lo;  // largest p in [i, cum_end) with cum[p] <= target; position j overflows
         int64_t fill = cum_fee[j] - cum_fee[i];
-        if (j < m_eff) fill += MulDivFloor(b.m_fee[j], room - (cum_weight[j] - cum_weight[i]), b.m_weight[j]);
+        fill += MulDivFloor(b.m_fee[j], room - (cum_weight[j] - cum_weight[i]), b.m_weight[j]);
         return std::min(by_rate, fill);
     }
 };
@@ -191,7 +197,7 @@ bool WithinRequestLimits(const ChunkTable& t, const Selection& sel, const Templa
 
 Selection TemplateBuilder::Build(std::vector<uint8_t>& state, uint64_t search_budget, const Selection* incumbent, TailSearchStats& stats)
 {
-    Impl b{*this, state, 0, 0, 0, 0, 0, m_cum_fee, m_cum_weight, {}, true};
+    Impl b{*this, state, 0, 0, 0, 0, 0, m_cum_fee, m_cum_weight, 0, {}, true};
     for (auto i = static_cast<uint32_t>(m_order.size()); i-- > 0;) {
         if (m_live[i] && m_eligible[i]) { b.m_eff = i + 1; break; }
     }
