@@ -33,6 +33,7 @@ const r1 = (x: number) => Math.round(x * 10) / 10;
 function mirrorOf(m: SyntheticMempool): MempoolMirror {
   const mirror = new MempoolMirror({} as BitcoinNode, { pollMs: 1_000_000 });
   const { feeSat, weightWu, parentOffsets, parentIndices } = m.input;
+  const txs: MirrorTx[] = [];
   for (let i = 0; i < m.txids.length; i++) {
     const parents: string[] = [];
     for (let k = parentOffsets[i]!; k < parentOffsets[i + 1]!; k++) parents.push(m.txids[parentIndices[k]!]!);
@@ -48,9 +49,11 @@ function mirrorOf(m: SyntheticMempool): MempoolMirror {
       chunkFeeSat: null,
       chunkWeight: null,
       sigopCostLowerBound: 0,
+      snapshotIndex: -1,
     };
-    mirror.txs.set(tx.txid, tx);
+    txs.push(tx);
   }
+  mirror.add(txs);
   mirror.tipHeight = 900_000;
   return mirror;
 }

@@ -14,6 +14,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { btcToSats, type BitcoinNode } from '../node/bitcoinNode.js';
 import type { BlockVerbose1, MempoolEntry, MempoolInfo } from '../node/schemas.js';
 import { decodeInputs } from './decodeInputs.js';
+import { TxidOrder } from './txidOrder.js';
 
 export interface MirrorTx {
   txid: string;
@@ -35,6 +36,8 @@ export interface MirrorTx {
    * sigops dominate the size, 0 when the node does not say or the weight dominates.
    */
   sigopCostLowerBound: number;
+  /** Scratch for the optimizer's snapshot builder: this tx's index in the snapshot being built. */
+  snapshotIndex: number;
 }
 
 export type RemovalReason = 'confirmed' | 'replaced' | 'evicted';
@@ -76,6 +79,8 @@ const BYTES_PER_SIGOP_WU = 20;
 
 export class MempoolMirror extends EventEmitter<{ diff: [MempoolDiff] }> {
   readonly txs = new Map<string, MirrorTx>();
+  /** The same transactions in Core's txid order (tie-break ranks for the optimizer). */
+  readonly txidOrder = new TxidOrder<MirrorTx>();
   /** `txid:vout` → spending mempool txid, for txs whose inputs are known. */
   private readonly spends = new Map<string, string>();
   private readonly needInputs = new Set<string>();
@@ -177,10 +182,8 @@ export class MempoolMirror extends EventEmitter<{ diff: [MempoolDiff] }> {
     const current = new Set(txids);
     const addedIds = txids.filter((txid) => !this.txs.has(txid));
     const added = await this.fetchEntries(addedIds);
-    for (const tx of added) {
-      this.txs.set(tx.txid, tx);
-      this.needInputs.add(tx.txid);
-    }
+    this.add(added);
+    for (const tx of added) this.needInputs.add(tx.txid);
     await this.fetchInputs();
 
     const removed: RemovedTx[] = [];
@@ -224,8 +227,16 @@ export class MempoolMirror extends EventEmitter<{ diff: [MempoolDiff] }> {
     return undefined;
   }
 
+  /** Adds entries to the view (the poll does this; benchmarks fill a mirror directly). */
+  add(txs: readonly MirrorTx[]): void {
+    const fresh = txs.filter((tx) => !this.txs.has(tx.txid));
+    for (const tx of fresh) this.txs.set(tx.txid, tx);
+    this.txidOrder.addAll(fresh.map((tx) => ({ txid: tx.txid, value: tx })));
+  }
+
   private forget(tx: MirrorTx): void {
     this.txs.delete(tx.txid);
+    this.txidOrder.delete(tx.txid);
     this.needInputs.delete(tx.txid);
     for (const outpoint of tx.inputs ?? []) if (this.spends.get(outpoint) === tx.txid) this.spends.delete(outpoint);
   }
@@ -271,6 +282,7 @@ function toMirrorTx(txid: string, e: MempoolEntry): MirrorTx {
     inputs: null,
     chunkFeeSat: e.fees.chunk !== undefined ? btcToSats(e.fees.chunk) : null,
     chunkWeight: e.chunkweight ?? null,
+    snapshotIndex: -1,
     sigopCostLowerBound: e.vsize_adjusted !== undefined && e.vsize_adjusted > e.vsize ? Math.floor((e.vsize_adjusted * 4) / BYTES_PER_SIGOP_WU) : 0,
   };
 }
