@@ -132,6 +132,12 @@ export interface OptimizerResult {
     /** Search nodes over all projected blocks. */
     projectedNodes: number;
   };
+  /**
+   * Native wall time per phase. `clusters` includes the renumbering and cycle check; `linearize`
+   * includes chunking; `baselines` = v31 + v30, where v30 runs on the helper thread (threads: 2)
+   * overlapping chunk/optimized/projected, so the phases can add up to more than `total`.
+   * `optimized` is block 1 (greedy + tail search), `projected` blocks 2..N.
+   */
   timingsMs: {
     validate: number; clusters: number; linearize: number; chunk: number; baselines: number;
     optimized: number; bound: number; projected: number; total: number;

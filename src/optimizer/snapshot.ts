@@ -4,8 +4,8 @@
  * Two input formats, plain or gzip:
  * - Bitcoin Core `getrawmempool true` (an object keyed by txid; fees in BTC under
  *   `fees.modified`/`fees.base`, or the pre-0.21 top-level `modifiedfee`/`fee`; `weight`, else
- *   4 x vsize; `vsize_adjusted`/`vsize`/`size` is Core's sigop-adjusted vsize; `depends`). A
- *   JSON-RPC envelope `{ result, error, id }` is unwrapped.
+ *   4 x `vsize_bip141`, else 4 x vsize; `vsize_adjusted`/`vsize`/`size` is Core's sigop-adjusted
+ *   vsize; `depends`). A JSON-RPC envelope `{ result, error, id }` is unwrapped.
  * - The shared snapshot format of `shared/data/mempool/README.md` (`{ txs: [{ txid, fee, weight,
  *   vsize, parents, sigops? }] }`, fees in sat).
  *
@@ -206,10 +206,12 @@ export function parseCoreMempool(raw: unknown): MempoolSnapshot {
     feeSat[i] = Math.max(0, modified);
     baseFeeSat[i] = base;
     const vsize = positiveInt(e.vsize_adjusted) ?? positiveInt(e.vsize) ?? positiveInt(e.size);
-    const weight = positiveInt(e.weight);
+    const bip141 = positiveInt(e.vsize_bip141);
+    const weight = positiveInt(e.weight) ?? (bip141 !== undefined ? 4 * bip141 : undefined);
     if (weight === undefined && vsize === undefined) throw formatError(`entry ${txid} has neither weight nor vsize`);
     if (weight !== undefined) {
       weightWu[i] = weight;
+      if (e.weight === undefined) stats.weightFromVsize++;
       if (vsize !== undefined && vsize > Math.ceil(weight / 4)) {
         sigopCost[i] = Math.ceil(vsize / 5);
         stats.derivedSigops++;

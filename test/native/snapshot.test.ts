@@ -59,6 +59,9 @@ describe('snapshot', () => {
     expect(Array.from(s.input.weightWu)).toEqual([1000]);
     expect(Array.from(s.input.feeSat)).toEqual([0]);
     expect(s.stats).toMatchObject({ weightFromVsize: 1, clampedFees: 1 });
+    const b = parseCoreMempool({ [a]: { vsize: 300, vsize_bip141: 120, fees: { base: 0.00001 }, depends: [] } });
+    expect(Array.from(b.input.weightWu)).toEqual([480]);
+    expect(Array.from(b.input.sigopCost ?? [])).toEqual([60]);
   });
 
   it('error: ERR_SNAPSHOT_FORMAT names the bad entry', () => {
