@@ -13,7 +13,7 @@ import { buildTemplates, inspectClusters } from '../../src/optimizer/native.js';
 import {
   SnapshotError, computeTxidRank, parseCoreMempool, parseSharedSnapshot, readSnapshotFile, warmOrderFromPrevious,
 } from '../../src/optimizer/snapshot.js';
-import { CORE_LIMITS, checkResult, miningOrder, referenceV31 } from './oracle.js';
+import { CORE_LIMITS, checkResult, miningOrder, referenceV31, rng } from './oracle.js';
 
 const DATA = resolve(import.meta.dirname, '../../../shared/data/mempool');
 const realFiles = existsSync(DATA) ? readdirSync(DATA).filter((f) => f.startsWith('mainnet-') && f.endsWith('.json.gz')) : [];
@@ -30,6 +30,18 @@ describe('snapshot', () => {
     expect(Array.from(computeTxidRank(ids))).toEqual([2, 1, 0, 3]);
     // A plain string sort would order by the first byte instead.
     expect([...ids].sort().indexOf(ids[1])).toBe(3);
+  });
+
+  it('behavior: computeTxidRank equals a byte-reversed string sort, including long shared prefixes', () => {
+    const r = rng(9);
+    const hex = (len: number) => Array.from({ length: len }, () => '0123456789abcdef'[Math.floor(r() * 16)]).join('');
+    // Many txids share the last 8 display hex chars (Core's first 4 bytes), so ties go to the exact path.
+    const ids = Array.from({ length: 3000 }, (_, i) => (i % 3 === 0 ? hex(56) + 'deadbeef' : i % 3 === 1 ? hex(54) + '00deadbe' : hex(64)));
+    const reversed = (t: string) => t.match(/../g)!.reverse().join('');
+    const expected = ids.map((_, i) => i).sort((a, b) => (reversed(ids[a]) < reversed(ids[b]) ? -1 : reversed(ids[a]) > reversed(ids[b]) ? 1 : 0));
+    const rank = computeTxidRank(ids);
+    expect(expected.map((i) => rank[i])).toEqual(expected.map((_, pos) => pos));
+    expect(() => computeTxidRank(['zz'.repeat(32)])).toThrow(/is not a txid/);
   });
 
   it('default: parses Core getrawmempool JSON (BTC fees, modified fee, depends, weight)', () => {
