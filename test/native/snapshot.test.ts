@@ -36,7 +36,7 @@ describe('snapshot', () => {
     const r = rng(9);
     const hex = (len: number) => Array.from({ length: len }, () => '0123456789abcdef'[Math.floor(r() * 16)]).join('');
     // Many txids share the last 8 display hex chars (Core's first 4 bytes), so ties go to the exact path.
-    const ids = Array.from({ length: 3000 }, (_, i) => (i % 3 === 0 ? hex(56) + 'deadbeef' : i % 3 === 1 ? hex(54) + '00deadbe' : hex(64)));
+    const ids = Array.from({ length: 3000 }, (_, i) => (i % 3 === 0 ? hex(56) + 'deadbeef' : i % 3 === 1 ? hex(56) + '00deadbe' : hex(64)));
     const reversed = (t: string) => t.match(/../g)!.reverse().join('');
     const expected = ids.map((_, i) => i).sort((a, b) => (reversed(ids[a]) < reversed(ids[b]) ? -1 : reversed(ids[a]) > reversed(ids[b]) ? 1 : 0));
     const rank = computeTxidRank(ids);
