@@ -20,8 +20,12 @@ FILE is Bitcoin Core \`getrawmempool true\` JSON or the shared snapshot format, 
 Options:
   --txids               add the ordered txids of each template
   --progress            print progress lines on stderr
-  --max-tx-count N      transaction limit of the optimized template (default 4000)
-  --min-fee-rate X      minimum chunk fee rate of the optimized template, sat/vB (default 1)
+  --limits core|service limits of the optimized template (default core):
+                          core    = Bitcoin Core's own (no transaction cap, blockmintxfee
+                                    0.001 sat/vB), so optimized vs v31 is like for like;
+                          service = the service cache's request (4000 txs, 1 sat/vB)
+  --max-tx-count N      transaction limit of the optimized template (overrides --limits)
+  --min-fee-rate X      minimum chunk fee rate of the optimized template, sat/vB (overrides --limits)
   --blocks N            number of projected blocks (default 8)
   -h, --help            show this help
 `;
@@ -37,6 +41,12 @@ const defaultIo: CliIo = {
 };
 
 class UsageError extends Error {}
+
+/** `core`: Bitcoin Core's limits (no tx cap; blockmintxfee 1 sat/kvB). `service`: the cache's request (SPEC §8). */
+const LIMIT_PRESETS: Record<'core' | 'service', { maxTxCount: number | null; minFeeRateSatVb: number }> = {
+  core: { maxTxCount: null, minFeeRateSatVb: 0.001 },
+  service: { maxTxCount: 4000, minFeeRateSatVb: 1 },
+};
 
 function positiveInt(name: string, raw: string | undefined, min: number, max: number): number | undefined {
   if (raw === undefined) return undefined;
@@ -106,7 +116,7 @@ function nodeTemplate(snapshot: MempoolSnapshot, r: OptimizerResult): Record<str
 export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<number> {
   const started = performance.now();
   let file: string;
-  let opts: { txids: boolean; progress: boolean; maxTxCount?: number; minFeeRate?: number; blocks?: number };
+  let opts: { txids: boolean; progress: boolean; limits: 'core' | 'service'; maxTxCount?: number; minFeeRate?: number; blocks?: number };
   try {
     const { values, positionals } = parseArgs({
       args: argv,
@@ -114,6 +124,7 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<num
       options: {
         txids: { type: 'boolean', default: false },
         progress: { type: 'boolean', default: false },
+        limits: { type: 'string', default: 'core' },
         'max-tx-count': { type: 'string' },
         'min-fee-rate': { type: 'string' },
         blocks: { type: 'string' },
@@ -133,7 +144,10 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<num
       minFeeRate = Number(rawRate);
       if (rawRate.trim() === '' || !Number.isFinite(minFeeRate) || minFeeRate < 0 || minFeeRate > 1e9) throw new UsageError(`--min-fee-rate must be a number in [0, 1e9] sat/vB, got "${rawRate}"`);
     }
+    const limits = values.limits;
+    if (limits !== 'core' && limits !== 'service') throw new UsageError(`--limits must be "core" or "service", got "${limits}"`);
     opts = {
+      limits,
       txids: values.txids ?? false,
       progress: values.progress ?? false,
       maxTxCount: positiveInt('--max-tx-count', values['max-tx-count'], 0, 4e9),
@@ -157,11 +171,14 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<num
     });
     const parseMs = performance.now() - t0 - readMs;
     progress(`${snapshot.txids.length} transactions (${snapshot.format} format); running the optimizer`);
-    const r = buildTemplates(snapshot.input, {
-      ...(opts.maxTxCount !== undefined ? { maxTxCount: opts.maxTxCount } : {}),
-      ...(opts.minFeeRate !== undefined ? { minFeeRateSatVb: opts.minFeeRate } : {}),
-      ...(opts.blocks !== undefined ? { projectedBlocks: opts.blocks } : {}),
-    });
+    const preset = LIMIT_PRESETS[opts.limits];
+    const request = {
+      limits: opts.limits,
+      maxTxCount: opts.maxTxCount ?? preset.maxTxCount ?? snapshot.txids.length,
+      minFeeRateSatVb: opts.minFeeRate ?? preset.minFeeRateSatVb,
+      projectedBlocks: opts.blocks ?? 8,
+    };
+    const r = buildTemplates(snapshot.input, { maxTxCount: request.maxTxCount, minFeeRateSatVb: request.minFeeRateSatVb, projectedBlocks: request.projectedBlocks });
     for (const [phase, ms] of Object.entries(r.timingsMs)) progress(`native ${phase}: ${ms.toFixed(2)} ms`);
     const bound = r.upperBound.feeSat;
     const diff = r.optimized.feeSat - r.baselineV31.feeSat;
@@ -171,7 +188,7 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<num
       format: snapshot.format,
       txCount: snapshot.txids.length,
       snapshot: { ...snapshot.stats, ...(snapshot.meta ? { meta: Object.fromEntries(Object.entries(snapshot.meta).filter(([k]) => k !== 'blockTemplate' && k !== 'minedBlock')) } : {}) },
-      request: { maxTxCount: opts.maxTxCount ?? 4000, minFeeRateSatVb: opts.minFeeRate ?? 1, projectedBlocks: opts.blocks ?? 8 },
+      request,
       templates: {
         optimized: describe(r.optimized, bound, snapshot, opts.txids),
         baselineV31: describe(r.baselineV31, bound, snapshot, opts.txids),

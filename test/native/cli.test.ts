@@ -47,13 +47,26 @@ describe('cli', () => {
       expect(Object.keys(report.templates[t])).toEqual(['txCount', 'feeSat', 'weightWu', 'sigopCost', 'gapToBoundSat', 'gapToBoundPct']);
       expect(report.templates[t].gapToBoundSat).toBe(report.upperBound.feeSat - report.templates[t].feeSat);
     }
+    // Core's own limits by default: like for like, the 0.5 sat/vB tx is in both.
+    expect(report.request).toMatchObject({ limits: 'core', maxTxCount: 4, minFeeRateSatVb: 0.001 });
+    expect(report.templates.optimized.txCount).toBe(4);
+    expect(report.templates.baselineV31.txCount).toBe(4);
+    expect(report.optimizedVsV31.v31WithinRequestLimits).toBe(true);
+    expect(report.optimizedVsV31.feeSat).toBeGreaterThanOrEqual(0);
+    expect(report.projectedBlocks).toHaveLength(8);
+    expect(Object.keys(report.timingsMs)).toEqual(expect.arrayContaining(['read', 'parse', 'native_linearize', 'native_total', 'total']));
+    expect(report.clusters).toMatchObject({ count: 3, largest: 2 });
+  });
+
+  it('args: --limits service applies the cache request (1 sat/vB floor, 4000 txs)', async () => {
+    const { code, out } = await run(['template', coreFile('m.json', false), '--limits', 'service']);
+    expect(code).toBe(0);
+    const report = JSON.parse(out);
+    expect(report.request).toMatchObject({ limits: 'service', maxTxCount: 4000, minFeeRateSatVb: 1 });
     // 1 sat/vB floor: the 0.5 sat/vB tx is left out of the optimized template, Core v31 takes it.
     expect(report.templates.optimized.txCount).toBe(3);
     expect(report.templates.baselineV31.txCount).toBe(4);
     expect(report.optimizedVsV31.v31WithinRequestLimits).toBe(false);
-    expect(report.projectedBlocks).toHaveLength(8);
-    expect(Object.keys(report.timingsMs)).toEqual(expect.arrayContaining(['read', 'parse', 'native_linearize', 'native_total', 'total']));
-    expect(report.clusters).toMatchObject({ count: 3, largest: 2 });
   });
 
   it('args: --txids, --min-fee-rate, --max-tx-count, --blocks, --progress, gzip input', async () => {
@@ -61,7 +74,7 @@ describe('cli', () => {
     const { code, out, err } = await run(['template', file, '--txids', '--min-fee-rate', '0', '--max-tx-count', '2', '--blocks', '3', '--progress']);
     expect(code).toBe(0);
     const report = JSON.parse(out);
-    expect(report.request).toEqual({ maxTxCount: 2, minFeeRateSatVb: 0, projectedBlocks: 3 });
+    expect(report.request).toEqual({ limits: 'core', maxTxCount: 2, minFeeRateSatVb: 0, projectedBlocks: 3 });
     expect(report.templates.optimized.txids).toEqual(['01'.repeat(32), '02'.repeat(32)]);
     expect(report.templates.baselineV31.txids).toHaveLength(4);
     expect(report.projectedBlocks).toHaveLength(3);
