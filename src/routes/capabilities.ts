@@ -116,6 +116,10 @@ export function capabilities(app: FastifyInstance, ctx: RouteContext, now: numbe
         baselineFeeSat: cache.baseline.feeSat,
         upperBoundFeeSat: round(cache.upperBound.feeSat, 1),
         upperBoundExact: cache.upperBound.exact,
+        nativeV31FeeSat: cache.nativeV31.feeSat,
+        // False when Core's v31 template itself breaks the request limits (> max_tx_count, or chunks
+        // below min_fee_rate_sat_vb): then the optimized template may earn less than v31 by design.
+        v31WithinRequestLimits: cache.v31WithinRequestLimits,
         clusters: cache.clusters,
       },
       receipt: { present: cache !== undefined, schema: 'bench-receipt/1', keyId: signer.keyId, alg: 'Ed25519', publicKey: signer.publicKeyBase64 },
