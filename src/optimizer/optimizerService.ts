@@ -1,7 +1,7 @@
 /**
  * The optimizer cycle: every `OPTIMIZER_INTERVAL_SEC`, never overlapping, abandoned after
- * `OPTIMIZER_TIMEOUT_SEC`. Each cycle snapshots the mempool mirror into typed arrays, runs the
- * native optimizer in the worker pool while fetching the node's `getblocktemplate` baseline,
+ * `OPTIMIZER_TIMEOUT_SEC`. Each cycle fetches the node's `getblocktemplate` baseline, snapshots the
+ * mempool mirror into typed arrays right after, runs the native optimizer in the worker pool,
  * compares, signs a receipt and publishes a new cache atomically. A failed cycle records
  * `lastError`; the previous cache keeps serving. The running phase and its timings are public
  * (cache-stats), so a slow cycle is visible while it runs.
@@ -19,7 +19,7 @@ import type { OptimizerPool } from './optimizerPool.js';
 import type { ReceiptSigner } from './receipts.js';
 import { buildTemplateCache, type NodeBaseline, type TemplateCache } from './templateCache.js';
 
-export type CyclePhase = 'idle' | 'snapshot' | 'optimize' | 'publish';
+export type CyclePhase = 'idle' | 'baseline' | 'snapshot' | 'optimize' | 'publish';
 export type CycleStatus = 'ok' | 'baseline_fallback' | 'error' | 'timeout';
 
 export interface CycleRecord {
@@ -28,7 +28,7 @@ export interface CycleRecord {
   durationMs: number;
   status: CycleStatus;
   error: string | null;
-  phasesMs: { snapshot: number; optimize: number; baseline: number | null; publish: number };
+  phasesMs: { baseline: number | null; snapshot: number; optimize: number; publish: number };
   txCount: number;
 }
 
@@ -133,7 +133,7 @@ export class OptimizerService extends EventEmitter<{ published: [TemplateCache] 
     const started = this.now();
     this.cycleStartedAt = started;
     this.lastRefreshStartedAt = started;
-    const phasesMs = { snapshot: 0, optimize: 0, baseline: null as number | null, publish: 0 };
+    const phasesMs = { baseline: null as number | null, snapshot: 0, optimize: 0, publish: 0 };
     const abort = new AbortController();
     const timeoutMs = config.OPTIMIZER_TIMEOUT_SEC * 1000;
     const timer = setTimeout(() => abort.abort(new Error(`cycle exceeded ${config.OPTIMIZER_TIMEOUT_SEC} s`)), timeoutMs);
@@ -141,7 +141,18 @@ export class OptimizerService extends EventEmitter<{ published: [TemplateCache] 
     let error: string | null = null;
     let txCount = 0;
     try {
-      let t = this.enter('snapshot');
+      // The baseline first, then the snapshot at once: our snapshot then holds (nearly) every tx
+      // the node's template could choose from, so the comparison is not skewed by arrivals the
+      // node saw and we did not.
+      let t = this.enter('baseline');
+      const nodeBaseline = await fetchNodeBaseline(node, config.BASELINE_TIMEOUT_SEC * 1000).then(
+        (b) => this.baselineDone(t, b, null),
+        (e: unknown) => this.baselineDone(t, null, e as Error),
+      );
+      phasesMs.baseline = this.now() - t;
+      if (!nodeBaseline) status = 'baseline_fallback';
+
+      t = this.enter('snapshot');
       await mirror.poll().catch((e: unknown) => {
         if (!mirror.ready) throw e;
         logger?.warn({ err: e }, 'mempool poll failed; optimizing the last good view');
@@ -154,16 +165,8 @@ export class OptimizerService extends EventEmitter<{ published: [TemplateCache] 
       phasesMs.snapshot = this.now() - t;
 
       t = this.enter('optimize');
-      const baselineStarted = this.now();
-      const baselinePromise = fetchNodeBaseline(node, config.BASELINE_TIMEOUT_SEC * 1000).then(
-        (b) => this.baselineDone(baselineStarted, b, null),
-        (e: unknown) => this.baselineDone(baselineStarted, null, e as Error),
-      );
       const result = await pool.run(snapshot.input, { ...this.optimizerOptions, seed: cycle }, abort.signal);
-      const nodeBaseline = await baselinePromise;
       phasesMs.optimize = this.now() - t;
-      phasesMs.baseline = this.baseline.lastDurationMs;
-      if (!nodeBaseline) status = 'baseline_fallback';
 
       t = this.enter('publish');
       const cache = buildTemplateCache({ cycle, now: this.now(), snapshot, result, nodeBaseline, weightLimitWu: DEFAULT_WEIGHT_LIMIT_WU, signer });

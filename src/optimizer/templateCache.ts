@@ -40,6 +40,8 @@ export interface BaselineComparison {
   baselineFeeSat: number;
   /** optimized − baseline, sat. */
   feeDeltaSat: number;
+  /** Baseline txids absent from our snapshot (mined, replaced or evicted between the two reads). */
+  baselineTxidsNotInSnapshot: number;
   optimizedHeight: number;
   baselineHeight: number;
   previousBlockHash: string;
@@ -132,9 +134,9 @@ export function buildTemplateCache({ cycle, now, snapshot, result, nodeBaseline,
         weightLimitWu: nodeBaseline.weightLimitWu,
       }
     : { source: 'native_v31', ...summary(result.baselineV31, txids), height, previousBlockHash: snapshot.tipHash, coinbaseValueSat: null, weightLimitWu };
-  const comparison = compare(optimized, baseline, snapshot, height);
   const txIndex = new Map<string, number>();
   txids.forEach((txid, i) => txIndex.set(txid, i));
+  const comparison = compare(optimized, baseline, snapshot, height, txIndex);
   const txChunkFeeRateSatVb = new Float64Array(txids.length);
   for (let i = 0; i < txids.length; i++) txChunkFeeRateSatVb[i] = (result.txChunkFeeSat[i]! * 4) / result.txChunkWeightWu[i]!;
   const cachedAt = now;
@@ -173,7 +175,7 @@ export function buildTemplateCache({ cycle, now, snapshot, result, nodeBaseline,
   };
 }
 
-function compare(optimized: TemplateSummary, baseline: BaselineTemplate, snapshot: CycleSnapshot, height: number): BaselineComparison {
+function compare(optimized: TemplateSummary, baseline: BaselineTemplate, snapshot: CycleSnapshot, height: number, inSnapshot: ReadonlyMap<string, number>): BaselineComparison {
   let overlap = 0;
   for (const txid of optimized.txids) if (baseline.txidSet.has(txid)) overlap++;
   const sameTip = baseline.previousBlockHash === snapshot.tipHash;
@@ -187,6 +189,7 @@ function compare(optimized: TemplateSummary, baseline: BaselineTemplate, snapsho
     optimizedFeeSat: optimized.feeSat,
     baselineFeeSat: baseline.feeSat,
     feeDeltaSat: optimized.feeSat - baseline.feeSat,
+    baselineTxidsNotInSnapshot: baseline.txids.filter((txid) => !inSnapshot.has(txid)).length,
     optimizedHeight: height,
     baselineHeight: baseline.height,
     previousBlockHash: snapshot.tipHash,
