@@ -14,6 +14,7 @@
  * - 'cluster-heavy': every cluster kind equally likely per cluster, so only ~9 % of the
  *   transactions are singletons and large clusters dominate: a stress case for linearization.
  */
+import { mulberry32 } from '../src/util/mulberry32.js';
 import type { OptimizerInput } from '../src/optimizer/native.js';
 import { computeTxidRank } from '../src/optimizer/snapshot.js';
 
@@ -42,17 +43,8 @@ export interface SyntheticMempool {
   time: Uint32Array;
 }
 
-/** mulberry32: small, fast, seedable. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** mulberry32 (src/util/mulberry32.ts): small, fast, seedable. */
+export const rng = mulberry32;
 
 class Builder {
   readonly fee: number[] = [];

@@ -25,7 +25,7 @@ import { loadConfig } from '../src/config.js';
 import { requirementsBuilder } from '../src/payments/challenge.js';
 import { encodeHeaderJson } from '../src/payments/decode.js';
 import { openPaymentsDb } from '../src/payments/db.js';
-import { domainSeparator, transferWithAuthorizationDigest } from '../src/payments/eip712.js';
+import { domainSeparator, TRANSFER_WITH_AUTHORIZATION_TYPES, transferWithAuthorizationDigest } from '../src/payments/eip712.js';
 import { resolveNetworks } from '../src/payments/networks.js';
 import { paymentsPlugin } from '../src/payments/plugin.js';
 import { recoverAddress, RECOVERY_BACKEND } from '../src/payments/recover.js';
@@ -36,16 +36,7 @@ import { createVerifier } from '../src/payments/verify.js';
 const PAY_TO = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
 const ENV = { PAY_TO, X402_NETWORKS: 'eip155:8453,eip155:137,eip155:42161,eip155:480', LOG_LEVEL: 'silent' };
 const PRICES = { 'GET /health': 0, 'GET /v1/block-height': 0.001 };
-const TYPES = {
-  TransferWithAuthorization: [
-    { name: 'from', type: 'address' },
-    { name: 'to', type: 'address' },
-    { name: 'value', type: 'uint256' },
-    { name: 'validAfter', type: 'uint256' },
-    { name: 'validBefore', type: 'uint256' },
-    { name: 'nonce', type: 'bytes32' },
-  ],
-} as const;
+const TYPES = TRANSFER_WITH_AUTHORIZATION_TYPES;
 
 interface NativeSign {
   ecdsaSign(msg32: Uint8Array, key: Uint8Array): { signature: Uint8Array; recid: number };

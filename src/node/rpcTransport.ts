@@ -9,21 +9,11 @@
  */
 import BitcoinCoreClient from 'bitcoin-core';
 import type { z } from 'zod';
+import { CORE_RPC_CODES } from '../bitcoin/coreRpcCodes.js';
 import { Errors } from '../errors.js';
 
-/** Core's RPC error codes we act on (src/rpc/protocol.h). */
-export const RPC_CODES = {
-  MISC_ERROR: -1,
-  TYPE_ERROR: -3,
-  INVALID_ADDRESS_OR_KEY: -5,
-  INVALID_PARAMETER: -8,
-  DESERIALIZATION_ERROR: -22,
-  VERIFY_ERROR: -25,
-  VERIFY_REJECTED: -26,
-  VERIFY_ALREADY_IN_CHAIN: -27,
-  IN_WARMUP: -28,
-  METHOD_NOT_FOUND: -32601,
-} as const;
+/** Core's RPC error codes (src/rpc/protocol.h). */
+export const RPC_CODES = CORE_RPC_CODES;
 
 /** The node answered, but refused the call. `rpcCode` is Core's error code. */
 export class NodeRpcError extends Error {

@@ -67,3 +67,15 @@ function writeUint256(buf: Uint8Array, offset: number, value: bigint): void {
 function writeHex(buf: Uint8Array, offset: number, hex: string, bytes: number): void {
   buf.set(Buffer.from(hex.slice(2), 'hex').subarray(0, bytes), offset);
 }
+
+/** The EIP-712 types of an EIP-3009 authorization, in viem's shape (for clients, tests, benchmarks). */
+export const TRANSFER_WITH_AUTHORIZATION_TYPES = {
+  TransferWithAuthorization: [
+    { name: 'from', type: 'address' },
+    { name: 'to', type: 'address' },
+    { name: 'value', type: 'uint256' },
+    { name: 'validAfter', type: 'uint256' },
+    { name: 'validBefore', type: 'uint256' },
+    { name: 'nonce', type: 'bytes32' },
+  ],
+} as const;

@@ -6,24 +6,11 @@
  * binding cannot load. Both reject what USDC's `ECRecover.recover` rejects: high-s signatures and
  * `v` other than 27/28 (0/1 accepted and normalized, as viem's `parseSignature` does).
  */
-import { createRequire } from 'node:module';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { keccak256 as keccak_256 } from './keccak.js';
+import { secp256k1Binding, type Secp256k1Binding } from '../util/secp256k1Native.js';
 
-interface NativeSecp256k1 {
-  ecdsaRecover(sig: Uint8Array, recid: number, msg32: Uint8Array, compressed: boolean): Uint8Array;
-}
-
-function loadNative(): NativeSecp256k1 | null {
-  try {
-    // The bindings entry only (not the package index, which silently falls back to `elliptic`).
-    return createRequire(import.meta.url)('secp256k1/bindings') as NativeSecp256k1;
-  } catch {
-    return null;
-  }
-}
-
-const native = loadNative();
+const native = secp256k1Binding;
 
 /** Which implementation recovers signatures (reported by the benchmark). */
 export const RECOVERY_BACKEND: 'libsecp256k1' | '@noble/curves' = native ? 'libsecp256k1' : '@noble/curves';
@@ -68,7 +55,7 @@ function addressOf(publicKey: Uint8Array): string {
 }
 
 /** Uncompressed 65-byte public key, or null (malformed, high s, bad v, no recovery). */
-function recoverPublicKey(digest: Uint8Array, signature: string, lib: NativeSecp256k1 | null = native): Uint8Array | null {
+function recoverPublicKey(digest: Uint8Array, signature: string, lib: Secp256k1Binding | null = native): Uint8Array | null {
   if (signature.length !== 2 + 130) return null;
   const sig = Buffer.from(signature.slice(2), 'hex');
   const v = sig[64]!;

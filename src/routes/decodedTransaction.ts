@@ -4,7 +4,7 @@
  * fee and fee rate, RBF signalling and the confirmation status.
  */
 import { btcToSats, type BitcoinNode } from '../node/bitcoinNode.js';
-import type { MempoolEntry, RawTransaction } from '../node/schemas.js';
+import type { DecodedTx, MempoolEntry, RawTransaction } from '../node/schemas.js';
 import { round } from '../util/round.js';
 import { isoFromUnix } from './schemas.js';
 
@@ -29,6 +29,21 @@ export async function fillPrevouts(node: BitcoinNode, tx: RawTransaction): Promi
     return { ...v, prevout: { generated: parent.vin.some((i) => i.coinbase !== undefined), height: -1, value: out.value, scriptPubKey: out.scriptPubKey } };
   });
   return { ...tx, vin };
+}
+
+/** Identity, sizes and fee of a decoded transaction, as every answer that shows one names them. */
+export function transactionBasics(tx: DecodedTx, feeSat: number | null) {
+  return {
+    txid: tx.txid,
+    wtxid: tx.hash,
+    version: tx.version,
+    locktime: tx.locktime,
+    size: tx.size,
+    vsize: tx.vsize,
+    weight: tx.weight,
+    feeSat,
+    feeRateSatVb: feeSat === null ? null : round(feeSat / tx.vsize),
+  };
 }
 
 /** BIP125: an input with nSequence below this signals replaceability. */
@@ -72,15 +87,7 @@ export function decodedTransaction(tx: RawTransaction, tipHeight: number, entry:
           : null;
   const confirmations = tx.confirmations ?? 0;
   return {
-    txid: tx.txid,
-    wtxid: tx.hash,
-    version: tx.version,
-    locktime: tx.locktime,
-    size: tx.size,
-    vsize: tx.vsize,
-    weight: tx.weight,
-    feeSat,
-    feeRateSatVb: feeSat === null ? null : round(feeSat / tx.vsize),
+    ...transactionBasics(tx, feeSat),
     rbfSignaling: !isCoinbase && inputs.some((i) => i.sequence <= MAX_BIP125_RBF_SEQUENCE),
     coinbase: isCoinbase,
     status: {

@@ -3,21 +3,9 @@
  * method handlers throw. The server turns it into `{ result: null, error: { code, message }, id }`
  * with Core's HTTP status (500; 404 for an unknown method; 400 for an invalid request).
  */
+import { CORE_RPC_CODES } from '../bitcoin/coreRpcCodes.js';
 
-export const RPC_ERROR = {
-  MISC_ERROR: -1,
-  TYPE_ERROR: -3,
-  INVALID_ADDRESS_OR_KEY: -5,
-  INVALID_PARAMETER: -8,
-  DESERIALIZATION_ERROR: -22,
-  VERIFY_ERROR: -25,
-  VERIFY_REJECTED: -26,
-  VERIFY_ALREADY_IN_UTXO_SET: -27,
-  INVALID_REQUEST: -32600,
-  METHOD_NOT_FOUND: -32601,
-  INTERNAL_ERROR: -32603,
-  PARSE_ERROR: -32700,
-} as const;
+export const RPC_ERROR = CORE_RPC_CODES;
 
 export class RpcError extends Error {
   constructor(

@@ -7,26 +7,11 @@
  * - Schnorr: BIP340 with an all-zero `aux_rand`, so signatures are deterministic (BIP340 allows any aux).
  * Signatures are deterministic so that a seed reproduces wtxids, witness commitments and block hashes.
  */
-import { createRequire } from 'node:module';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { taggedHash } from './hash.js';
+import { secp256k1Binding } from '../util/secp256k1Native.js';
 
-interface NativeSecp256k1 {
-  ecdsaSign(msg32: Uint8Array, privateKey: Uint8Array): { signature: Uint8Array; recid: number };
-  signatureExport(signature: Uint8Array): Uint8Array;
-  publicKeyCreate(privateKey: Uint8Array, compressed: boolean): Uint8Array;
-}
-
-function loadNative(): NativeSecp256k1 | null {
-  try {
-    // The bindings entry only: the package index silently falls back to the slow `elliptic`.
-    return createRequire(import.meta.url)('secp256k1/bindings') as NativeSecp256k1;
-  } catch {
-    return null;
-  }
-}
-
-const native = loadNative();
+const native = secp256k1Binding;
 
 /** Which implementation multiplies points (reported in the simulator's stats and bench). */
 export const SIGNING_BACKEND: 'libsecp256k1' | '@noble/curves' = native ? 'libsecp256k1' : '@noble/curves';

@@ -3,19 +3,11 @@
  * check, and straightforward TypeScript references of Bitcoin Core's block assembly (v31
  * `addChunks`, v30 `addPackageTxs`). Written for clarity, not speed (small inputs only).
  */
+import { mulberry32 } from '../../src/util/mulberry32.js';
 import type { ClusterDetail, OptimizerInput, OptimizerResult, TemplateSelection } from '../../src/optimizer/native.js';
 
-/** mulberry32 */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** mulberry32 (src/util/mulberry32.ts). */
+export const rng = mulberry32;
 
 export interface RandomMempoolOptions {
   clusters: number;

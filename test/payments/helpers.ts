@@ -2,6 +2,7 @@
  * Test helpers for the payment gate: a small fastify app with the real plugin and stub paid
  * routes, signers for valid and deliberately wrong payments, and a temporary DATA_DIR.
  */
+import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../src/payments/eip712.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -135,16 +136,7 @@ export function randomNonce(): `0x${string}` {
   return `0x${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('hex')}`;
 }
 
-const TYPES = {
-  TransferWithAuthorization: [
-    { name: 'from', type: 'address' },
-    { name: 'to', type: 'address' },
-    { name: 'value', type: 'uint256' },
-    { name: 'validAfter', type: 'uint256' },
-    { name: 'validBefore', type: 'uint256' },
-    { name: 'nonce', type: 'bytes32' },
-  ],
-} as const;
+const TYPES = TRANSFER_WITH_AUTHORIZATION_TYPES;
 
 /**
  * Signs an EIP-3009 authorization for `requirement` the way a stock client does, with fields

@@ -1,19 +1,10 @@
 import { hashTypedData, recoverTypedDataAddress } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { domainSeparator, transferWithAuthorizationDigest } from '../../src/payments/eip712.js';
+import { domainSeparator, TRANSFER_WITH_AUTHORIZATION_TYPES, transferWithAuthorizationDigest } from '../../src/payments/eip712.js';
 import { recoverAddress, RECOVERY_BACKEND } from '../../src/payments/recover.js';
 import { newAccount, randomNonce } from './helpers.js';
 
-const TYPES = {
-  TransferWithAuthorization: [
-    { name: 'from', type: 'address' },
-    { name: 'to', type: 'address' },
-    { name: 'value', type: 'uint256' },
-    { name: 'validAfter', type: 'uint256' },
-    { name: 'validBefore', type: 'uint256' },
-    { name: 'nonce', type: 'bytes32' },
-  ],
-} as const;
+const TYPES = TRANSFER_WITH_AUTHORIZATION_TYPES;
 const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 
 describe('EIP-712 TransferWithAuthorization', () => {

@@ -10,7 +10,7 @@
  */
 import { btcToSats } from '../../node/bitcoinNode.js';
 import type { BlockVerbose1, BlockVerbose2, DecodedTx } from '../../node/schemas.js';
-import { round } from '../../util/round.js';
+import { transactionBasics } from '../decodedTransaction.js';
 import { hexHash, hexQuantity } from './rpcMethod.js';
 
 const ZERO_HASH = `0x${'00'.repeat(32)}` as const;
@@ -48,15 +48,7 @@ export function evmTransaction(tx: DecodedTx, at: EvmTxContext) {
     r: '0x0',
     s: '0x0',
     bitcoin: {
-      txid: tx.txid,
-      wtxid: tx.hash,
-      version: tx.version,
-      locktime: tx.locktime,
-      size: tx.size,
-      vsize: tx.vsize,
-      weight: tx.weight,
-      feeSat,
-      feeRateSatVb: feeSat === null ? null : round(feeSat / tx.vsize),
+      ...transactionBasics(tx, feeSat),
       inputCount: tx.vin.length,
       outputs: tx.vout.map((o) => ({ n: o.n, valueSat: btcToSats(o.value), address: o.scriptPubKey.address ?? null, scriptType: o.scriptPubKey.type })),
     },
