@@ -86,6 +86,8 @@ export class MempoolMirror extends EventEmitter<{ diff: [MempoolDiff] }> {
   private readonly needInputs = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   private polling: Promise<void> | undefined;
+  /** True while the polling loop runs (between `start` and `stop`). */
+  private looping = false;
   private tip: string | undefined;
 
   info: MempoolInfo | undefined;
@@ -112,9 +114,12 @@ export class MempoolMirror extends EventEmitter<{ diff: [MempoolDiff] }> {
   }
 
   start(): void {
-    if (this.timer) return;
+    if (this.looping) return;
+    this.looping = true;
     const loop = async (): Promise<void> => {
       await this.poll().catch(() => undefined);
+      // `stop` may have been called while the poll ran: then no next poll.
+      if (!this.looping) return;
       this.timer = setTimeout(() => void loop(), this.options.pollMs);
       this.timer.unref();
     };
@@ -122,6 +127,7 @@ export class MempoolMirror extends EventEmitter<{ diff: [MempoolDiff] }> {
   }
 
   async stop(): Promise<void> {
+    this.looping = false;
     clearTimeout(this.timer);
     this.timer = undefined;
     await this.polling?.catch(() => undefined);
