@@ -141,13 +141,22 @@ export class MempoolMirror extends EventEmitter<{ diff: [MempoolDiff] }> {
     return this.polling;
   }
 
+  /**
+   * Everything the poll needs is fetched first; then the view changes in one synchronous step (or
+   * not at all when a fetch fails): no reader, and no failed poll, ever sees a half-applied diff
+   * (e.g. a replacement added while the tx it replaced is still there).
+   */
   private async pollOnce(): Promise<void> {
     const now = this.options.now ?? Date.now;
     const started = now();
     try {
       const { tip, height, txids, info } = await this.consistentView();
       const blocks = tip !== this.tip && this.tip !== undefined ? await this.newBlocks(tip) : [];
-      const diff = await this.apply(txids, blocks, started);
+      const current = new Set(txids);
+      const added = await this.fetchEntries(txids.filter((txid) => !this.txs.has(txid)));
+      const inputs = await this.fetchInputs(added);
+      // --- no await below: the new view is committed at once ---
+      const diff = this.apply(current, added, inputs, blocks, started);
       this.tip = tip;
       this.tipHeight = height;
       this.info = info;
@@ -184,13 +193,23 @@ export class MempoolMirror extends EventEmitter<{ diff: [MempoolDiff] }> {
     return blocks.reverse();
   }
 
-  private async apply(txids: string[], blocks: Array<MirrorBlock & { txids: Set<string> }>, at: number): Promise<MempoolDiff> {
-    const current = new Set(txids);
-    const addedIds = txids.filter((txid) => !this.txs.has(txid));
-    const added = await this.fetchEntries(addedIds);
+  /** Applies one poll's fetched data to the view. Synchronous by design (see `pollOnce`). */
+  private apply(
+    current: ReadonlySet<string>,
+    added: MirrorTx[],
+    inputs: ReadonlyMap<string, string[] | null>,
+    blocks: Array<MirrorBlock & { txids: Set<string> }>,
+    at: number,
+  ): MempoolDiff {
     this.add(added);
     for (const tx of added) this.needInputs.add(tx.txid);
-    await this.fetchInputs();
+    for (const [txid, outpoints] of inputs) {
+      this.needInputs.delete(txid);
+      const tx = this.txs.get(txid);
+      if (!tx || !outpoints) continue;
+      tx.inputs = outpoints;
+      for (const outpoint of outpoints) this.spends.set(outpoint, txid);
+    }
 
     const removed: RemovedTx[] = [];
     const removedIds: string[] = [];
@@ -260,19 +279,38 @@ export class MempoolMirror extends EventEmitter<{ diff: [MempoolDiff] }> {
     return out;
   }
 
-  private async fetchInputs(): Promise<void> {
-    if (this.needInputs.size === 0) return;
+  /**
+   * Outpoints spent by up to `inputFetchPerPoll` txs: this poll's new txs first (a replacement is
+   * recognised only once its inputs are known), then the backlog of earlier ones. Txs the node no
+   * longer knows, or whose raw form does not decode, map to null (never retried).
+   */
+  private async fetchInputs(added: readonly MirrorTx[]): Promise<Map<string, string[] | null>> {
     const limit = this.options.inputFetchPerPoll ?? 5000;
-    const wanted = [...this.needInputs].slice(0, limit);
+    const wanted: string[] = [];
+    for (const tx of added) {
+      if (wanted.length >= limit) break;
+      wanted.push(tx.txid);
+    }
+    for (const txid of this.needInputs) {
+      if (wanted.length >= limit) break;
+      wanted.push(txid);
+    }
+    const out = new Map<string, string[] | null>();
+    if (wanted.length === 0) return out;
     const raws = await this.node.getRawTransactionsHex(wanted);
     for (const txid of wanted) {
-      this.needInputs.delete(txid);
-      const tx = this.txs.get(txid);
       const raw = raws.get(txid);
-      if (!tx || !raw) continue;
-      tx.inputs = decodeInputs(raw);
-      for (const outpoint of tx.inputs) this.spends.set(outpoint, txid);
+      let outpoints: string[] | null = null;
+      if (raw !== undefined) {
+        try {
+          outpoints = decodeInputs(raw);
+        } catch (error) {
+          this.options.logger?.warn({ err: error, txid }, 'mempool tx does not decode; its replacements are not tracked');
+        }
+      }
+      out.set(txid, outpoints);
     }
+    return out;
   }
 }
 
