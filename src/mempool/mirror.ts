@@ -229,9 +229,10 @@ export class MempoolMirror extends EventEmitter<{ diff: [MempoolDiff] }> {
       } else removed.push({ tx, reason: 'evicted' });
     }
     // Descendants evicted along with a replaced ancestor belong to that replacement.
+    const memo = new Map<string, string | null>();
     for (const r of removed) {
       if (r.reason !== 'evicted') continue;
-      const root = this.replacedAncestor(r.tx, replacedNow);
+      const root = this.replacedAncestor(r.tx, replacedNow, memo);
       if (root) r.evictedWith = root;
     }
     for (const r of removed) this.forget(r.tx);
@@ -239,17 +240,29 @@ export class MempoolMirror extends EventEmitter<{ diff: [MempoolDiff] }> {
     return { at, added, removed, blocks: blocks.map(({ hash, height, txCount }) => ({ hash, height, txCount })) };
   }
 
-  private replacedAncestor(tx: MirrorTx, replaced: Map<string, string>, depth = 0): string | undefined {
+  /**
+   * The replaced tx among `tx`'s in-mempool ancestors, if any. Memoized over one poll, so all the
+   * evicted txs together cost O(txs + parent links) even in a DAG with exponentially many paths.
+   */
+  private replacedAncestor(tx: MirrorTx, replaced: ReadonlyMap<string, string>, memo: Map<string, string | null>, depth = 0): string | undefined {
+    const known = memo.get(tx.txid);
+    if (known !== undefined) return known ?? undefined;
     if (depth > 100) return undefined;
+    let found: string | null = null;
     for (const parent of tx.parents) {
-      if (replaced.has(parent)) return parent;
+      if (replaced.has(parent)) {
+        found = parent;
+        break;
+      }
       const p = this.txs.get(parent);
-      if (p) {
-        const root = this.replacedAncestor(p, replaced, depth + 1);
-        if (root) return root;
+      const root = p ? this.replacedAncestor(p, replaced, memo, depth + 1) : undefined;
+      if (root) {
+        found = root;
+        break;
       }
     }
-    return undefined;
+    memo.set(tx.txid, found);
+    return found ?? undefined;
   }
 
   /** Adds entries to the view (the poll does this; benchmarks fill a mirror directly). */

@@ -55,3 +55,95 @@ describe('MempoolMirror', () => {
     expect(mirror.pollCount).toBe(count);
   });
 });
+
+/** A serialized tx with one input per outpoint (`txid:vout`, display order) and one OP_RETURN output. */
+function rawTx(outpoints: string[]): string {
+  const u32 = (n: number) => Buffer.from([n & 255, (n >> 8) & 255, (n >> 16) & 255, (n >>> 24) & 255]).toString('hex');
+  const inputs = outpoints
+    .map((o) => {
+      const [txid, vout] = o.split(':') as [string, string];
+      return Buffer.from(txid, 'hex').reverse().toString('hex') + u32(Number(vout)) + '00' + u32(0xfffffffd);
+    })
+    .join('');
+  return u32(2) + outpoints.length.toString(16).padStart(2, '0') + inputs + '01' + '0000000000000000' + '01' + '6a' + u32(0);
+}
+
+/** Just enough of a node for the mirror: a scripted mempool, no blocks. */
+function scriptedNode(state: { mempool: Map<string, { parents: string[]; inputs: string[] }> }): BitcoinNode {
+  const tip = 'ee'.repeat(32);
+  const entry = (txid: string) => ({
+    vsize: 100, weight: 400, time: 1_700_000_000, height: 100, descendantcount: 1, descendantsize: 100, ancestorcount: 1, ancestorsize: 100,
+    fees: { base: 0.00001, modified: 0.00001, ancestor: 0.00001, descendant: 0.00001 }, depends: state.mempool.get(txid)!.parents, spentby: [],
+  });
+  const fake = {
+    getBestBlockHash: async () => tip,
+    getBlockCount: async () => 100,
+    getRawMempoolTxids: async () => [...state.mempool.keys()],
+    getMempoolInfo: async () => ({ size: state.mempool.size, bytes: 100 * state.mempool.size, usage: 0, maxmempool: 300_000_000, mempoolminfee: 0.000001, minrelaytxfee: 0.000001 }),
+    getMempoolEntries: async (txids: string[]) => new Map(txids.filter((t) => state.mempool.has(t)).map((t) => [t, entry(t)])),
+    getRawMempoolVerbose: async () => Object.fromEntries([...state.mempool.keys()].map((t) => [t, entry(t)])),
+    getRawTransactionsHex: async (txids: string[]) => new Map(txids.filter((t) => state.mempool.has(t)).map((t) => [t, rawTx(state.mempool.get(t)!.inputs)])),
+  };
+  return fake as unknown as BitcoinNode;
+}
+
+/** A root and a ladder of 30 txs, each spending the two before it: ancestor paths grow like Fibonacci. */
+function ladderMempool() {
+  const id = (n: number) => n.toString(16).padStart(64, '0');
+  const funding = `${'ff'.repeat(32)}:0`;
+  const root = id(1);
+  const mempool = new Map<string, { parents: string[]; inputs: string[] }>([[root, { parents: [], inputs: [funding] }]]);
+  const ladder: string[] = [];
+  for (let i = 0; i < 30; i++) {
+    const parents = i === 0 ? [root] : i === 1 ? [root, ladder[0]!] : [ladder[i - 2]!, ladder[i - 1]!];
+    const txid = id(100 + i);
+    ladder.push(txid);
+    mempool.set(txid, { parents, inputs: parents.map((p) => `${p}:${i % 2}`) });
+  }
+  return { root, ladder, funding, mempool, id };
+}
+
+/** Counts the mirror's txid lookups (the work of attributing evictions). */
+function countLookups(mirror: MempoolMirror): { count: number } {
+  const counter = { count: 0 };
+  const get = mirror.txs.get.bind(mirror.txs);
+  mirror.txs.get = (txid: string) => {
+    counter.count += 1;
+    return get(txid);
+  };
+  return counter;
+}
+
+describe('MempoolMirror replacement bookkeeping', () => {
+  it('behavior: descendants evicted with a replaced tx point to it', async () => {
+    const { root, ladder, funding, mempool, id } = ladderMempool();
+    const state = { mempool };
+    const mirror = new MempoolMirror(scriptedNode(state), { pollMs: 60_000 });
+    await mirror.poll();
+    expect(mirror.txs.size).toBe(31);
+    const replacement = id(2);
+    state.mempool = new Map([[replacement, { parents: [], inputs: [funding] }]]);
+    const diffs: MempoolDiff[] = [];
+    mirror.on('diff', (d) => diffs.push(d));
+    await mirror.poll();
+    const removed = diffs[0]!.removed;
+    expect(removed.find((r) => r.tx.txid === root)).toMatchObject({ reason: 'replaced', replacedBy: replacement });
+    for (const txid of ladder) expect(removed.find((r) => r.tx.txid === txid)).toMatchObject({ reason: 'evicted', evictedWith: root });
+  });
+
+  it('behavior: evictions are attributed in linear time, even in a DAG with exponentially many ancestor paths', async () => {
+    const { ladder, mempool } = ladderMempool();
+    const state = { mempool };
+    const mirror = new MempoolMirror(scriptedNode(state), { pollMs: 60_000 });
+    await mirror.poll();
+    // Everything leaves without a replacement (expiry, trimming, a conflict mined): nothing to attribute.
+    state.mempool = new Map();
+    const diffs: MempoolDiff[] = [];
+    mirror.on('diff', (d) => diffs.push(d));
+    const lookups = countLookups(mirror);
+    await mirror.poll();
+    for (const txid of ladder) expect(diffs[0]!.removed.find((r) => r.tx.txid === txid)).toMatchObject({ reason: 'evicted' });
+    expect(diffs[0]!.removed.every((r) => r.evictedWith === undefined)).toBe(true);
+    expect(lookups.count).toBeLessThan(1_000);
+  });
+});
