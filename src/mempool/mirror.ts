@@ -32,8 +32,9 @@ export interface MirrorTx {
   chunkFeeSat: number | null;
   chunkWeight: number | null;
   /**
-   * Sigop cost implied by a v31 node's sigop-adjusted vsize (max(weight, 20 × sigops) / 4): exact when
-   * sigops dominate the size, 0 when the node does not say or the weight dominates.
+   * Sigop cost implied by the node's sigop-adjusted vsize (max(weight, 20 × sigops) / 4, Core's `vsize`
+   * on every version, also v31's `vsize_adjusted`): exact when sigops dominate the size, 0 when the
+   * weight dominates (then sigops do not change the fit).
    */
   sigopCostLowerBound: number;
   /** Scratch for the optimizer's snapshot builder: this tx's index in the snapshot being built. */
@@ -327,7 +328,8 @@ export class MempoolMirror extends EventEmitter<{ diff: [MempoolDiff] }> {
   }
 }
 
-function toMirrorTx(txid: string, e: MempoolEntry): MirrorTx {
+/** A mirror entry from a `getmempoolentry` / `getrawmempool true` entry. */
+export function toMirrorTx(txid: string, e: MempoolEntry): MirrorTx {
   return {
     txid,
     feeSat: btcToSats(e.fees.base),
@@ -340,6 +342,18 @@ function toMirrorTx(txid: string, e: MempoolEntry): MirrorTx {
     chunkFeeSat: e.fees.chunk !== undefined ? btcToSats(e.fees.chunk) : null,
     chunkWeight: e.chunkweight ?? null,
     snapshotIndex: -1,
-    sigopCostLowerBound: e.vsize_adjusted !== undefined && e.vsize_adjusted > e.vsize ? Math.floor((e.vsize_adjusted * 4) / BYTES_PER_SIGOP_WU) : 0,
+    sigopCostLowerBound: sigopCostLowerBound(e),
   };
+}
+
+/**
+ * Core's `vsize` (and v31's `vsize_adjusted`, the same number) is sigop-adjusted:
+ * ceil(max(weight, 20 × sigops) / 4). When it exceeds ceil(weight / 4), sigops dominate and the
+ * sigop cost is vsize / 5 (as `snapshot.ts` derives it for the CLI); otherwise it is not known and
+ * does not matter to the fit.
+ */
+function sigopCostLowerBound(e: MempoolEntry): number {
+  const adjusted = Math.max(e.vsize, e.vsize_adjusted ?? 0);
+  if (e.weight === undefined || adjusted <= Math.ceil(e.weight / 4)) return 0;
+  return Math.ceil((adjusted * 4) / BYTES_PER_SIGOP_WU);
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MempoolMirror, type MempoolDiff } from '../../src/mempool/mirror.js';
+import { MempoolMirror, toMirrorTx, type MempoolDiff } from '../../src/mempool/mirror.js';
 import { BitcoinNode } from '../../src/node/bitcoinNode.js';
 import { startSimnet, type SimnetHandle } from '../../src/simnet/index.js';
 
@@ -145,5 +145,22 @@ describe('MempoolMirror replacement bookkeeping', () => {
     for (const txid of ladder) expect(diffs[0]!.removed.find((r) => r.tx.txid === txid)).toMatchObject({ reason: 'evicted' });
     expect(diffs[0]!.removed.every((r) => r.evictedWith === undefined)).toBe(true);
     expect(lookups.count).toBeLessThan(1_000);
+  });
+});
+
+describe('toMirrorTx', () => {
+  const entry = (fields: Record<string, number>) => ({
+    vsize: 100, weight: 400, time: 1_700_000_000, height: 100, descendantcount: 1, descendantsize: 100, ancestorcount: 1, ancestorsize: 100,
+    fees: { base: 0.00001, modified: 0.00001, ancestor: 0.00001, descendant: 0.00001 }, depends: [], spentby: [], ...fields,
+  });
+  const txid = 'ab'.repeat(32);
+
+  it('behavior: the sigop cost is derived from the sigop-adjusted vsize on every Core version', () => {
+    // v31 (and the simulated node): vsize = vsize_adjusted = 20 × 120 sigops / 4, above weight / 4.
+    expect(toMirrorTx(txid, entry({ vsize: 600, vsize_adjusted: 600, vsize_bip141: 100, weight: 400 })).sigopCostLowerBound).toBe(120);
+    // v28–v30: no vsize_adjusted, but `vsize` is already sigop-adjusted.
+    expect(toMirrorTx(txid, entry({ vsize: 600, weight: 400 })).sigopCostLowerBound).toBe(120);
+    // Weight dominates: sigops unknown and irrelevant.
+    expect(toMirrorTx(txid, entry({ vsize: 100, vsize_adjusted: 100, weight: 397 })).sigopCostLowerBound).toBe(0);
   });
 });
