@@ -84,8 +84,14 @@ export const mempoolRoutes: FastifyPluginAsync<{ ctx: RouteContext }> = async (f
     async (request) => {
       const { txid } = request.params;
       const history = fastify.mempool.tracker.history(txid);
-      const inMempool = fastify.mempool.mirror.txs.has(txid) || (await node.getMempoolEntry(txid).then(() => true, () => false));
-      const known = inMempool || history.eventCount > 0 || (await node.getRawTransaction(txid).then(() => true, () => false));
+      // Only "the node does not know it" means absent: an unreachable node is a 503, not a 404.
+      const absent = (error: unknown): false => {
+        const code = (error as { code?: unknown } | null)?.code;
+        if (code === 'TX_NOT_IN_MEMPOOL' || code === 'TX_NOT_FOUND') return false;
+        throw error;
+      };
+      const inMempool = fastify.mempool.mirror.txs.has(txid) || (await node.getMempoolEntry(txid).then(() => true, absent));
+      const known = inMempool || history.eventCount > 0 || (await node.getRawTransaction(txid).then(() => true, absent));
       if (!known) throw new Errors.TX_NOT_FOUND(txid);
       const status = history.replacedBy ? 'replaced' : inMempool ? 'in_mempool' : history.evictedWithReplacementOf ? 'evicted' : 'not_in_mempool';
       return {

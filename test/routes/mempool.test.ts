@@ -114,4 +114,22 @@ describe('GET /v1/mempool/tx/:txid/replacements', () => {
   it('error: TX_NOT_FOUND for a txid nobody knows', async () => {
     expect((await get(`/v1/mempool/tx/${'cd'.repeat(32)}/replacements`)).statusCode).toBe(404);
   });
+
+  it('error: an unreachable node is 503, not TX_NOT_FOUND', async () => {
+    const { Errors } = await import('../../src/errors.js');
+    const { getMempoolEntry, getRawTransaction } = world.node;
+    const down = async () => {
+      throw new Errors.NODE_UNAVAILABLE('ECONNREFUSED calling getmempoolentry');
+    };
+    world.node.getMempoolEntry = down;
+    world.node.getRawTransaction = down;
+    try {
+      const res = await get(`/v1/mempool/tx/${'ce'.repeat(32)}/replacements`);
+      expect(res.statusCode).toBe(503);
+      expect(res.json().error.code).toBe('NODE_UNAVAILABLE');
+    } finally {
+      world.node.getMempoolEntry = getMempoolEntry;
+      world.node.getRawTransaction = getRawTransaction;
+    }
+  });
 });
