@@ -169,7 +169,16 @@ export class OptimizerService extends EventEmitter<{ published: [TemplateCache] 
       phasesMs.optimize = this.now() - t;
 
       t = this.enter('publish');
-      const cache = buildTemplateCache({ cycle, now: this.now(), snapshot, result, nodeBaseline, weightLimitWu: DEFAULT_WEIGHT_LIMIT_WU, signer });
+      const cache = buildTemplateCache({
+        cycle,
+        now: this.now(),
+        snapshot,
+        result,
+        nodeBaseline,
+        weightLimitWu: DEFAULT_WEIGHT_LIMIT_WU,
+        maxTxCount: this.optimizerOptions.maxTxCount,
+        signer,
+      });
       this.cache = cache;
       this.cycleCount = cycle;
       phasesMs.publish = this.now() - t;

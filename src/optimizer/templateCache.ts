@@ -55,6 +55,8 @@ export interface TemplateCache {
   height: number;
   previousBlockHash: string;
   weightLimitWu: number;
+  /** The request's transaction cap, which every projected block obeys too; null when uncapped. */
+  maxTxCount: number | null;
   snapshot: CycleSnapshot['totals'] & { takenAt: number; source: string };
   optimized: TemplateSummary;
   baseline: BaselineTemplate;
@@ -112,10 +114,12 @@ export interface BuildCacheParams {
   result: OptimizerResult;
   nodeBaseline: NodeBaseline | null;
   weightLimitWu: number;
+  /** `maxTxCount` the cycle ran with (a projected block that reached it is full). */
+  maxTxCount?: number;
   signer: ReceiptSigner;
 }
 
-export function buildTemplateCache({ cycle, now, snapshot, result, nodeBaseline, weightLimitWu, signer }: BuildCacheParams): TemplateCache {
+export function buildTemplateCache({ cycle, now, snapshot, result, nodeBaseline, weightLimitWu, maxTxCount, signer }: BuildCacheParams): TemplateCache {
   const { txids } = snapshot;
   const optimized = summary(result.optimized, txids);
   const height = snapshot.tipHeight + 1;
@@ -155,6 +159,7 @@ export function buildTemplateCache({ cycle, now, snapshot, result, nodeBaseline,
     height,
     previousBlockHash: snapshot.tipHash,
     weightLimitWu,
+    maxTxCount: maxTxCount ?? null,
     snapshot: { ...snapshot.totals, takenAt: snapshot.takenAt, source: snapshot.source },
     optimized,
     baseline,

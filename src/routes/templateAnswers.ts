@@ -62,8 +62,16 @@ export function templateCheck(cache: TemplateCache, txid: string, targetBlocks: 
   };
 }
 
+/**
+ * A projected block is full (its lowest rate is a real cutoff) when it reached the weight limit or
+ * the cycle's transaction cap: projected blocks obey `max_tx_count` too, so in a mempool of small
+ * txs they fill up by count first.
+ */
 export function projectedBlockSummaries(cache: TemplateCache) {
-  return cache.projectedBlocks.map((b) => ({ minFeeRateSatVb: b.minFeeRateSatVb, full: b.weightWu >= FULL_BLOCK_WU }));
+  return cache.projectedBlocks.map((b) => ({
+    minFeeRateSatVb: b.minFeeRateSatVb,
+    full: b.weightWu >= FULL_BLOCK_WU || (cache.maxTxCount !== null && b.txCount >= cache.maxTxCount),
+  }));
 }
 
 export interface LadderInputs {

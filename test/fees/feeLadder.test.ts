@@ -38,3 +38,21 @@ describe('feeLadder', () => {
     expect(ladder.normal.satVb).toBeGreaterThanOrEqual(ladder.cheap.satVb);
   });
 });
+
+describe('feeLadderAnswer', () => {
+  it('behavior: a projected block filled by the transaction cap is full: its lowest rate is a cutoff, not the floor', async () => {
+    const { feeLadderAnswer } = await import('../../src/routes/templateAnswers.js');
+    type Cache = Parameters<typeof feeLadderAnswer>[0]['cache'];
+    // A mempool of small txs: every projected block holds max_tx_count (4000) txs of ~160 vB, far below the weight limit.
+    const rates = [12, 9, 7, 6, 5, 4, 3, 2];
+    const cache = {
+      cachedAt: 0,
+      maxTxCount: 4000,
+      projectedBlocks: rates.map((r) => ({ txCount: 4000, feeSat: 0, weightWu: 2_560_000, minFeeRateSatVb: r, medianFeeRateSatVb: r, maxFeeRateSatVb: r })),
+    } as unknown as Cache;
+    const { ladder } = feeLadderAnswer({ cache, targetBlocks: 3, floorSatVb: 1, smartTargetSatVb: null, smartDaySatVb: null });
+    expect(ladder.urgent.satVb).toBe(12.7); // 12 × 1.05 + 0.1
+    expect(ladder.normal.satVb).toBe(7);
+    expect(ladder.cheap.satVb).toBe(2);
+  });
+});
