@@ -49,10 +49,16 @@ async function mempoolPlugin(app: FastifyInstance, { deps, autoPoll = true }: Me
   let lookupVersion = 0;
   let cached: { key: string; sample: FeeRateSample } | undefined;
 
+  // The optimizer's last cycle first: it chunked the whole current view (at most one interval ago),
+  // whereas a v31 node's fees.chunk/chunkweight in the mirror are from the tx's arrival and go
+  // stale as soon as a child pays for it (CPFP) or a parent leaves. The arrival data still serves
+  // txs newer than the last cycle.
   const effectiveRate = (txid: string): number | undefined => {
+    const fromOptimizer = lookup?.(txid);
+    if (fromOptimizer !== undefined) return fromOptimizer;
     const tx = mirror.txs.get(txid);
     if (tx?.chunkFeeSat != null && tx.chunkWeight) return (tx.chunkFeeSat * 4) / tx.chunkWeight;
-    return lookup?.(txid);
+    return undefined;
   };
 
   const service: MempoolService = {
