@@ -31,8 +31,8 @@ export class BitcoinNode {
   }
 
   /** `getblockchaininfo`: chain name, tip height and hash. */
-  getBlockchainInfo(): Promise<S.BlockchainInfo> {
-    return this.transport.call('getblockchaininfo', [], S.BlockchainInfo);
+  getBlockchainInfo(options: { timeoutMs?: number } = {}): Promise<S.BlockchainInfo> {
+    return this.transport.call('getblockchaininfo', [], S.BlockchainInfo, options);
   }
 
   /** `getblockcount`: height of the tip. */

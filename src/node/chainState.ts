@@ -25,11 +25,14 @@ export class ChainState {
     return info.chain;
   }
 
-  /** `getblockchaininfo`, shared by callers within `maxAgeMs`. */
-  info(maxAgeMs = 1000): Promise<BlockchainInfo> {
+  /**
+   * `getblockchaininfo`, shared by callers within `maxAgeMs`.
+   * @param timeoutMs of a fresh call (default: the node timeout); `/health` uses a shorter one
+   */
+  info(maxAgeMs = 1000, timeoutMs?: number): Promise<BlockchainInfo> {
     const now = this.now();
     if (!this.cached || now - this.cached.at > maxAgeMs) {
-      const info = this.node.getBlockchainInfo();
+      const info = this.node.getBlockchainInfo(timeoutMs === undefined ? {} : { timeoutMs });
       this.cached = { at: now, info };
       info.catch(() => {
         if (this.cached?.info === info) this.cached = undefined;

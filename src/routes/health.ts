@@ -12,8 +12,9 @@ export const HEALTH_NODE_TIMEOUT_MS = 2_000;
 export const healthRoutes: FastifyPluginAsync<{ ctx: RouteContext; version: string; startedAt: number }> = async (app, { ctx, version, startedAt }) => {
   app.get('/health', { schema: { summary: 'Service, node and mempool health (free)' } }, async () => {
     const now = (ctx.deps.now ?? Date.now)();
+    // A short timeout of its own: a load balancer's probe must not wait out a hung node.
     const node = await ctx.chain
-      .info(1000)
+      .info(1000, Math.min(HEALTH_NODE_TIMEOUT_MS, ctx.deps.config.BITCOIN_RPC_TIMEOUT_MS))
       .then((info) => ({
         reachable: true,
         chain: info.chain,

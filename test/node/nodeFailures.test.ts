@@ -7,6 +7,7 @@ import { buildApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { BitcoinNode } from '../../src/node/bitcoinNode.js';
 import { ScanAddressSource } from '../../src/node/scanAddressSource.js';
+import { HEALTH_NODE_TIMEOUT_MS } from '../../src/routes/health.js';
 
 /** A TCP server that accepts connections and never answers: a hung node. `stop` drops its sockets. */
 function silentServer(): Promise<{ server: Server; port: number; stop(): Promise<void> }> {
@@ -68,6 +69,16 @@ describe('a node that is down or slow', () => {
     const res = await app.inject({ method: 'GET', url: '/health' });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ status: 'degraded', node: { kind: 'real', reachable: false } });
+    await app.close();
+  });
+
+  it('behavior: /health answers within its own short timeout when the node hangs', async () => {
+    const app = await appFor(`http://u:p@127.0.0.1:${silent.port}`, 20_000);
+    const started = Date.now();
+    const res = await app.inject({ method: 'GET', url: '/health' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ status: 'degraded', node: { reachable: false } });
+    expect(Date.now() - started).toBeLessThan(HEALTH_NODE_TIMEOUT_MS + 3_000);
     await app.close();
   });
 
