@@ -213,9 +213,26 @@ export class BitcoinNode {
     return this.transport.call('sendrawtransaction', [hex], S.hash);
   }
 
-  /** `scantxoutset start [descriptors]`: confirmed UTXOs of the given descriptors (slow on mainnet). */
-  scanTxOutSet(descriptors: string[]): Promise<S.ScanTxOutSet> {
-    return this.transport.call('scantxoutset', ['start', descriptors], S.ScanTxOutSet, { timeoutMs: this.scanTimeoutMs });
+  /**
+   * `scantxoutset start [descriptors]`: confirmed UTXOs of the given descriptors (slow on mainnet).
+   * Core runs one scan at a time and keeps scanning after its client gave up, so a scan that times
+   * out is aborted on the node (otherwise every later scan is refused until it ends).
+   * @throws ADDRESS_SOURCE_UNAVAILABLE (503) while another scan runs on the node, or when the scan
+   *   was aborted before it finished (its answer is partial); NODE_TIMEOUT / NODE_UNAVAILABLE (503)
+   */
+  async scanTxOutSet(descriptors: string[]): Promise<S.ScanTxOutSet> {
+    let result: S.ScanTxOutSet;
+    try {
+      result = await this.transport.call('scantxoutset', ['start', descriptors], S.ScanTxOutSet, { timeoutMs: this.scanTimeoutMs });
+    } catch (error) {
+      if ((error as { code?: unknown }).code === 'NODE_TIMEOUT') void this.transport.raw('scantxoutset', ['abort']).catch(() => undefined);
+      throw refusal(error, {
+        [RPC_CODES.INVALID_PARAMETER]: (e) =>
+          /in progress/i.test(e.message) ? new Errors.ADDRESS_SOURCE_UNAVAILABLE('the node is running another scantxoutset; retry shortly') : new Errors.NODE_ERROR(e.method, e.message),
+      });
+    }
+    if (!result.success) throw new Errors.ADDRESS_SOURCE_UNAVAILABLE('scantxoutset was aborted before it finished; retry shortly');
+    return result;
   }
 }
 

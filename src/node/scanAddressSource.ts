@@ -2,8 +2,11 @@
  * Address balances and UTXOs from the node's `scantxoutset` (no address index needed). It sees the
  * confirmed UTXO set only, so `unconfirmedSat` is null. A scan walks the whole UTXO set (minutes on
  * mainnet), Core runs one at a time, so scans are serialized and each answer is cached briefly.
+ * Concurrent requests for one address share its scan, and at most `maxQueued` scans wait: beyond
+ * that the answer is 503 at once rather than a wait of many scan timeouts.
  */
 import type { ParsedAddress } from '../bitcoin/address.js';
+import { Errors } from '../errors.js';
 import type { BitcoinNode } from './bitcoinNode.js';
 import { btcToSats } from './bitcoinNode.js';
 import type { AddressBalance, AddressSource, AddressUtxo } from './addressSource.js';
@@ -17,12 +20,15 @@ export class ScanAddressSource implements AddressSource {
   readonly kind = 'scantxoutset' as const;
   private readonly cache = new Map<string, CachedScan>();
   private queue: Promise<unknown> = Promise.resolve();
+  /** Scans queued or running, by script. */
+  private readonly pending = new Map<string, Promise<AddressUtxo[]>>();
 
   constructor(
     private readonly node: BitcoinNode,
     private readonly cacheMs = 15_000,
     private readonly cacheEntries = 1_000,
     private readonly now: () => number = Date.now,
+    private readonly maxQueued = 8,
   ) {}
 
   async balance(address: ParsedAddress): Promise<AddressBalance> {
@@ -36,11 +42,20 @@ export class ScanAddressSource implements AddressSource {
   }
 
   async utxos(address: ParsedAddress): Promise<AddressUtxo[]> {
-    const hit = this.cache.get(address.scriptPubKeyHex);
+    const key = address.scriptPubKeyHex;
+    const hit = this.cache.get(key);
     if (hit && this.now() - hit.at < this.cacheMs) return hit.utxos;
+    const shared = this.pending.get(key);
+    if (shared) return shared;
+    if (this.pending.size >= this.maxQueued) throw new Errors.ADDRESS_SOURCE_UNAVAILABLE(`${this.pending.size} address scans are already queued; retry shortly`);
     // One scan at a time (Core refuses a second concurrent scan); the queue survives failures.
     const run = this.queue.then(() => this.scan(address));
     this.queue = run.catch(() => undefined);
+    this.pending.set(key, run);
+    void run.then(
+      () => this.pending.delete(key),
+      () => this.pending.delete(key),
+    );
     return run;
   }
 
