@@ -108,11 +108,13 @@ export const bitcoinRoutes: FastifyPluginAsync<{ ctx: RouteContext }> = async (f
 
   app.get('/v1/tx/:txid', { schema: { params: TxidParams, summary: 'Decoded transaction with fee, fee rate and status' } }, async (request) => {
     const { txid } = request.params;
-    const [tx, tipHeight] = await Promise.all([node.getRawTransaction(txid), node.getBlockCount()]);
-    const [mempoolEntry, withPrevouts] = await Promise.all([
+    const tx = await node.getRawTransaction(txid);
+    // The block's own height, not tip − confirmations + 1: a block landing between two calls made that off by one.
+    const [blockHeight, mempoolEntry, withPrevouts] = await Promise.all([
+      tx.confirmations && tx.blockhash ? node.getBlockHeader(tx.blockhash).then((h) => h.height, () => null) : null,
       tx.confirmations ? null : node.getMempoolEntry(txid).catch(() => null),
       fillPrevouts(node, tx),
     ]);
-    return { success: true, ...decodedTransaction(withPrevouts, tipHeight, mempoolEntry) };
+    return { success: true, ...decodedTransaction(withPrevouts, blockHeight, mempoolEntry) };
   });
 };

@@ -49,7 +49,8 @@ export function transactionBasics(tx: DecodedTx, feeSat: number | null) {
 /** BIP125: an input with nSequence below this signals replaceability. */
 const MAX_BIP125_RBF_SEQUENCE = 0xfffffffd;
 
-export function decodedTransaction(tx: RawTransaction, tipHeight: number, entry: MempoolEntry | null) {
+/** @param blockHeight height of the tx's block when confirmed (null if unknown or unconfirmed) */
+export function decodedTransaction(tx: RawTransaction, blockHeight: number | null, entry: MempoolEntry | null) {
   const inputs = tx.vin.map((vin) => ({
     txid: vin.txid ?? null,
     vout: vin.vout ?? null,
@@ -95,7 +96,7 @@ export function decodedTransaction(tx: RawTransaction, tipHeight: number, entry:
       inMempool: entry !== null,
       confirmations,
       blockHash: tx.blockhash ?? null,
-      blockHeight: confirmations > 0 ? tipHeight - confirmations + 1 : null,
+      blockHeight: confirmations > 0 ? blockHeight : null,
       blockTime: tx.blocktime !== undefined ? isoFromUnix(tx.blocktime) : null,
       firstSeen: entry ? isoFromUnix(entry.time) : null,
     },

@@ -104,6 +104,23 @@ describe('GET /v1/tx/:txid', () => {
     expect(body.status).toMatchObject({ confirmed: true, inMempool: false, confirmations: 1, blockHash: hash, blockHeight: await world.node.getBlockCount() });
   });
 
+  it('behavior: the block height is the block\'s own, even when a block lands during the request', async () => {
+    await world.simnet.control.addTransactions(3);
+    const [hash] = await world.simnet.control.mineBlocks(1);
+    const block = await world.node.getBlock(hash!, 1);
+    const txid = block.tx[1]!;
+    const height = block.height;
+    // A block arrives between the node calls of this request: the tip is one higher than the tx's confirmations say.
+    const { getBlockCount } = world.node;
+    world.node.getBlockCount = async () => height + 1;
+    try {
+      const body = (await get(`/v1/tx/${txid}`)).json();
+      expect(body.status).toMatchObject({ confirmed: true, confirmations: 1, blockHash: hash, blockHeight: height });
+    } finally {
+      world.node.getBlockCount = getBlockCount;
+    }
+  });
+
   it('error: TX_NOT_FOUND and INVALID_TXID', async () => {
     expect((await get(`/v1/tx/${'ab'.repeat(32)}`)).json().error.code).toBe('TX_NOT_FOUND');
     const bad = await get('/v1/tx/xyz');
