@@ -100,7 +100,8 @@ export const bitcoinRoutes: FastifyPluginAsync<{ ctx: RouteContext }> = async (f
           valueSat: u.valueSat,
           confirmed: u.confirmed,
           height: u.height,
-          confirmations: u.height === null ? 0 : height - u.height + 1,
+          // Esplora and the node may be a block apart: a confirmed output has at least one confirmation.
+          confirmations: u.height === null ? 0 : Math.max(1, height - u.height + 1),
         })),
       };
     },

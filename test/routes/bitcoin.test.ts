@@ -63,6 +63,22 @@ describe('GET /v1/balance/:address and /v1/utxos/:address', () => {
     for (const u of utxos.utxos) if (u.confirmed) expect(u.confirmations).toBeGreaterThan(0);
   });
 
+  it('behavior: a confirmed UTXO has at least 1 confirmation when the address index is ahead of the node', async () => {
+    const [{ address }] = await world.simnet.control.walletAddresses();
+    const first = (await get(`/v1/utxos/${address}`)).json();
+    const newest = Math.max(...first.utxos.filter((u: { confirmed: boolean }) => u.confirmed).map((u: { height: number }) => u.height));
+    // Esplora has seen the block of the newest UTXO, the node (answering in this request) not yet.
+    const { getBlockCount } = world.node;
+    world.node.getBlockCount = async () => newest - 1;
+    try {
+      const utxos = (await get(`/v1/utxos/${address}`)).json();
+      expect(utxos.utxos.some((u: { height: number }) => u.height === newest)).toBe(true);
+      for (const u of utxos.utxos) if (u.confirmed) expect(u.confirmations).toBeGreaterThanOrEqual(1);
+    } finally {
+      world.node.getBlockCount = getBlockCount;
+    }
+  });
+
   it('behavior: every address type of the network is accepted', async () => {
     const addresses = await world.simnet.control.walletAddresses();
     const types = new Set<string>();
