@@ -58,7 +58,9 @@ export function templateCheck(cache: TemplateCache, txid: string, targetBlocks: 
     chunkFeeRateSatVb: i === undefined ? null : round(cache.txChunkFeeRateSatVb[i]!),
     /** 1-based; null when not in the snapshot or beyond the projected blocks. */
     projectedBlock: projected === undefined || projected < 0 ? null : projected + 1,
-    withinTarget: projected === undefined ? null : projected >= 0 && projected + 1 <= targetBlocks,
+    /** Null when unknown: not in the snapshot, or beyond the projected blocks with a target further out than they reach. */
+    withinTarget:
+      projected === undefined ? null : projected >= 0 ? projected + 1 <= targetBlocks : targetBlocks <= cache.projectedBlocks.length ? false : null,
   };
 }
 
