@@ -3,7 +3,7 @@
  * they hold, highest rates first. The bucket edges extend mempool.space's 39 levels with sub-1 sat/vB
  * steps, since Core ≥ 29.1 relays down to 0.1 sat/vB.
  */
-import type { FeeRateSample } from './feeRateSample.js';
+import { memoized, type FeeRateSample } from './feeRateSample.js';
 
 export const FEE_LEVELS_SAT_VB: readonly number[] = [
   0, 0.1, 0.5, 1, 1.5, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 30, 40, 50, 60, 70, 80, 90, 100, 125, 150, 175, 200, 250, 300, 350, 400, 500,
@@ -22,8 +22,16 @@ export interface FeeBucket {
   cumulativeVsize: number;
 }
 
-/** O(n + levels). Empty buckets are kept so clients can draw a fixed axis. */
+/**
+ * O(n + levels), once per sample for the default levels (the answer is shared: do not modify it).
+ * Empty buckets are kept so clients can draw a fixed axis.
+ */
 export function feeHistogram(sample: FeeRateSample, levels: readonly number[] = FEE_LEVELS_SAT_VB): FeeBucket[] {
+  if (levels === FEE_LEVELS_SAT_VB) return memoized(sample, 'feeHistogram', () => histogram(sample, levels));
+  return histogram(sample, levels);
+}
+
+function histogram(sample: FeeRateSample, levels: readonly number[]): FeeBucket[] {
   const buckets: FeeBucket[] = levels.map((min, i) => ({
     minFeeRateSatVb: min,
     maxFeeRateSatVb: levels[i + 1] ?? null,
@@ -32,13 +40,15 @@ export function feeHistogram(sample: FeeRateSample, levels: readonly number[] = 
     feeSat: 0,
     cumulativeVsize: 0,
   }));
+  const { rates, vsizes, fees } = sample;
   let b = buckets.length - 1;
-  for (const p of sample.points) {
-    while (b > 0 && p.feeRateSatVb < buckets[b]!.minFeeRateSatVb) b--;
+  for (let i = 0; i < sample.count; i++) {
+    const rate = rates[i]!;
+    while (b > 0 && rate < buckets[b]!.minFeeRateSatVb) b--;
     const bucket = buckets[b]!;
     bucket.count += 1;
-    bucket.vsize += p.vsize;
-    bucket.feeSat += p.feeSat;
+    bucket.vsize += vsizes[i]!;
+    bucket.feeSat += fees[i]!;
   }
   let cumulative = 0;
   for (let i = buckets.length - 1; i >= 0; i--) {

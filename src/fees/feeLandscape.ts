@@ -7,7 +7,7 @@
  * `busy` (3–10), `congested` (10–50), `severe` (≥ 50).
  */
 import { round } from '../util/round.js';
-import type { FeeRateSample } from './feeRateSample.js';
+import { memoized, type FeeRateSample } from './feeRateSample.js';
 
 /** Virtual bytes one block holds (4,000,000 WU ÷ 4). */
 export const BLOCK_VSIZE = 1_000_000;
@@ -41,26 +41,33 @@ export function congestion(vsize: number): Congestion {
 
 export const PERCENTILES = [5, 10, 25, 50, 75, 90, 95] as const;
 
+type Percentiles = { min: number | null; max: number | null } & Record<`p${(typeof PERCENTILES)[number]}`, number | null>;
+
 /**
  * Fee rates at vsize-weighted percentiles: `p50` is the rate such that half of the pending vsize pays
- * less. Keys `p5`…`p95`; null for an empty mempool. Also the min and max rate. O(n).
+ * less. Keys `p5`…`p95`; null for an empty mempool. Also the min and max rate. O(n), once per sample.
  */
-export function feeRatePercentiles(sample: FeeRateSample): { min: number | null; max: number | null } & Record<`p${(typeof PERCENTILES)[number]}`, number | null> {
+export function feeRatePercentiles(sample: FeeRateSample): Percentiles {
+  return memoized(sample, 'feeRatePercentiles', () => percentiles(sample));
+}
+
+function percentiles(sample: FeeRateSample): Percentiles {
   const out = { min: null, max: null } as { min: number | null; max: number | null } & Record<string, number | null>;
   for (const p of PERCENTILES) out[`p${p}`] = null;
-  const points = sample.points;
-  if (points.length === 0) return out as never;
-  out.max = round(points[0]!.feeRateSatVb);
-  out.min = round(points[points.length - 1]!.feeRateSatVb);
+  const n = sample.count;
+  if (n === 0) return out as Percentiles;
+  const { rates, vsizes } = sample;
+  out.max = round(rates[0]!);
+  out.min = round(rates[n - 1]!);
   // Walk from the cheapest end, where percentile 0 sits.
   let below = 0;
   let next = 0;
-  for (let i = points.length - 1; i >= 0 && next < PERCENTILES.length; i--) {
-    below += points[i]!.vsize;
+  for (let i = n - 1; i >= 0 && next < PERCENTILES.length; i--) {
+    below += vsizes[i]!;
     while (next < PERCENTILES.length && below >= (PERCENTILES[next]! / 100) * sample.vsize) {
-      out[`p${PERCENTILES[next]!}`] = round(points[i]!.feeRateSatVb);
+      out[`p${PERCENTILES[next]!}`] = round(rates[i]!);
       next++;
     }
   }
-  return out as never;
+  return out as Percentiles;
 }

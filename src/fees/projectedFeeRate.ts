@@ -5,7 +5,7 @@
  * accepted rate), since anything relayable is then expected to confirm.
  */
 import { round } from '../util/round.js';
-import type { FeeRateSample } from './feeRateSample.js';
+import { indexAtDepth, type FeeRateSample } from './feeRateSample.js';
 import { BLOCK_VSIZE } from './feeLandscape.js';
 
 /** vsize of transactions per block after Core's 8,000 WU coinbase reservation. */
@@ -21,22 +21,21 @@ export interface ProjectedFeeRate {
   derivation: string;
 }
 
-/** O(n) over the sample. `floorSatVb`: the node's mempool minimum / min relay fee. */
+/** O(log n) over the sample. `floorSatVb`: the node's mempool minimum / min relay fee. */
 export function projectedFeeRate(sample: FeeRateSample, blocks: number, floorSatVb: number): ProjectedFeeRate {
   const capacity = blocks * BLOCK_TX_VSIZE;
-  let cumulative = 0;
-  for (const p of sample.points) {
-    cumulative += p.vsize;
-    if (cumulative >= capacity) {
-      const rate = Math.max(floorSatVb, ceilTo(p.feeRateSatVb, 0.1));
-      return {
-        feeRateSatVb: round(rate),
-        competitive: true,
-        vsizeAhead: cumulative,
-        derivation: `mempool sorted by effective fee rate; ${blocks} block(s) of ${BLOCK_TX_VSIZE.toLocaleString('en-US')} vB end at a tx paying ${round(p.feeRateSatVb)} sat/vB; rounded up to 0.1, floor ${round(floorSatVb)}`,
-      };
-    }
+  const i = indexAtDepth(sample, capacity);
+  if (i < sample.count) {
+    const txRate = sample.rates[i]!;
+    const rate = Math.max(floorSatVb, ceilTo(txRate, 0.1));
+    return {
+      feeRateSatVb: round(rate),
+      competitive: true,
+      vsizeAhead: sample.cumulativeVsize[i]!,
+      derivation: `mempool sorted by effective fee rate; ${blocks} block(s) of ${BLOCK_TX_VSIZE.toLocaleString('en-US')} vB end at a tx paying ${round(txRate)} sat/vB; rounded up to 0.1, floor ${round(floorSatVb)}`,
+    };
   }
+  const cumulative = sample.vsize;
   return {
     feeRateSatVb: round(floorSatVb),
     competitive: false,

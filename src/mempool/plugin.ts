@@ -8,7 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../app.js';
-import { feeRateSample, type FeeRatePoint, type FeeRateSample } from '../fees/feeRateSample.js';
+import { feeRateSampleOf, type FeeRateSample } from '../fees/feeRateSample.js';
 import { MempoolMirror } from './mirror.js';
 import { ReplacementStore } from './replacementStore.js';
 import { ReplacementTracker } from './replacementTracker.js';
@@ -72,11 +72,18 @@ async function mempoolPlugin(app: FastifyInstance, { deps, autoPoll = true }: Me
     sample() {
       const key = `${mirror.pollCount}:${lookupVersion}`;
       if (cached?.key === key) return cached.sample;
-      const points: FeeRatePoint[] = [];
+      const n = mirror.txs.size;
+      const rates = new Float64Array(n);
+      const vsizes = new Float64Array(n);
+      const fees = new Float64Array(n);
+      let i = 0;
       for (const tx of mirror.txs.values()) {
-        points.push({ feeRateSatVb: effectiveRate(tx.txid) ?? tx.modifiedFeeSat / tx.vsize, vsize: tx.vsize, feeSat: tx.feeSat });
+        rates[i] = effectiveRate(tx.txid) ?? tx.modifiedFeeSat / tx.vsize;
+        vsizes[i] = tx.vsize;
+        fees[i] = tx.feeSat;
+        i++;
       }
-      cached = { key, sample: feeRateSample(points) };
+      cached = { key, sample: feeRateSampleOf(rates, vsizes, fees) };
       return cached.sample;
     },
   };

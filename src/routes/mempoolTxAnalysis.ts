@@ -11,6 +11,7 @@
 import type { MempoolService } from '../mempool/plugin.js';
 import { btcToSats } from '../node/bitcoinNode.js';
 import type { MempoolEntry } from '../node/schemas.js';
+import { vsizeAbove } from '../fees/feeRateSample.js';
 import { BLOCK_TX_VSIZE } from '../fees/projectedFeeRate.js';
 import { round } from '../util/round.js';
 import type { RouteContext } from './context.js';
@@ -74,10 +75,6 @@ function blocksAway(txid: string, rate: number, ctx: RouteContext, mempool: Memp
   if (projected !== undefined) {
     return { blocksAway: projected.block, beyondProjection: projected.beyond, source: 'optimizer' as const, vsizeAhead: null };
   }
-  let vsizeAhead = 0;
-  for (const p of mempool.sample().points) {
-    if (p.feeRateSatVb <= rate) break;
-    vsizeAhead += p.vsize;
-  }
+  const vsizeAhead = vsizeAbove(mempool.sample(), rate);
   return { blocksAway: Math.floor(vsizeAhead / BLOCK_TX_VSIZE) + 1, beyondProjection: false, source: 'fee_rate_queue' as const, vsizeAhead };
 }

@@ -72,3 +72,49 @@ describe('projectedFeeRate', () => {
     expect(projectedFeeRate(sample([[0.2, 2 * BLOCK_TX_VSIZE]]), 1, 1).feeRateSatVb).toBe(1);
   });
 });
+
+describe('feeRateSample', () => {
+  /** The straightforward version: objects sorted by rate with a comparator, scanned linearly. */
+  const naive = (points: Array<{ feeRateSatVb: number; vsize: number; feeSat: number }>) => [...points].sort((a, b) => b.feeRateSatVb - a.feeRateSatVb);
+
+  it('behavior: sorted by rate, highest first, with running vsize; depth and queue lookups agree with a linear scan', async () => {
+    const { mulberry32 } = await import('../../src/util/mulberry32.js');
+    const { indexAtDepth, vsizeAbove } = await import('../../src/fees/feeRateSample.js');
+    const rng = mulberry32(9);
+    for (const n of [0, 1, 2, 50, 3000]) {
+      // Many ties (rates on a 0.5 grid) and a few zero-fee txs.
+      const points = Array.from({ length: n }, () => {
+        const vsize = 60 + Math.floor(rng() * 2000);
+        const rate = rng() < 0.05 ? 0 : Math.round(rng() * 400) / 2;
+        return { feeRateSatVb: rate, vsize, feeSat: Math.round(rate * vsize) };
+      });
+      const s = feeRateSample(points);
+      const sorted = naive(points);
+      expect(Array.from(s.rates)).toEqual(sorted.map((p) => p.feeRateSatVb));
+      expect(s.vsize).toBe(points.reduce((a, p) => a + p.vsize, 0));
+      expect(s.feeSat).toBe(points.reduce((a, p) => a + p.feeSat, 0));
+      for (let k = 1; k < n; k++) expect(s.cumulativeVsize[k]).toBe(s.cumulativeVsize[k - 1]! + s.vsizes[k]!);
+      for (const rate of [-1, 0, 0.5, 37, 100, 250]) {
+        expect(vsizeAbove(s, rate)).toBe(sorted.filter((p) => p.feeRateSatVb > rate).reduce((a, p) => a + p.vsize, 0));
+      }
+      for (const depth of [1, 1000, s.vsize / 2, s.vsize, s.vsize + 1]) {
+        let acc = 0;
+        const linear = sorted.findIndex((p) => (acc += p.vsize) >= depth);
+        // Ties may sit in another order, so compare the rate found there (the same within a tie group).
+        const i = indexAtDepth(s, depth);
+        expect(i === n ? null : s.rates[i]).toBe(linear === -1 ? null : sorted[linear]!.feeRateSatVb);
+      }
+    }
+  });
+
+  it('behavior: negative rates (prioritisetransaction) and -0 sort like numbers', () => {
+    const s = feeRateSample([-3, 2, -0, 0, 5, -1].map((r) => ({ feeRateSatVb: r, vsize: 100, feeSat: 0 })));
+    expect(Array.from(s.rates)).toEqual([5, 2, -0, 0, -1, -3]);
+  });
+
+  it('behavior: whole-sample answers are computed once per sample', () => {
+    const s = sample([[3, 10], [7, 10], [100, 10]]);
+    expect(feeHistogram(s)).toBe(feeHistogram(s));
+    expect(feeRatePercentiles(s)).toBe(feeRatePercentiles(s));
+  });
+});
