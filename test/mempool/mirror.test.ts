@@ -81,7 +81,6 @@ function scriptedNode(state: { mempool: Map<string, { parents: string[]; inputs:
     getRawMempoolTxids: async () => [...state.mempool.keys()],
     getMempoolInfo: async () => ({ size: state.mempool.size, bytes: 100 * state.mempool.size, usage: 0, maxmempool: 300_000_000, mempoolminfee: 0.000001, minrelaytxfee: 0.000001 }),
     getMempoolEntries: async (txids: string[]) => new Map(txids.filter((t) => state.mempool.has(t)).map((t) => [t, entry(t)])),
-    getRawMempoolVerbose: async () => Object.fromEntries([...state.mempool.keys()].map((t) => [t, entry(t)])),
     getRawTransactionsHex: async (txids: string[]) => new Map(txids.filter((t) => state.mempool.has(t)).map((t) => [t, rawTx(state.mempool.get(t)!.inputs)])),
   };
   return fake as unknown as BitcoinNode;
