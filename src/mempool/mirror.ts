@@ -239,6 +239,7 @@ export class MempoolMirror extends EventEmitter<{ diff: [MempoolDiff] }> {
       if (root) r.evictedWith = root;
     }
     for (const r of removed) this.forget(r.tx);
+    this.txidOrder.deleteAll(removedIds);
     for (const tx of this.txs.values()) if (tx.parents.some((p) => !current.has(p))) tx.parents = tx.parents.filter((p) => current.has(p));
     return { at, added, removed, blocks: blocks.map(({ hash, height, txCount }) => ({ hash, height, txCount })) };
   }
@@ -277,7 +278,6 @@ export class MempoolMirror extends EventEmitter<{ diff: [MempoolDiff] }> {
 
   private forget(tx: MirrorTx): void {
     this.txs.delete(tx.txid);
-    this.txidOrder.delete(tx.txid);
     this.needInputs.delete(tx.txid);
     for (const outpoint of tx.inputs ?? []) if (this.spends.get(outpoint) === tx.txid) this.spends.delete(outpoint);
   }

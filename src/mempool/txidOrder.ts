@@ -4,13 +4,13 @@
  * memcmp over their internal little-endian bytes (`base_blob::Compare`), i.e. in the order of the
  * byte-reversed display hex; `coreTxidKey` is that string.
  *
- * Insert and remove are O(log n) searches plus an O(n) array move (pointers only: ~0.1 ms at
- * 150k); a large batch is merged with one sort instead.
+ * A few inserts or removals are O(log n) searches plus an O(n) array move each (pointers only);
+ * a larger batch (a block's worth of removals, a burst of arrivals) is one O(n) merge or filter.
  */
 export function coreTxidKey(txid: string): string {
-  let key = '';
-  for (let i = 62; i >= 0; i -= 2) key += txid.slice(i, i + 2);
-  return key;
+  // Through a Buffer: the result is a flat string. Built by concatenation it was a rope, and
+  // comparing ropes made sorting 150k keys ~30x slower (~1.3 s instead of ~40 ms).
+  return Buffer.from(txid, 'hex').reverse().toString('hex');
 }
 
 interface Entry<T> {
@@ -18,8 +18,10 @@ interface Entry<T> {
   value: T;
 }
 
-/** Above this many pending inserts, re-sort instead of inserting one by one. */
-const BULK = 2048;
+/** Up to this many changes are made in place (binary search + splice); more are merged in one pass. */
+const IN_PLACE = 32;
+
+const byKey = <T>(a: Entry<T>, b: Entry<T>): number => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
 
 export class TxidOrder<T> {
   private entries: Entry<T>[] = [];
@@ -39,24 +41,53 @@ export class TxidOrder<T> {
     return lo;
   }
 
-  /** Adds values with their txids. O(k log n + k n) for small k, O((n + k) log(n + k)) for large k. */
+  /** Adds values with their txids. O(k log n + k n) for k <= 32, else O(k log k + n) (sort, then merge). */
   addAll(items: ReadonlyArray<{ txid: string; value: T }>): void {
-    if (items.length > BULK) {
-      for (const { txid, value } of items) this.entries.push({ key: coreTxidKey(txid), value });
-      this.entries.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    if (items.length <= IN_PLACE) {
+      for (const { txid, value } of items) {
+        const key = coreTxidKey(txid);
+        this.entries.splice(this.search(key), 0, { key, value });
+      }
       return;
     }
-    for (const { txid, value } of items) {
-      const key = coreTxidKey(txid);
-      this.entries.splice(this.search(key), 0, { key, value });
-    }
+    const fresh = items.map(({ txid, value }) => ({ key: coreTxidKey(txid), value })).sort(byKey);
+    const old = this.entries;
+    const merged = new Array<Entry<T>>(old.length + fresh.length);
+    let i = 0;
+    let j = 0;
+    let k = 0;
+    while (i < old.length && j < fresh.length) merged[k++] = old[i]!.key <= fresh[j]!.key ? old[i++]! : fresh[j++]!;
+    while (i < old.length) merged[k++] = old[i++]!;
+    while (j < fresh.length) merged[k++] = fresh[j++]!;
+    this.entries = merged;
   }
 
   /** Removes the entry of `txid`, if present. O(log n + n). */
   delete(txid: string): void {
-    const key = coreTxidKey(txid);
-    const i = this.search(key);
-    if (this.entries[i]?.key === key) this.entries.splice(i, 1);
+    this.deleteAll([txid]);
+  }
+
+  /** Removes the entries of these txids (absent ones are ignored). O(k (log n + n)) for k <= 32, else O(k log n + n). */
+  deleteAll(txids: readonly string[]): void {
+    if (txids.length <= IN_PLACE) {
+      for (const txid of txids) {
+        const key = coreTxidKey(txid);
+        const i = this.search(key);
+        if (this.entries[i]?.key === key) this.entries.splice(i, 1);
+      }
+      return;
+    }
+    // Mark by binary search, then compact in place: no hashing of the n keys, no new array.
+    const entries = this.entries;
+    const gone = new Uint8Array(entries.length);
+    for (const txid of txids) {
+      const key = coreTxidKey(txid);
+      const i = this.search(key);
+      if (entries[i]?.key === key) gone[i] = 1;
+    }
+    let w = 0;
+    for (let r = 0; r < entries.length; r++) if (gone[r] === 0) entries[w++] = entries[r]!;
+    entries.length = w;
   }
 
   /** Values in Core's txid order. */

@@ -34,6 +34,21 @@ describe('TxidOrder', () => {
     expect([...order.values()]).toEqual(coreOrder([...live]));
   });
 
+  it('default: keeps Core txid order through merged batches of inserts and batched deletes', () => {
+    const order = new TxidOrder<string>();
+    const live = new Set<string>();
+    for (let round = 0; round < 10; round++) {
+      const ids = Array.from({ length: 20 + round * 150 }, txid); // in-place and merge paths
+      order.addAll(ids.map((id) => ({ txid: id, value: id })));
+      ids.forEach((id) => live.add(id));
+      const gone = [...live].filter((_, i) => i % 3 === round % 3).slice(0, 5 + round * 40); // in-place and filter paths
+      order.deleteAll([...gone, txid()]);
+      gone.forEach((id) => live.delete(id));
+      expect(order.size).toBe(live.size);
+    }
+    expect([...order.values()]).toEqual(coreOrder([...live]));
+  });
+
   it('behavior: order differs from display order (bytes are reversed)', () => {
     const a = '01' + '00'.repeat(31); // display starts 01, internal last byte 01
     const b = '00'.repeat(31) + '02'; // internal first byte 02
