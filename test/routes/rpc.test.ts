@@ -97,6 +97,19 @@ describe('raw JSON-RPC', () => {
     expect(body[2]).toMatchObject({ id: null, error: { code: -32600 } });
   });
 
+  it('behavior: notifications (no id) get no answer: 204 alone, left out of a batch', async () => {
+    const post = (body: unknown) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const single = await post({ jsonrpc: '2.0', method: 'eth_blockNumber' });
+    expect(single.status).toBe(204);
+    expect(await single.text()).toBe('');
+    const onlyNotifications = await post([{ jsonrpc: '2.0', method: 'eth_blockNumber' }, { jsonrpc: '2.0', method: 'nope' }]);
+    expect(onlyNotifications.status).toBe(204);
+    const { body } = await rpc([{ jsonrpc: '2.0', method: 'eth_blockNumber' }, { jsonrpc: '2.0', id: 9, method: 'net_version' }, { jsonrpc: '2.0', id: null, method: 'eth_chainId' }]);
+    expect(body.map((r: { id: unknown }) => r.id)).toEqual([9, null]);
+    // An invalid request is answered even without an id (its id cannot be known).
+    expect((await rpc({ jsonrpc: '1.0', method: 'eth_blockNumber' })).body).toMatchObject({ id: null, error: { code: -32600 } });
+  });
+
   it('behavior: any content type is read as JSON-RPC', async () => {
     expect((await rpc({ jsonrpc: '2.0', id: 7, method: 'eth_chainId' }, 'text/plain')).body.result).toBe('0x480c');
   });

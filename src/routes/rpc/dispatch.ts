@@ -29,7 +29,9 @@ const Envelope = z.object({
 
 type PlannedCall =
   | { id: JsonRpcId; method: RpcMethod; params: unknown; priceUsd: number }
-  | { id: JsonRpcId; error: JsonRpcError };
+  | { id: JsonRpcId; error: JsonRpcError }
+  /** A valid notification (no `id` member): JSON-RPC 2.0 forbids answering it (Core answers 204). */
+  | { notification: true };
 
 export interface RpcPlan {
   batch: boolean;
@@ -41,6 +43,7 @@ export interface RpcPlan {
 }
 
 export interface RpcAnswer {
+  /** The response object or array; undefined when every call was a notification (answer 204, no body). */
   body: unknown;
   /** True when at least one priced call answered with a result (false: nothing chargeable was served). */
   chargeable: boolean;
@@ -57,6 +60,8 @@ async function planOne(element: unknown, registry: ReadonlyMap<string, RpcMethod
     const issue = envelope.error.issues[0]!;
     return { id: idOf(element), error: new InvalidRequestRpcError(`${issue.path.join('.') || 'request'}: ${issue.message}`) };
   }
+  // Every method only reads, so a notification, which gets no answer, is neither run nor charged.
+  if (!('id' in (element as object))) return { notification: true };
   const { method: name, params: rawParams = [] } = envelope.data;
   const id = envelope.data.id ?? null;
   const method = registry.get(name);
@@ -105,8 +110,10 @@ export async function planRpc(text: string, registry: ReadonlyMap<string, RpcMet
 /** Runs a plan and builds the JSON-RPC answer (an object, or an array for a batch). */
 export async function executeRpc(plan: RpcPlan, ctx: RpcContext): Promise<RpcAnswer> {
   let chargeable = false;
+  const answered = plan.calls.filter((call): call is Exclude<PlannedCall, { notification: true }> => !('notification' in call));
+  if (answered.length === 0) return { body: undefined, chargeable: false };
   const responses = await Promise.all(
-    plan.calls.map(async (call) => {
+    answered.map(async (call) => {
       if ('error' in call) return errorResponse(call.id, call.error);
       try {
         const result = await call.method.run(ctx, call.params);

@@ -45,6 +45,8 @@ export const rpcRoutes: FastifyPluginAsync<{ ctx: RouteContext; methods?: readon
       const plan = plans.get(request)!;
       const answer = await executeRpc(plan, rpcCtx);
       if (!answer.chargeable) request.paymentChargeable = false;
+      // Only notifications: JSON-RPC 2.0 returns nothing at all (as Bitcoin Core does, with 204).
+      if (answer.body === undefined) return reply.code(204).send();
       return reply.code(200).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(answer.body));
     },
   );
