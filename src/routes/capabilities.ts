@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { RPC_METHOD_PRICES_USD, REST_PRICES_USD } from '../payments/prices.js';
 import { btcPerKvbToSatVb } from '../fees/feeEstimate.js';
+import { btcToSats } from '../node/bitcoinNode.js';
 import { round } from '../util/round.js';
 import { SERVICE_VERSION } from '../version.js';
 import type { RouteContext } from './context.js';
@@ -65,7 +66,8 @@ export function capabilities(app: FastifyInstance, ctx: RouteContext, now: numbe
         size: mirror.txs.size,
         bytes: info?.bytes ?? null,
         usage: info?.usage ?? null,
-        totalFee: info?.total_fee ?? null,
+        // Satoshis, as every unlabeled amount of the API (Core's total_fee is in BTC).
+        totalFee: info?.total_fee !== undefined ? btcToSats(info.total_fee) : null,
         minFeeRate: info ? round(btcPerKvbToSatVb(info.mempoolminfee)) : null,
         lastError: mirror.lastError,
         lastStatus: mirror.ready ? (mirror.lastError ? 'error' : 'ok') : null,

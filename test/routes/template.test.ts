@@ -131,6 +131,14 @@ describe('after a cycle', () => {
     expect(Math.abs(caps.timestamp - Date.now())).toBeLessThan(60_000);
   });
 
+  it('behavior: capabilities report the mempool fee total in satoshis, like every unlabeled amount', async () => {
+    const oc = (await get('/v1/template/capabilities')).json().optimizerCache;
+    const info = world.app.mempool.mirror.info!;
+    expect(oc.mempool.totalFee).toBe(Math.round(info.total_fee! * 1e8));
+    expect(Number.isInteger(oc.mempool.totalFee)).toBe(true);
+    expect(oc.mempool.totalFee).toBeGreaterThan(1000);
+  });
+
   it('default: cache-stats report the cycle phases and the templates against the bound', async () => {
     const stats = (await get('/v1/template/cache-stats')).json();
     expect(stats.history[0]).toMatchObject({ status: 'ok', phasesMs: { snapshot: expect.any(Number), optimize: expect.any(Number), publish: expect.any(Number) } });
