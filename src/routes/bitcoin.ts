@@ -38,13 +38,10 @@ export const bitcoinRoutes: FastifyPluginAsync<{ ctx: RouteContext }> = async (f
     async (request) => {
       const { blocks } = request.query;
       const mode = 'conservative';
-      const [smart, projection] = await Promise.all([
-        node.estimateSmartFee(blocks, mode).catch((error: unknown) => {
-          request.log.warn({ err: error }, 'estimatesmartfee failed');
-          return null;
-        }),
-        Promise.resolve(ctx.projection(blocks)),
-      ]);
+      // Cached per target for 30 s and shared by concurrent requests: not one node call per request.
+      const smart = await ctx.smartFees.answer(blocks);
+      if (smart === null) request.log.warn({ blocks }, 'estimatesmartfee failed');
+      const projection = ctx.projection(blocks);
       const estimate = feeEstimate(blocks, smart, mode, projection);
       if (!estimate) throw new Errors.NODE_UNAVAILABLE('no fee estimate yet: estimatesmartfee has no data and the mempool view is not ready');
       return { success: true, blocks, unit: 'sat/vB', ...estimate };

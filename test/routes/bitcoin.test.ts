@@ -42,6 +42,22 @@ describe('GET /v1/fee-estimate', () => {
     if (body.estimateSmartFee.feeRateSatVb !== null) expect(body.source).toBe('estimatesmartfee');
   });
 
+  it('behavior: concurrent requests share one estimatesmartfee call', async () => {
+    const { estimateSmartFee } = world.node;
+    let calls = 0;
+    world.node.estimateSmartFee = (...args) => {
+      calls += 1;
+      return estimateSmartFee.apply(world.node, args);
+    };
+    try {
+      const answers = await Promise.all(Array.from({ length: 20 }, () => get('/v1/fee-estimate?blocks=17')));
+      expect(answers.every((a) => a.statusCode === 200)).toBe(true);
+      expect(calls).toBe(1);
+    } finally {
+      world.node.estimateSmartFee = estimateSmartFee;
+    }
+  });
+
   it.each(['0', '1009', 'abc', '1.5', '-3', '1e3x'])('error: INVALID_REQUEST for blocks=%s', async (blocks) => {
     const res = await get(`/v1/fee-estimate?blocks=${blocks}`);
     expect(res.statusCode).toBe(400);
