@@ -9,7 +9,7 @@
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { DEFAULT_RETRY_AFTER_SECONDS, type ErrorBody } from './errors.js';
+import { DEFAULT_RETRY_AFTER_SECONDS, Errors, type ErrorBody } from './errors.js';
 
 /** A validation failure on one of these fields gets a field-specific code. */
 const FIELD_CODES: Record<string, string> = {
@@ -57,7 +57,9 @@ export function errorHandler(error: FastifyError, request: FastifyRequest, reply
     void reply.code(status).send(errorBody(mapped, error.message));
     return;
   }
-  if (status >= 500 && !/^[A-Z][A-Z0-9_]+$/.test(code)) {
+  // A 5xx passes through only as a catalogue error; anything else (a Node ERR_* or SQLITE_* code,
+  // a library's error) is a generic 500, its message logged, never sent.
+  if (status >= 500 && !(code in Errors)) {
     request.log.error({ err: error }, 'unhandled error');
     void reply.code(500).send(errorBody('INTERNAL', 'Internal error'));
     return;
