@@ -156,10 +156,14 @@ export class MempoolMirror extends EventEmitter<{ diff: [MempoolDiff] }> {
       const { tip, height, txids, info } = await this.consistentView();
       const blocks = tip !== this.tip && this.tip !== undefined ? await this.newBlocks(tip) : [];
       const current = new Set(txids);
-      const added = await this.fetchEntries(txids.filter((txid) => !this.txs.has(txid)));
+      const childrenOf = new Map<string, string[]>();
+      const added = await this.fetchEntries(
+        txids.filter((txid) => !this.txs.has(txid)),
+        childrenOf,
+      );
       const inputs = await this.fetchInputs(added);
       // --- no await below: the new view is committed at once ---
-      const diff = this.apply(current, added, inputs, blocks, started);
+      const diff = this.apply(current, added, childrenOf, inputs, blocks, started);
       this.tip = tip;
       this.tipHeight = height;
       this.info = info;
@@ -200,11 +204,21 @@ export class MempoolMirror extends EventEmitter<{ diff: [MempoolDiff] }> {
   private apply(
     current: ReadonlySet<string>,
     added: MirrorTx[],
+    childrenOf: ReadonlyMap<string, string[]>,
     inputs: ReadonlyMap<string, string[] | null>,
     blocks: Array<MirrorBlock & { txids: Set<string> }>,
     at: number,
   ): MempoolDiff {
     this.add(added);
+    // A parent can arrive after its children: a reorg puts a block's txs back into the mempool
+    // under children that stayed. Their entries (read once) do not list it, so link it from the
+    // parent's side, or the optimizer could select a child without its parent.
+    for (const [parent, children] of childrenOf) {
+      for (const child of children) {
+        const c = this.txs.get(child);
+        if (c && !c.parents.includes(parent)) c.parents.push(parent);
+      }
+    }
     for (const tx of added) this.needInputs.add(tx.txid);
     for (const [txid, outpoints] of inputs) {
       this.needInputs.delete(txid);
@@ -282,7 +296,8 @@ export class MempoolMirror extends EventEmitter<{ diff: [MempoolDiff] }> {
     for (const outpoint of tx.inputs ?? []) if (this.spends.get(outpoint) === tx.txid) this.spends.delete(outpoint);
   }
 
-  private async fetchEntries(txids: string[]): Promise<MirrorTx[]> {
+  /** New entries, with the in-mempool children each had when fetched (`spentby`) in `childrenOf`. */
+  private async fetchEntries(txids: string[], childrenOf: Map<string, string[]>): Promise<MirrorTx[]> {
     if (txids.length === 0) return [];
     // Batches of getmempoolentry, also for a large gap (first poll, after an outage): one verbose
     // dump of a 150k-tx mempool is ~75 MB whose JSON.parse and schema check hold the event loop for
@@ -291,7 +306,9 @@ export class MempoolMirror extends EventEmitter<{ diff: [MempoolDiff] }> {
     const out: MirrorTx[] = [];
     for (const txid of txids) {
       const e = entries.get(txid);
-      if (e) out.push(toMirrorTx(txid, e));
+      if (!e) continue;
+      out.push(toMirrorTx(txid, e));
+      if (e.spentby.length > 0) childrenOf.set(txid, e.spentby);
     }
     return out;
   }

@@ -69,11 +69,11 @@ function rawTx(outpoints: string[]): string {
 }
 
 /** Just enough of a node for the mirror: a scripted mempool, no blocks. */
-function scriptedNode(state: { mempool: Map<string, { parents: string[]; inputs: string[] }> }): BitcoinNode {
+function scriptedNode(state: { mempool: Map<string, { parents: string[]; inputs: string[]; children?: string[] }> }): BitcoinNode {
   const tip = 'ee'.repeat(32);
   const entry = (txid: string) => ({
     vsize: 100, weight: 400, time: 1_700_000_000, height: 100, descendantcount: 1, descendantsize: 100, ancestorcount: 1, ancestorsize: 100,
-    fees: { base: 0.00001, modified: 0.00001, ancestor: 0.00001, descendant: 0.00001 }, depends: state.mempool.get(txid)!.parents, spentby: [],
+    fees: { base: 0.00001, modified: 0.00001, ancestor: 0.00001, descendant: 0.00001 }, depends: state.mempool.get(txid)!.parents, spentby: state.mempool.get(txid)!.children ?? [],
   });
   const fake = {
     getBestBlockHash: async () => tip,
@@ -161,5 +161,24 @@ describe('toMirrorTx', () => {
     expect(toMirrorTx(txid, entry({ vsize: 600, weight: 400 })).sigopCostLowerBound).toBe(120);
     // Weight dominates: sigops unknown and irrelevant.
     expect(toMirrorTx(txid, entry({ vsize: 100, vsize_adjusted: 100, weight: 397 })).sigopCostLowerBound).toBe(0);
+  });
+});
+
+describe('MempoolMirror parent links', () => {
+  it('behavior: a parent that comes back after its child (a reorg) is linked to the child', async () => {
+    const parent = 'a1'.repeat(32);
+    const child = 'b2'.repeat(32);
+    // The parent is in a block; its child waits in the mempool.
+    const state = { mempool: new Map<string, { parents: string[]; inputs: string[]; children?: string[] }>([[child, { parents: [], inputs: [`${parent}:0`] }]]) };
+    const mirror = new MempoolMirror(scriptedNode(state), { pollMs: 60_000 });
+    await mirror.poll();
+    expect(mirror.txs.get(child)!.parents).toEqual([]);
+    // The block is reorganised away: the parent is back in the mempool, spent by the child.
+    state.mempool = new Map([
+      [parent, { parents: [], inputs: [`${'ff'.repeat(32)}:1`], children: [child] }],
+      [child, { parents: [parent], inputs: [`${parent}:0`] }],
+    ]);
+    await mirror.poll();
+    expect(mirror.txs.get(child)!.parents).toEqual([parent]);
   });
 });
