@@ -155,9 +155,17 @@ export class OptimizerService extends EventEmitter<{ published: [TemplateCache] 
       t = this.enter('snapshot');
       await mirror.poll().catch((e: unknown) => {
         if (!mirror.ready) throw e;
+        // A poll that just failed once: the last good view is still recent enough to optimize.
+        // An older one is not published as a new cache (whose cachedAt would claim fresh data):
+        // the previous cache keeps serving with its true age.
+        const ageMs = this.now() - mirror.lastPollAt!;
+        if (ageMs > config.OPTIMIZER_INTERVAL_SEC * 1000) {
+          throw new Error(`the mempool view is ${Math.round(ageMs / 1000)} s old and the poll failed: ${(e as Error).message}`);
+        }
         logger?.warn({ err: e }, 'mempool poll failed; optimizing the last good view');
       });
-      const snapshot = snapshotFromMirror(mirror, this.now());
+      // The snapshot is as old as the view it reads.
+      const snapshot = snapshotFromMirror(mirror, mirror.lastPollAt!);
       // Warm start: last cycle's linearization, mapped to this snapshot (never worse than the hint).
       const previous = this.cache;
       if (previous) snapshot.input.warmOrder = warmOrderFromPrevious({ txids: previous.snapshotTxids, linearization: previous.linearization }, snapshot);

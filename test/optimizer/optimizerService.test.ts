@@ -94,4 +94,31 @@ describe('OptimizerService', () => {
     expect(await service.refresh()).toBeDefined();
     expect(service.lastStatus).toBe('ok');
   });
+
+  it('behavior: a stale mempool view (node down since) is not published as a fresh cache', async () => {
+    const service = world.app.optimizer.service;
+    const { mirror } = world.app.mempool;
+    await service.refresh();
+    const served = service.cache!;
+    const { getBestBlockHash } = world.node;
+    world.node.getBestBlockHash = async () => {
+      throw new Error('ECONNREFUSED');
+    };
+    const lastPollAt = mirror.lastPollAt!;
+    mirror.lastPollAt = Date.now() - 10 * 60_000; // the last good poll was 10 minutes ago
+    try {
+      expect(await service.refresh()).toBeUndefined();
+      expect(service.lastStatus).toBe('error');
+      expect(service.lastError).toMatch(/mempool view is \d+ s old/);
+      expect(service.cache).toBe(served);
+      // A poll that failed right after a good one: the recent view is still optimized.
+      mirror.lastPollAt = Date.now() - 1_000;
+      const cache = await service.refresh();
+      expect(cache).toBeDefined();
+      expect(cache!.snapshot.takenAt).toBe(mirror.lastPollAt);
+    } finally {
+      world.node.getBestBlockHash = getBestBlockHash;
+      mirror.lastPollAt = lastPollAt;
+    }
+  });
 });
