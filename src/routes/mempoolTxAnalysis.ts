@@ -35,6 +35,7 @@ export function mempoolTxAnalysis(txid: string, entry: MempoolEntry, nowMs: numb
   const effective = effectiveFeeRate(entry, ctx.optimizerChunkRate(txid));
   const position = blocksAway(txid, effective.satVb, ctx, mempool);
   const floor = ctx.floorFeeRateSatVb();
+  const fullRbf = mempool.mirror.info?.fullrbf ?? true;
   return {
     txid,
     feeSat,
@@ -47,9 +48,11 @@ export function mempoolTxAnalysis(txid: string, entry: MempoolEntry, nowMs: numb
     ageSeconds: Math.max(0, Math.floor(nowMs / 1000) - entry.time),
     entryHeight: entry.height,
     rbf: {
-      // Full RBF is Core's default since v28: every mempool tx can be replaced, signalling or not.
-      replaceable: true,
+      // Full RBF is Core's default since v28: every mempool tx can be replaced, signalling or not;
+      // a v28 node run with -mempoolfullrbf=0 (getmempoolinfo fullrbf: false) replaces only BIP125 signallers.
+      replaceable: fullRbf || (entry['bip125-replaceable'] ?? true),
       bip125Signaling: entry['bip125-replaceable'] ?? null,
+      fullRbf,
     },
     ancestors: {
       count: entry.ancestorcount - 1,

@@ -70,6 +70,22 @@ describe('GET /v1/mempool/tx/:txid', () => {
     expect(parent.descendants.count).toBeGreaterThanOrEqual(1);
   });
 
+  it('behavior: without full RBF (a v28 node with -mempoolfullrbf=0) only BIP125 signallers are replaceable', async () => {
+    const { mirror } = world.app.mempool;
+    const entries = await Promise.all([...mirror.txs.keys()].slice(0, 200).map(async (txid) => ({ txid, entry: await world.node.getMempoolEntry(txid) })));
+    const quiet = entries.find((e) => e.entry['bip125-replaceable'] === false)!;
+    const loud = entries.find((e) => e.entry['bip125-replaceable'] === true)!;
+    const info = mirror.info!;
+    mirror.info = { ...info, fullrbf: false };
+    try {
+      expect((await get(`/v1/mempool/tx/${quiet.txid}`)).json().rbf).toMatchObject({ replaceable: false, bip125Signaling: false, fullRbf: false });
+      expect((await get(`/v1/mempool/tx/${loud.txid}`)).json().rbf).toMatchObject({ replaceable: true, bip125Signaling: true });
+    } finally {
+      mirror.info = info;
+    }
+    expect((await get(`/v1/mempool/tx/${quiet.txid}`)).json().rbf).toMatchObject({ replaceable: true, fullRbf: true });
+  });
+
   it('error: TX_NOT_IN_MEMPOOL for an unknown txid', async () => {
     const res = await get(`/v1/mempool/tx/${'00'.repeat(32)}`);
     expect(res.statusCode).toBe(404);
