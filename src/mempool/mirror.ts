@@ -99,6 +99,8 @@ export class MempoolMirror extends EventEmitter<{ diff: [MempoolDiff] }> {
   lastPollMs: number | undefined;
   lastError: string | null = null;
   pollCount = 0;
+  /** Bumped by every poll that changed the set of transactions (what derived views key their caches on). */
+  version = 0;
 
   constructor(
     private readonly node: BitcoinNode,
@@ -171,6 +173,7 @@ export class MempoolMirror extends EventEmitter<{ diff: [MempoolDiff] }> {
       this.lastPollMs = this.lastPollAt - started;
       this.lastError = null;
       this.pollCount += 1;
+      if (diff.added.length || diff.removed.length) this.version += 1;
       if (diff.added.length || diff.removed.length || diff.blocks.length) this.emit('diff', diff);
     } catch (error) {
       this.lastError = (error as Error).message;

@@ -19,7 +19,7 @@ export type EffectiveRateLookup = (txid: string) => number | undefined;
 export interface MempoolService {
   mirror: MempoolMirror;
   tracker: ReplacementTracker;
-  /** Fee-rate sample of the mirror, cached until the next poll (or a new effective-rate source). */
+  /** Fee-rate sample of the mirror, cached until a poll changes the txs (or the effective rates change). */
   sample(): FeeRateSample;
   /** Lets the optimizer supply chunk fee rates (CPFP-aware) once it has them. */
   setEffectiveRates(lookup: EffectiveRateLookup | undefined, version: number): void;
@@ -70,7 +70,8 @@ async function mempoolPlugin(app: FastifyInstance, { deps, autoPoll = true }: Me
       lookupVersion = version;
     },
     sample() {
-      const key = `${mirror.pollCount}:${lookupVersion}`;
+      // Rebuilt when the transactions or the effective rates changed, not on every poll.
+      const key = `${mirror.version}:${lookupVersion}`;
       if (cached?.key === key) return cached.sample;
       const n = mirror.txs.size;
       const rates = new Float64Array(n);

@@ -30,4 +30,14 @@ describe('effective fee rates of the mempool view', () => {
     const i = sample.vsizes.findIndex((v, k) => v === parent.vsize && sample.fees[k] === parent.feeSat);
     expect(sample.rates[i]).toBeCloseTo(chunkRate, 6);
   });
+
+  it('behavior: a poll that changes nothing keeps the sample (no rebuild)', async () => {
+    await world.app.mempool.mirror.poll();
+    const before = world.app.mempool.sample();
+    await world.app.mempool.mirror.poll();
+    expect(world.app.mempool.sample()).toBe(before);
+    await world.simnet.control.addTransactions(1);
+    await world.app.mempool.mirror.poll();
+    expect(world.app.mempool.sample()).not.toBe(before);
+  });
 });
