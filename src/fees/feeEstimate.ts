@@ -3,8 +3,9 @@
  * - the mempool projection (what is queued now, block by block): used for targets up to
  *   `PROJECTION_HORIZON_BLOCKS`, where the current queue decides;
  * - Core's `estimatesmartfee` (history of how fast past fee rates confirmed): used beyond the horizon,
- *   where arrivals over the coming hours matter more than today's queue, and whenever the
- *   projection is unavailable.
+ *   where arrivals over the coming hours matter more than today's queue, when the queue clears
+ *   within the target (then arrivals decide; never below the floor), and whenever the projection
+ *   is unavailable.
  * Both are returned so the caller sees the disagreement, with the one used named in `source`.
  */
 import { round } from '../util/round.js';
@@ -46,6 +47,18 @@ export function feeEstimate(blocks: number, smart: SmartFeeAnswer | null, mode: 
     errors: smart?.errors ?? (smart ? [] : ['estimatesmartfee call failed']),
     raw: smart,
   };
+  // A queue that clears within the target says only "the floor would do now"; arrivals before the
+  // target decide, and Core's history of what confirmed is the better guide then.
+  const queueClears = projection !== null && !projection.competitive && smartRate !== null;
+  if (queueClears) {
+    return {
+      feeRateSatVb: Math.max(projection.feeRateSatVb, smartRate),
+      source: 'estimatesmartfee',
+      derivation: `the current queue clears within ${blocks} block(s) (${projection.derivation}); new arrivals decide, so Core's history-based estimatesmartfee(${blocks}, ${mode}) = ${smartRate} sat/vB, never below the floor`,
+      estimateSmartFee,
+      mempoolProjection: projection,
+    };
+  }
   const useProjection = projection !== null && (blocks <= PROJECTION_HORIZON_BLOCKS || smartRate === null);
   if (useProjection) {
     return {

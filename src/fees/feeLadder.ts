@@ -5,8 +5,8 @@
  * - `cutoff(k)`: the lowest chunk fee rate in projected block k when that block is full; when the
  *   projected blocks run out before k (the mempool clears sooner), the floor.
  * - urgent = cutoff(1) × 1.05 + 0.1, so the tx lands in the next block with a margin over arrivals;
- * - normal = cutoff(targetBlocks) while targetBlocks is within the projection, else Core's
- *   `estimatesmartfee(targetBlocks)` (falling back to the last projected cutoff);
+ * - normal = cutoff(targetBlocks) when projected block targetBlocks is full, else Core's
+ *   `estimatesmartfee(targetBlocks)` (arrivals decide), falling back to the cutoff/floor;
  * - cheap = the lower of normal and Core's `estimatesmartfee(144)` (about a day) or, without it,
  *   the last projected cutoff.
  * Every rung is at least the node's floor (mempool minimum / min relay), rounded up to 0.1 sat/vB,
@@ -62,7 +62,10 @@ export function feeLadder(inputs: FeeLadderInputs): FeeLadder {
 
   const urgent = Math.max(floor, up(cutoff(1) * URGENT_MULTIPLIER + URGENT_MARGIN_SAT_VB));
   const inProjection = targetBlocks <= projectedBlocks.length;
-  const normalRaw = inProjection ? cutoff(targetBlocks) : (inputs.smartTargetSatVb ?? lastCutoff);
+  // A full projected block at the target gives a real cutoff. When the queue clears sooner, arrivals
+  // before the target decide, and Core's history (estimatesmartfee) is the better guide.
+  const targetFull = inProjection && (projectedBlocks[targetBlocks - 1]?.full ?? false);
+  const normalRaw = targetFull ? cutoff(targetBlocks) : (inputs.smartTargetSatVb ?? (inProjection ? cutoff(targetBlocks) : lastCutoff));
   const normal = Math.min(urgent, Math.max(floor, up(normalRaw)));
   const cheapRaw = inputs.smartDaySatVb ?? lastCutoff;
   const cheap = Math.min(normal, Math.max(floor, up(cheapRaw)));
@@ -76,11 +79,11 @@ export function feeLadder(inputs: FeeLadderInputs): FeeLadder {
     normal: {
       satVb: normal,
       useWhen: `Confirmation within about ${targetBlocks} block${targetBlocks === 1 ? '' : 's'} (~${targetBlocks * 10} minutes) is fine.`,
-      derivation: inProjection
-        ? `lowest chunk fee rate of projected block ${targetBlocks} (${round(normalRaw)}), or the floor if the mempool clears sooner`
+      derivation: targetFull
+        ? `lowest chunk fee rate of projected block ${targetBlocks} (${round(normalRaw)})`
         : inputs.smartTargetSatVb !== null
-          ? `beyond the ${projectedBlocks.length} projected blocks: Core estimatesmartfee(${targetBlocks}) = ${round(normalRaw)}`
-          : `beyond the projection and no Core estimate: cutoff of the last projected block (${round(normalRaw)})`,
+          ? `${inProjection ? `the queue clears before block ${targetBlocks}` : `beyond the ${projectedBlocks.length} projected blocks`}: Core estimatesmartfee(${targetBlocks}) = ${round(normalRaw)}, capped at urgent`
+          : `${inProjection ? 'the queue clears sooner and no Core estimate: the floor' : 'beyond the projection and no Core estimate: cutoff of the last projected block'} (${round(normalRaw)})`,
     },
     cheap: {
       satVb: cheap,

@@ -25,6 +25,14 @@ describe('feeLadder', () => {
     expect(ladder.cheap.satVb).toBe(1);
   });
 
+  it('behavior: a queue that clears before the target defers normal to estimatesmartfee, capped at urgent', () => {
+    const ladder = feeLadder({ targetBlocks: 3, projectedBlocks: [full(20), { minFeeRateSatVb: 1, full: false }, { minFeeRateSatVb: 0, full: false }], floorSatVb: 0.1, smartTargetSatVb: 4.02, smartDaySatVb: 1 });
+    expect(ladder.normal.satVb).toBe(4.1);
+    expect(ladder.normal.derivation).toMatch(/clears before block 3: Core estimatesmartfee\(3\)/);
+    const capped = feeLadder({ targetBlocks: 2, projectedBlocks: [{ minFeeRateSatVb: 1, full: false }], floorSatVb: 0.1, smartTargetSatVb: 9, smartDaySatVb: 1 });
+    expect(capped.normal.satVb).toBe(capped.urgent.satVb);
+  });
+
   it('args: targetBlocks beyond the projection uses estimatesmartfee', () => {
     const ladder = feeLadder({ targetBlocks: 50, projectedBlocks: [full(30), full(20)], floorSatVb: 1, smartTargetSatVb: 6.04, smartDaySatVb: 3 });
     expect(ladder.normal.satVb).toBe(6.1);
