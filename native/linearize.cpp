@@ -158,6 +158,17 @@ struct Workers {
     Workspace<8> ws8;
 };
 
+/** Calls `f` with the narrowest workspace whose bitsets hold `k` transactions (k <= 512).
+ *  Complexity: O(1) besides `f`. */
+template <typename F>
+RunResult WithWorkspace(Workers& w, uint32_t k, F&& f)
+{
+    if (k <= 64) return f(w.ws1);
+    if (k <= 128) return f(w.ws2);
+    if (k <= 256) return f(w.ws4);
+    return f(w.ws8);
+}
+
 struct ClusterLinearizer::State {
     const Graph& g;
     const Clusters& cl;
@@ -210,11 +221,11 @@ void ClusterLinearizer::Work()
             } else {
                 const uint64_t seed = MixSeed(o.seed, g.rank[txs[0]]);
                 RunResult r{false, 0};
-                if (k <= 64) r = LinearizeWith(w->ws1, g, cl, txs, o.linearize_budget, seed, st.warm_pos, out);
-                else if (k <= 128) r = LinearizeWith(w->ws2, g, cl, txs, o.linearize_budget, seed, st.warm_pos, out);
-                else if (k <= 256) r = LinearizeWith(w->ws4, g, cl, txs, o.linearize_budget, seed, st.warm_pos, out);
-                else if (k <= 512) r = LinearizeWith(w->ws8, g, cl, txs, o.linearize_budget, seed, st.warm_pos, out);
-                else GreedyTopological(g, cl, txs, out);
+                if (k <= 512) {
+                    r = WithWorkspace(*w, k, [&](auto& ws) { return LinearizeWith(ws, g, cl, txs, o.linearize_budget, seed, st.warm_pos, out); });
+                } else {
+                    GreedyTopological(g, cl, txs, out);
+                }
                 res.optimal[c] = r.optimal;
                 res.cost[c] = r.cost;
             }
@@ -248,11 +259,7 @@ Linearization ClusterLinearizer::Finish()
         const uint32_t k = cl.Size(c);
         uint32_t* out = res.lin.data() + cl.offsets[c];
         const uint64_t seed = MixSeed(o.seed + 1, g.rank[txs[0]]);
-        RunResult r;
-        if (k <= 64) r = RelinearizeWith(w.ws1, g, cl, txs, budget, seed, out);
-        else if (k <= 128) r = RelinearizeWith(w.ws2, g, cl, txs, budget, seed, out);
-        else if (k <= 256) r = RelinearizeWith(w.ws4, g, cl, txs, budget, seed, out);
-        else r = RelinearizeWith(w.ws8, g, cl, txs, budget, seed, out);
+        const RunResult r = WithWorkspace(w, k, [&](auto& ws) { return RelinearizeWith(ws, g, cl, txs, budget, seed, out); });
         res.optimal[c] = r.optimal;
         res.cost[c] += r.cost;
         extra -= std::min(extra, r.cost);
