@@ -14,6 +14,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { btcToSats, type BitcoinNode } from '../node/bitcoinNode.js';
 import type { BlockVerbose1, MempoolEntry, MempoolInfo } from '../node/schemas.js';
 import { decodeInputs } from './decodeInputs.js';
+import { PeriodicTask } from '../util/periodicTask.js';
 import { TxidOrder } from './txidOrder.js';
 
 export interface MirrorTx {
@@ -87,10 +88,9 @@ export class MempoolMirror extends EventEmitter<{ diff: [MempoolDiff] }> {
   /** `txid:vout` → spending mempool txid, for txs whose inputs are known. */
   private readonly spends = new Map<string, string>();
   private readonly needInputs = new Set<string>();
-  private timer: NodeJS.Timeout | undefined;
+  private readonly schedule = new PeriodicTask(() => this.poll(), () => this.options.pollMs);
   private polling: Promise<void> | undefined;
   /** True while the polling loop runs (between `start` and `stop`). */
-  private looping = false;
   private tip: string | undefined;
 
   info: MempoolInfo | undefined;
@@ -119,22 +119,11 @@ export class MempoolMirror extends EventEmitter<{ diff: [MempoolDiff] }> {
   }
 
   start(): void {
-    if (this.looping) return;
-    this.looping = true;
-    const loop = async (): Promise<void> => {
-      await this.poll().catch(() => undefined);
-      // `stop` may have been called while the poll ran: then no next poll.
-      if (!this.looping) return;
-      this.timer = setTimeout(() => void loop(), this.options.pollMs);
-      this.timer.unref();
-    };
-    void loop();
+    this.schedule.start();
   }
 
   async stop(): Promise<void> {
-    this.looping = false;
-    clearTimeout(this.timer);
-    this.timer = undefined;
+    this.schedule.stop();
     await this.polling?.catch(() => undefined);
   }
 

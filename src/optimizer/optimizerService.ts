@@ -11,6 +11,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
 import type { MempoolMirror } from '../mempool/mirror.js';
 import type { BitcoinNode } from '../node/bitcoinNode.js';
+import { PeriodicTask } from '../util/periodicTask.js';
 import { snapshotFromMirror } from './mirrorSnapshot.js';
 import { warmOrderFromPrevious } from './snapshot.js';
 import type { OptimizerOptions } from './native.js';
@@ -64,18 +65,17 @@ export class OptimizerService extends EventEmitter<{ published: [TemplateCache] 
   lastRefreshStartedAt: number | null = null;
   lastRefreshFinishedAt: number | null = null;
   lastSuccessAt: number | null = null;
-  nextRefreshAt: number | null = null;
   readonly baseline: BaselineStatus = { lastStatus: null, lastError: null, lastDurationMs: null, lastSuccessAt: null };
   readonly history: CycleRecord[] = [];
 
   private running: Promise<TemplateCache | undefined> | undefined;
-  private timer: NodeJS.Timeout | undefined;
-  private stopped = false;
+  private readonly schedule: PeriodicTask;
   private readonly now: () => number;
 
   constructor(private readonly options: OptimizerServiceOptions) {
     super();
     this.now = options.now ?? Date.now;
+    this.schedule = new PeriodicTask(() => this.refresh(), () => options.config.OPTIMIZER_INTERVAL_SEC * 1000, this.now);
   }
 
   get refreshInProgress(): boolean {
@@ -94,23 +94,17 @@ export class OptimizerService extends EventEmitter<{ published: [TemplateCache] 
 
   /** Starts the schedule: a first cycle now, then one every interval after the previous ends. */
   start(): void {
-    this.stopped = false;
-    const loop = async (): Promise<void> => {
-      await this.refresh();
-      if (this.stopped) return;
-      const delay = this.options.config.OPTIMIZER_INTERVAL_SEC * 1000;
-      this.nextRefreshAt = this.now() + delay;
-      this.timer = setTimeout(() => void loop(), delay);
-      this.timer.unref();
-    };
-    void loop();
+    this.schedule.start();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    this.nextRefreshAt = null;
+    this.schedule.stop();
     await this.running?.catch(() => undefined);
+  }
+
+  /** When the next scheduled cycle starts (ms since the epoch), or null. */
+  get nextRefreshAt(): number | null {
+    return this.schedule.nextAt;
   }
 
   /** Runs one cycle now, or joins the running one. Resolves with the published cache (undefined on failure). */
