@@ -95,7 +95,14 @@ export async function run(): Promise<void> {
       };
       const t2 = performance.now();
       const p = await publish(pool, snapshot, k + 1, signer);
-      fromDisk.push({ readAndJsonMs: t1 - t0, toTypedArraysMs: t2 - t1, workerMs: p.workerMs, nativeMs: p.nativeMs, publishMs: p.publishMs, totalMs: performance.now() - t0 });
+      fromDisk.push({
+        readAndJsonMs: t1 - t0,
+        toTypedArraysMs: t2 - t1,
+        workerMs: p.workerMs,
+        nativeMs: p.nativeMs,
+        publishMs: p.publishMs,
+        totalMs: performance.now() - t0,
+      });
     }
 
     const mirror = mirrorOf(mempool);
@@ -110,7 +117,8 @@ export async function run(): Promise<void> {
       live.push({ snapshotMs: t1 - t0, workerMs: p.workerMs, nativeMs: p.nativeMs, publishMs: p.publishMs, totalMs: performance.now() - t0 });
     }
 
-    const summarize = (rows: Array<Record<string, number>>) => Object.fromEntries(Object.keys(rows[0]!).map((key) => [key, r1(median(rows.map((r) => r[key]!)))]));
+    const summarize = (rows: Array<Record<string, number>>) =>
+      Object.fromEntries(Object.keys(rows[0]!).map((key) => [key, r1(median(rows.map((r) => r[key]!)))]));
     const disk = summarize(fromDisk);
     const mem = summarize(live);
     console.log(`file: ${(text.length / 1e6).toFixed(1)} MB Core JSON; optimized template: ${lastTxCount} txs; medians of ${RUNS} runs (ms)`);
@@ -118,7 +126,10 @@ export async function run(): Promise<void> {
     console.log(`end-to-end from disk to published cache: ${disk.totalMs} ms (target ≤ 2000: ${disk.totalMs! <= 2000 ? 'met' : 'NOT met'})`);
     console.log(`worker overhead over the native call (transfer + thread hop): ${r1(mem.workerMs! - mem.nativeMs!)} ms`);
     const results = join(new URL('.', import.meta.url).pathname, 'results');
-    writeFileSync(join(results, 'cycle.json'), `${JSON.stringify({ at: new Date().toISOString(), txCount: TX_COUNT, runs: RUNS, fromDisk: disk, live: mem }, null, 2)}\n`);
+    writeFileSync(
+      join(results, 'cycle.json'),
+      `${JSON.stringify({ at: new Date().toISOString(), txCount: TX_COUNT, runs: RUNS, fromDisk: disk, live: mem }, null, 2)}\n`,
+    );
   } finally {
     await pool.close();
     rmSync(dir, { recursive: true, force: true });

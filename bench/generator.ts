@@ -51,7 +51,10 @@ class Builder {
   readonly weight: number[] = [];
   readonly sigops: number[] = [];
   readonly parents: number[][] = [];
-  constructor(private readonly rand: () => number, private readonly sigopShare: number) {}
+  constructor(
+    private readonly rand: () => number,
+    private readonly sigopShare: number,
+  ) {}
 
   private normal(): number {
     const u = Math.max(this.rand(), 1e-12);
@@ -108,7 +111,10 @@ export function generateMempool(options: GeneratorOptions): SyntheticMempool {
       let used = 1;
       for (let k = 0; k < nc && used < cap; k++, used++) {
         const c = b.add(b.rate(), b.weightWu('small'), [root]);
-        if (rand() < 0.15 && used + 1 < cap) { b.add(b.rate(), b.weightWu('small'), [c]); used++; }
+        if (rand() < 0.15 && used + 1 < cap) {
+          b.add(b.rate(), b.weightWu('small'), [c]);
+          used++;
+        }
       }
     } else if (kind < pConsolidation) {
       // Consolidation: several unconfirmed parents swept by one large child.
@@ -161,7 +167,12 @@ export function generateMempool(options: GeneratorOptions): SyntheticMempool {
   const time = new Uint32Array(n);
   for (let i = 0; i < n; i++) time[i] = 1_790_000_000 + Math.floor(rand() * 86_400);
   const input: OptimizerInput = {
-    feeSat, weightWu, sigopCost, parentOffsets, parentIndices: Uint32Array.from(plist), txidRank: computeTxidRank(txids),
+    feeSat,
+    weightWu,
+    sigopCost,
+    parentOffsets,
+    parentIndices: Uint32Array.from(plist),
+    txidRank: computeTxidRank(txids),
   };
   return { txids, input, time };
 }
@@ -171,14 +182,20 @@ function packageStats(m: SyntheticMempool, children: number[][], i: number, up: 
   const { parentOffsets, parentIndices, weightWu, feeSat } = m.input;
   const stack = [i];
   stamp[i] = epoch;
-  let count = 0, vsize = 0, fee = 0;
+  let count = 0,
+    vsize = 0,
+    fee = 0;
   while (stack.length) {
     const t = stack.pop() as number;
     count++;
     vsize += Math.ceil(weightWu[t] / 4);
     fee += feeSat[t];
     const next = up ? parentIndices.subarray(parentOffsets[t], parentOffsets[t + 1]) : children[t];
-    for (const u of next) if (stamp[u] !== epoch) { stamp[u] = epoch; stack.push(u); }
+    for (const u of next)
+      if (stamp[u] !== epoch) {
+        stamp[u] = epoch;
+        stack.push(u);
+      }
   }
   return [count, vsize, fee];
 }
@@ -200,11 +217,22 @@ export function toCoreJson(m: SyntheticMempool): string {
     const [dc, ds, df] = packageStats(m, children, i, false, stamp, ++epoch);
     const depends = Array.from(parentIndices.subarray(parentOffsets[i], parentOffsets[i + 1]), (p) => m.txids[p]);
     const entry = {
-      vsize: vsizeAdj, vsize_adjusted: vsizeAdj, vsize_bip141: vsizeBip141, weight: weightWu[i], time: m.time[i], height: 930_000,
-      descendantcount: dc, descendantsize: ds, ancestorcount: ac, ancestorsize: as,
+      vsize: vsizeAdj,
+      vsize_adjusted: vsizeAdj,
+      vsize_bip141: vsizeBip141,
+      weight: weightWu[i],
+      time: m.time[i],
+      height: 930_000,
+      descendantcount: dc,
+      descendantsize: ds,
+      ancestorcount: ac,
+      ancestorsize: as,
       wtxid: m.txids[(i + 1) % n],
       fees: { base: btc(feeSat[i]), modified: btc(feeSat[i]), ancestor: btc(af), descendant: btc(df) },
-      depends, spentby: children[i].map((c) => m.txids[c]), 'bip125-replaceable': true, unbroadcast: false,
+      depends,
+      spentby: children[i].map((c) => m.txids[c]),
+      'bip125-replaceable': true,
+      unbroadcast: false,
     };
     parts.push(`${JSON.stringify(m.txids[i])}:${JSON.stringify(entry)}`);
   }

@@ -65,8 +65,12 @@ async function measure(c: Case) {
     last = buildTemplates(c.input);
     for (const p of PHASES) phases[p].push(last.timingsMs[p]);
   });
-  bench.add('warm', () => { buildTemplates(warmInput); });
-  bench.add('cold, 1 thread', () => { buildTemplates(c.input, { threads: 1 }); });
+  bench.add('warm', () => {
+    buildTemplates(warmInput);
+  });
+  bench.add('cold, 1 thread', () => {
+    buildTemplates(c.input, { threads: 1 });
+  });
   await bench.run();
   const [cold, warm, single] = bench.tasks;
   const r = last;
@@ -113,7 +117,17 @@ async function endToEnd(txCount: number, runs: number) {
       samples.push({ readMs: t1 - t0, jsonParseMs: t2 - t1, convertMs: t3 - t2, nativeMs: t4 - t3, totalMs: t4 - t0 });
     }
     const pick = (k: keyof (typeof samples)[number]) => r2(median(samples.map((s) => s[k])));
-    return { txs: txCount, fileMB: r2(text.length / 1e6), runs, readMs: pick('readMs'), jsonParseMs: pick('jsonParseMs'), convertMs: pick('convertMs'), nativeMs: pick('nativeMs'), totalMs: pick('totalMs'), worstTotalMs: r2(Math.max(...samples.map((s) => s.totalMs))) };
+    return {
+      txs: txCount,
+      fileMB: r2(text.length / 1e6),
+      runs,
+      readMs: pick('readMs'),
+      jsonParseMs: pick('jsonParseMs'),
+      convertMs: pick('convertMs'),
+      nativeMs: pick('nativeMs'),
+      totalMs: pick('totalMs'),
+      worstTotalMs: r2(Math.max(...samples.map((s) => s.totalMs))),
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -125,7 +139,9 @@ export async function run(): Promise<void> {
   for (const n of [10_000, 50_000, 100_000, 150_000, 300_000]) cases.push(syntheticCase(`synthetic ${n / 1000}k`, n, 'realistic', n));
   cases.push(syntheticCase('stress 100k (cluster-heavy)', 100_000, 'cluster-heavy', 3));
   if (existsSync(DATA)) {
-    for (const f of readdirSync(DATA).filter((x) => x.startsWith('mainnet-') && x.endsWith('.json.gz')).sort()) {
+    for (const f of readdirSync(DATA)
+      .filter((x) => x.startsWith('mainnet-') && x.endsWith('.json.gz'))
+      .sort()) {
       const t = performance.now();
       const snap = await readSnapshotFile(join(DATA, f));
       cases.push({ name: f.replace(/\.json\.gz$/, ''), input: snap.input, parseMs: performance.now() - t });
@@ -135,12 +151,31 @@ export async function run(): Promise<void> {
   }
   const rows = [];
   for (const c of cases) rows.push(await measure(c));
-  console.table(rows.map((x) => ({
-    case: x.case, txs: x.txs, clusters: x.clusters, parse: x.parseMs, first: x.firstCallMs, cold: x.coldP50Ms, warm: x.warmP50Ms, '1 thread': x.oneThreadP50Ms,
-    lin: x.nativeMs.linearize, chunk: x.nativeMs.chunk, base: x.nativeMs.baselines, opt: x.nativeMs.optimized, proj: x.nativeMs.projected, bound: x.nativeMs.bound,
-    v30: x.feeSat.v30, v31: x.feeSat.v31, optimized: x.feeSat.optimized, ub: x.feeSat.bound,
-    'gap opt %': x.gapPct.optimized.toFixed(5), 'gap v31 %': x.gapPct.v31.toFixed(5), 'opt-v31': x.optimizedMinusV31Sat,
-  })));
+  console.table(
+    rows.map((x) => ({
+      case: x.case,
+      txs: x.txs,
+      clusters: x.clusters,
+      parse: x.parseMs,
+      first: x.firstCallMs,
+      cold: x.coldP50Ms,
+      warm: x.warmP50Ms,
+      '1 thread': x.oneThreadP50Ms,
+      lin: x.nativeMs.linearize,
+      chunk: x.nativeMs.chunk,
+      base: x.nativeMs.baselines,
+      opt: x.nativeMs.optimized,
+      proj: x.nativeMs.projected,
+      bound: x.nativeMs.bound,
+      v30: x.feeSat.v30,
+      v31: x.feeSat.v31,
+      optimized: x.feeSat.optimized,
+      ub: x.feeSat.bound,
+      'gap opt %': x.gapPct.optimized.toFixed(5),
+      'gap v31 %': x.gapPct.v31.toFixed(5),
+      'opt-v31': x.optimizedMinusV31Sat,
+    })),
+  );
   const e2e = await endToEnd(150_000, 3);
   console.log('end to end (Core JSON file -> JSON.parse -> typed arrays -> native cycle), median of 3:');
   console.table([e2e]);

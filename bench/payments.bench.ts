@@ -67,7 +67,12 @@ export function presign(n: number, keys = 16): PaymentPayload[] {
     };
     const { signature, recid } = native.ecdsaSign(transferWithAuthorizationDigest(separator, authorization), a.key);
     const sig = `0x${Buffer.from(signature).toString('hex')}${(27 + recid).toString(16)}`;
-    out.push({ x402Version: 2, resource: { url: 'http://127.0.0.1/v1/block-height' }, accepted: { ...requirement, extra: { ...requirement.extra } }, payload: { signature: sig, authorization } });
+    out.push({
+      x402Version: 2,
+      resource: { url: 'http://127.0.0.1/v1/block-height' },
+      accepted: { ...requirement, extra: { ...requirement.extra } },
+      payload: { signature: sig, authorization },
+    });
   }
   return out;
 }
@@ -126,7 +131,14 @@ async function verificationBench(): Promise<Array<{ measure: string; perSecond: 
       domain,
       types: TYPES,
       primaryType: 'TransferWithAuthorization',
-      message: { from: a.from as `0x${string}`, to: a.to as `0x${string}`, value: BigInt(a.value), validAfter: BigInt(a.validAfter), validBefore: BigInt(a.validBefore), nonce: a.nonce as `0x${string}` },
+      message: {
+        from: a.from as `0x${string}`,
+        to: a.to as `0x${string}`,
+        value: BigInt(a.value),
+        validAfter: BigInt(a.validAfter),
+        validBefore: BigInt(a.validBefore),
+        nonce: a.nonce as `0x${string}`,
+      },
       signature: payloads[i]!.payload.signature as `0x${string}`,
     });
     if (signer.toLowerCase() !== a.from.toLowerCase()) throw new Error('viem disagrees with the pre-signed payload');
@@ -162,7 +174,11 @@ async function verificationBench(): Promise<Array<{ measure: string; perSecond: 
 /** The bench server: the real payments plugin (SQLite store, no facilitator) and two routes. */
 async function benchApp(dataDir: string) {
   const app = Fastify({ logger: false });
-  await app.register(paymentsPlugin, { config: loadConfig({ ...ENV, DATA_DIR: dataDir, X402_ALLOW_UNSETTLED: '1' }), prices: PRICES, ...(process.env.BENCH_STORE === 'memory' ? { store: 'memory' as const } : {}) });
+  await app.register(paymentsPlugin, {
+    config: loadConfig({ ...ENV, DATA_DIR: dataDir, X402_ALLOW_UNSETTLED: '1' }),
+    prices: PRICES,
+    ...(process.env.BENCH_STORE === 'memory' ? { store: 'memory' as const } : {}),
+  });
   const cached = JSON.stringify({ success: true, height: 875_000, hex: '0xd59f8' });
   app.get('/health', async (_req, reply) => reply.type('application/json').send('{"success":true,"status":"ok"}'));
   app.get('/v1/block-height', async (_req, reply) => reply.type('application/json').send(cached));
@@ -184,7 +200,12 @@ async function cpuMicros(base: string): Promise<number> {
   return u.user + u.system;
 }
 
-async function cannon(base: string, path: string, amount: number, headers?: string[]): Promise<{ rps: number; p99: number; non2xx: number; cpuUsPerReq: number }> {
+async function cannon(
+  base: string,
+  path: string,
+  amount: number,
+  headers?: string[],
+): Promise<{ rps: number; p99: number; non2xx: number; cpuUsPerReq: number }> {
   let i = 0;
   const url = `${base}${path}`;
   const cpu0 = await cpuMicros(base);
@@ -200,7 +221,12 @@ async function cannon(base: string, path: string, amount: number, headers?: stri
     ],
   });
   const cpuUsPerReq = Math.round((await cpuMicros(base)) - cpu0) / amount;
-  return { rps: Math.round((result.requests.total / result.duration)), p99: result.latency.p99, non2xx: result.non2xx + result.errors, cpuUsPerReq: Math.round(cpuUsPerReq) };
+  return {
+    rps: Math.round(result.requests.total / result.duration),
+    p99: result.latency.p99,
+    non2xx: result.non2xx + result.errors,
+    cpuUsPerReq: Math.round(cpuUsPerReq),
+  };
 }
 
 interface HttpRow {

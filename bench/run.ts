@@ -18,7 +18,11 @@ const files = readdirSync(dir)
   .filter((f) => only.length === 0 || only.includes(f.replace(/\.bench\.ts$/, '')))
   .sort();
 if (files.length === 0) {
-  console.error(`no bench modules match ${only.join(', ')} (available: ${readdirSync(dir).filter((f) => f.endsWith('.bench.ts')).join(', ')})`);
+  console.error(
+    `no bench modules match ${only.join(', ')} (available: ${readdirSync(dir)
+      .filter((f) => f.endsWith('.bench.ts'))
+      .join(', ')})`,
+  );
   process.exitCode = 2;
 }
 for (const f of files) {

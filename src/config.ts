@@ -5,9 +5,7 @@
  */
 import { z } from 'zod';
 
-const bool = z
-  .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off'])
-  .transform((v) => v === '1' || v === 'true' || v === 'yes' || v === 'on');
+const bool = z.enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off']).transform((v) => v === '1' || v === 'true' || v === 'yes' || v === 'on');
 
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
@@ -57,7 +55,11 @@ const VARIABLES = {
     doc: 'Bitcoin Core JSON-RPC, e.g. http://user:pass@127.0.0.1:8332. Unset: start the embedded simulated node.',
   },
   BITCOIN_RPC_TIMEOUT_MS: { schema: positiveInt.max(120_000), default: '5000', doc: 'Timeout of every node call; a slower node answers 503.' },
-  BITCOIN_RPC_SCAN_TIMEOUT_MS: { schema: positiveInt.max(600_000), default: '30000', doc: 'Timeout of `scantxoutset` (address balance without an address index).' },
+  BITCOIN_RPC_SCAN_TIMEOUT_MS: {
+    schema: positiveInt.max(600_000),
+    default: '30000',
+    doc: 'Timeout of `scantxoutset` (address balance without an address index).',
+  },
   ESPLORA_URL: {
     schema: httpUrl.optional(),
     default: undefined,
@@ -65,12 +67,24 @@ const VARIABLES = {
   },
   ESPLORA_TIMEOUT_MS: { schema: positiveInt.max(120_000), default: '5000', doc: 'Timeout of Esplora calls.' },
   MEMPOOL_POLL_MS: { schema: positiveInt.min(250).max(600_000), default: '2000', doc: 'How often the replacement tracker diffs the node mempool.' },
-  REPLACEMENT_HISTORY_MAX: { schema: positiveInt.max(1_000_000), default: '20000', doc: 'Replacement events kept (oldest dropped first); persisted in DATA_DIR.' },
+  REPLACEMENT_HISTORY_MAX: {
+    schema: positiveInt.max(1_000_000),
+    default: '20000',
+    doc: 'Replacement events kept (oldest dropped first); persisted in DATA_DIR.',
+  },
 
   // --- embedded simulated node ---
   SIMNET_SEED: { schema: nonNegativeInt, default: '1', doc: 'Seed of the embedded simulated node (same seed, same chain and mempool).' },
-  SIMNET_BLOCK_INTERVAL_SEC: { schema: z.coerce.number().min(0).max(86_400), default: '120', doc: 'Mean block interval of the simulated node (exponential); 0 = mine only on demand.' },
-  SIMNET_TX_PER_SEC: { schema: z.coerce.number().min(0).max(10_000), default: '24', doc: 'Mean arrival rate of simulated transactions (Poisson); the default keeps blocks near full (~3,000 txs of ~325 vB per 120 s), so there is a fee market to see.' },
+  SIMNET_BLOCK_INTERVAL_SEC: {
+    schema: z.coerce.number().min(0).max(86_400),
+    default: '120',
+    doc: 'Mean block interval of the simulated node (exponential); 0 = mine only on demand.',
+  },
+  SIMNET_TX_PER_SEC: {
+    schema: z.coerce.number().min(0).max(10_000),
+    default: '24',
+    doc: 'Mean arrival rate of simulated transactions (Poisson); the default keeps blocks near full (~3,000 txs of ~325 vB per 120 s), so there is a fee market to see.',
+  },
   SIMNET_INITIAL_TXS: { schema: nonNegativeInt.max(300_000), default: '4000', doc: 'Transactions in the simulated mempool at start (about 1.3 blocks).' },
 
   // --- optimizer ---
@@ -79,10 +93,17 @@ const VARIABLES = {
   OPTIMIZER_TIMEOUT_SEC: { schema: positiveInt.max(3600), default: '240', doc: 'A cycle running longer is abandoned; the previous cache keeps serving.' },
   BASELINE_TIMEOUT_SEC: { schema: positiveInt.max(600), default: '15', doc: 'Timeout of the node `getblocktemplate` baseline.' },
   OPTIMIZER_MAX_TX_COUNT: { schema: positiveInt.max(100_000), default: '4000', doc: 'Most transactions in the optimized template.' },
-  OPTIMIZER_MIN_FEE_RATE_SAT_VB: { schema: z.coerce.number().min(0).max(10_000), default: '1', doc: 'Lowest chunk fee rate in the optimized template (sat/vB).' },
+  OPTIMIZER_MIN_FEE_RATE_SAT_VB: {
+    schema: z.coerce.number().min(0).max(10_000),
+    default: '1',
+    doc: 'Lowest chunk fee rate in the optimized template (sat/vB).',
+  },
   OPTIMIZER_THREADS: { schema: positiveInt.max(64), default: '1', doc: 'Worker threads of the optimizer pool.' },
   RECEIPT_SECRET_KEY: {
-    schema: z.string().regex(/^(0x)?([0-9a-fA-F]{64}|[0-9a-fA-F]{128})$/, 'must be a 32-byte seed or 64-byte Ed25519 secret key in hex').optional(),
+    schema: z
+      .string()
+      .regex(/^(0x)?([0-9a-fA-F]{64}|[0-9a-fA-F]{128})$/, 'must be a 32-byte seed or 64-byte Ed25519 secret key in hex')
+      .optional(),
     default: undefined,
     doc: 'Ed25519 receipt key (hex seed or secret key). Unset: created in DATA_DIR/receipt-key (mode 0600). Never logged.',
     secret: true,
@@ -116,9 +137,22 @@ const VARIABLES = {
     default: '300',
     doc: '`maxTimeoutSeconds` offered in challenges (the client signs `validBefore = now + this`); settlement happens after the handler, so leave room.',
   },
-  X402_FACILITATOR_URL: { schema: httpUrl.optional(), default: undefined, doc: 'x402 facilitator (`/verify`, `/settle`). Unset: local verification, payments recorded unsettled.' },
-  X402_FACILITATOR_TIMEOUT_MS: { schema: positiveInt.max(120_000), default: '10000', doc: 'Timeout of facilitator calls; a settle that times out is recorded pending and retried, never charged twice.' },
-  X402_FACILITATOR_AUTH: { schema: z.string().min(1).optional(), default: undefined, doc: 'Authorization header value sent to the facilitator. Never logged.', secret: true },
+  X402_FACILITATOR_URL: {
+    schema: httpUrl.optional(),
+    default: undefined,
+    doc: 'x402 facilitator (`/verify`, `/settle`). Unset: local verification, payments recorded unsettled.',
+  },
+  X402_FACILITATOR_TIMEOUT_MS: {
+    schema: positiveInt.max(120_000),
+    default: '10000',
+    doc: 'Timeout of facilitator calls; a settle that times out is recorded pending and retried, never charged twice.',
+  },
+  X402_FACILITATOR_AUTH: {
+    schema: z.string().min(1).optional(),
+    default: undefined,
+    doc: 'Authorization header value sent to the facilitator. Never logged.',
+    secret: true,
+  },
   X402_FACILITATOR_VERIFY: {
     schema: bool,
     default: 'true',
@@ -129,25 +163,35 @@ const VARIABLES = {
     default: '30',
     doc: 'How often pending settlements (facilitator timeouts, restarts) are retried; also done once at start.',
   },
-  X402_ALLOW_UNSETTLED: { schema: bool, default: 'false', doc: 'Allow a mainnet `PAY_TO` without a facilitator (payments are then verified but never settled).' },
-  REDIS_URL: { schema: z.string().regex(/^rediss?:\/\//, 'must start with redis:// or rediss://').optional(), default: undefined, doc: 'Redis for the shared replay store (several replicas). Unset: SQLite in DATA_DIR. Never logged (may hold a password).', secret: true },
+  X402_ALLOW_UNSETTLED: {
+    schema: bool,
+    default: 'false',
+    doc: 'Allow a mainnet `PAY_TO` without a facilitator (payments are then verified but never settled).',
+  },
+  REDIS_URL: {
+    schema: z
+      .string()
+      .regex(/^rediss?:\/\//, 'must start with redis:// or rediss://')
+      .optional(),
+    default: undefined,
+    doc: 'Redis for the shared replay store (several replicas). Unset: SQLite in DATA_DIR. Never logged (may hold a password).',
+    secret: true,
+  },
 } as const;
 
 type Variables = typeof VARIABLES;
 type VariableName = keyof Variables;
 
-const schema = z.object(
-  Object.fromEntries(
-    Object.entries(VARIABLES).map(([name, v]) => [name, v.schema]),
-  ) as { [K in VariableName]: Variables[K]['schema'] },
-);
+const schema = z.object(Object.fromEntries(Object.entries(VARIABLES).map(([name, v]) => [name, v.schema])) as { [K in VariableName]: Variables[K]['schema'] });
 
 export type Config = z.infer<typeof schema>;
 
 /** Documentation rows for the README table. */
-export const CONFIG_DOCS: ReadonlyArray<{ name: string; default: string | undefined; doc: string }> = Object.entries(VARIABLES).map(
-  ([name, v]) => ({ name, default: v.default, doc: v.doc }),
-);
+export const CONFIG_DOCS: ReadonlyArray<{ name: string; default: string | undefined; doc: string }> = Object.entries(VARIABLES).map(([name, v]) => ({
+  name,
+  default: v.default,
+  doc: v.doc,
+}));
 
 /** Names whose values are secrets: never logged, never returned. */
 export const SECRET_VARIABLES: ReadonlySet<string> = new Set(

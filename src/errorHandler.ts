@@ -52,8 +52,7 @@ export function errorHandler(error: FastifyError, request: FastifyRequest, reply
   const code = error.code ?? '';
   if (code.startsWith('FST_') && status < 500) {
     // fastify's own request errors: unreadable JSON, body too large, wrong content type, bad URL.
-    const mapped =
-      status === 413 ? 'BODY_TOO_LARGE' : status === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : 'INVALID_REQUEST';
+    const mapped = status === 413 ? 'BODY_TOO_LARGE' : status === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : 'INVALID_REQUEST';
     void reply.code(status).send(errorBody(mapped, error.message));
     return;
   }

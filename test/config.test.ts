@@ -6,7 +6,15 @@ import { CONFIG_DOCS, ConfigError, loadConfig } from '../src/config.js';
 describe('loadConfig', () => {
   it('default: an empty environment gives the documented defaults', () => {
     const config = loadConfig({});
-    expect(config).toMatchObject({ HOST: '127.0.0.1', PORT: 8402, DATA_DIR: './data', OPTIMIZER_INTERVAL_SEC: 60, OPTIMIZER_TIMEOUT_SEC: 240, BASELINE_TIMEOUT_SEC: 15, OPTIMIZER_MAX_TX_COUNT: 4000 });
+    expect(config).toMatchObject({
+      HOST: '127.0.0.1',
+      PORT: 8402,
+      DATA_DIR: './data',
+      OPTIMIZER_INTERVAL_SEC: 60,
+      OPTIMIZER_TIMEOUT_SEC: 240,
+      BASELINE_TIMEOUT_SEC: 15,
+      OPTIMIZER_MAX_TX_COUNT: 4000,
+    });
     expect(config.BITCOIN_RPC_URL).toBeUndefined();
   });
 
@@ -37,7 +45,11 @@ describe('loadConfig', () => {
   });
 
   it('error: the service refuses to start with exit code 2 and one line', () => {
-    const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: { ...process.env, PORT: 'not-a-port' }, encoding: 'utf8', timeout: 60_000 });
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      env: { ...process.env, PORT: 'not-a-port' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(run.status).toBe(2);
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(run.stderr).toMatch(/PORT/);

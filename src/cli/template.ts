@@ -51,7 +51,8 @@ const LIMIT_PRESETS: Record<'core' | 'service', { maxTxCount: number | null; min
 function positiveInt(name: string, raw: string | undefined, min: number, max: number): number | undefined {
   if (raw === undefined) return undefined;
   const v = Number(raw);
-  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(v) || v < min || v > max) throw new UsageError(`${name} must be an integer in [${min}, ${max}], got "${raw}"`);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(v) || v < min || v > max)
+    throw new UsageError(`${name} must be an integer in [${min}, ${max}], got "${raw}"`);
   return v;
 }
 
@@ -88,11 +89,16 @@ function nodeTemplate(snapshot: MempoolSnapshot, r: OptimizerResult): Record<str
   const bt = snapshot.meta?.blockTemplate;
   if (typeof bt !== 'object' || bt === null || !Array.isArray((bt as { txids?: unknown }).txids)) return undefined;
   const index = new Map(snapshot.txids.map((t, i) => [t, i]));
-  let feeSat = 0, missing = 0, overlap = 0;
+  let feeSat = 0,
+    missing = 0,
+    overlap = 0;
   const optimized = new Set(r.optimized.indices);
   for (const t of (bt as { txids: unknown[] }).txids) {
     const i = typeof t === 'string' ? index.get(t.toLowerCase()) : undefined;
-    if (i === undefined) { missing++; continue; }
+    if (i === undefined) {
+      missing++;
+      continue;
+    }
     feeSat += snapshot.input.feeSat[i];
     if (optimized.has(i)) overlap++;
   }
@@ -135,14 +141,16 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<num
       io.stdout(USAGE);
       return 0;
     }
-    if (positionals[0] !== 'template') throw new UsageError(positionals.length ? `unknown command "${positionals[0]}" (expected "template")` : 'missing command: btc-template template FILE');
+    if (positionals[0] !== 'template')
+      throw new UsageError(positionals.length ? `unknown command "${positionals[0]}" (expected "template")` : 'missing command: btc-template template FILE');
     if (positionals.length !== 2) throw new UsageError(positionals.length < 2 ? 'missing FILE' : `unexpected argument "${positionals[2]}"`);
     file = positionals[1];
     const rawRate = values['min-fee-rate'];
     let minFeeRate: number | undefined;
     if (rawRate !== undefined) {
       minFeeRate = Number(rawRate);
-      if (rawRate.trim() === '' || !Number.isFinite(minFeeRate) || minFeeRate < 0 || minFeeRate > 1e9) throw new UsageError(`--min-fee-rate must be a number in [0, 1e9] sat/vB, got "${rawRate}"`);
+      if (rawRate.trim() === '' || !Number.isFinite(minFeeRate) || minFeeRate < 0 || minFeeRate > 1e9)
+        throw new UsageError(`--min-fee-rate must be a number in [0, 1e9] sat/vB, got "${rawRate}"`);
     }
     const limits = values.limits;
     if (limits !== 'core' && limits !== 'service') throw new UsageError(`--limits must be "core" or "service", got "${limits}"`);
@@ -159,7 +167,9 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<num
     return 2;
   }
 
-  const progress = (line: string) => { if (opts.progress) io.stderr(`btc-template: ${line}\n`); };
+  const progress = (line: string) => {
+    if (opts.progress) io.stderr(`btc-template: ${line}\n`);
+  };
   try {
     const t0 = performance.now();
     let readMs = 0;
@@ -178,7 +188,11 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<num
       minFeeRateSatVb: opts.minFeeRate ?? preset.minFeeRateSatVb,
       projectedBlocks: opts.blocks ?? 8,
     };
-    const r = buildTemplates(snapshot.input, { maxTxCount: request.maxTxCount, minFeeRateSatVb: request.minFeeRateSatVb, projectedBlocks: request.projectedBlocks });
+    const r = buildTemplates(snapshot.input, {
+      maxTxCount: request.maxTxCount,
+      minFeeRateSatVb: request.minFeeRateSatVb,
+      projectedBlocks: request.projectedBlocks,
+    });
     for (const [phase, ms] of Object.entries(r.timingsMs)) progress(`native ${phase}: ${ms.toFixed(2)} ms`);
     const bound = r.upperBound.feeSat;
     const diff = r.optimized.feeSat - r.baselineV31.feeSat;
@@ -187,7 +201,10 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<num
       file,
       format: snapshot.format,
       txCount: snapshot.txids.length,
-      snapshot: { ...snapshot.stats, ...(snapshot.meta ? { meta: Object.fromEntries(Object.entries(snapshot.meta).filter(([k]) => k !== 'blockTemplate' && k !== 'minedBlock')) } : {}) },
+      snapshot: {
+        ...snapshot.stats,
+        ...(snapshot.meta ? { meta: Object.fromEntries(Object.entries(snapshot.meta).filter(([k]) => k !== 'blockTemplate' && k !== 'minedBlock')) } : {}),
+      },
       request,
       templates: {
         optimized: describe(r.optimized, bound, snapshot, opts.txids),
@@ -203,7 +220,12 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<num
         usedBaselineV31: r.tailSearch.usedBaselineV31,
       },
       tailSearch: r.tailSearch,
-      projectedBlocks: r.projectedBlocks.map((b) => ({ ...b, minFeeRateSatVb: round(b.minFeeRateSatVb, 3), medianFeeRateSatVb: round(b.medianFeeRateSatVb, 3), maxFeeRateSatVb: round(b.maxFeeRateSatVb, 3) })),
+      projectedBlocks: r.projectedBlocks.map((b) => ({
+        ...b,
+        minFeeRateSatVb: round(b.minFeeRateSatVb, 3),
+        medianFeeRateSatVb: round(b.medianFeeRateSatVb, 3),
+        maxFeeRateSatVb: round(b.maxFeeRateSatVb, 3),
+      })),
       clusters: r.clusters,
       timingsMs: {
         read: round(readMs, 2),

@@ -88,7 +88,10 @@ export class MempoolMirror extends EventEmitter<{ diff: [MempoolDiff] }> {
   /** `txid:vout` → spending mempool txid, for txs whose inputs are known. */
   private readonly spends = new Map<string, string>();
   private readonly needInputs = new Set<string>();
-  private readonly schedule = new PeriodicTask(() => this.poll(), () => this.options.pollMs);
+  private readonly schedule = new PeriodicTask(
+    () => this.poll(),
+    () => this.options.pollMs,
+  );
   private polling: Promise<void> | undefined;
   /** True while the polling loop runs (between `start` and `stop`). */
   private tip: string | undefined;

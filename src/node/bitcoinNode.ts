@@ -230,7 +230,9 @@ export class BitcoinNode {
       if ((error as { code?: unknown }).code === 'NODE_TIMEOUT') void this.transport.raw('scantxoutset', ['abort']).catch(() => undefined);
       throw refusal(error, {
         [RPC_CODES.INVALID_PARAMETER]: (e) =>
-          /in progress/i.test(e.message) ? new Errors.ADDRESS_SOURCE_UNAVAILABLE('the node is running another scantxoutset; retry shortly') : new Errors.NODE_ERROR(e.method, e.message),
+          /in progress/i.test(e.message)
+            ? new Errors.ADDRESS_SOURCE_UNAVAILABLE('the node is running another scantxoutset; retry shortly')
+            : new Errors.NODE_ERROR(e.method, e.message),
       });
     }
     if (!result.success) throw new Errors.ADDRESS_SOURCE_UNAVAILABLE('scantxoutset was aborted before it finished; retry shortly');

@@ -47,7 +47,8 @@ export class ScanAddressSource implements AddressSource {
     if (hit && this.now() - hit.at < this.cacheMs) return hit.utxos;
     const shared = this.pending.get(key);
     if (shared) return shared;
-    if (this.pending.size >= this.maxQueued) throw new Errors.ADDRESS_SOURCE_UNAVAILABLE(`${this.pending.size} address scans are already queued; retry shortly`);
+    if (this.pending.size >= this.maxQueued)
+      throw new Errors.ADDRESS_SOURCE_UNAVAILABLE(`${this.pending.size} address scans are already queued; retry shortly`);
     // One scan at a time (Core refuses a second concurrent scan); the queue survives failures.
     const run = this.queue.then(() => this.scan(address));
     this.queue = run.catch(() => undefined);

@@ -6,7 +6,13 @@
 import { z } from 'zod';
 
 /** A number, also accepted as a numeric string (the `bitcoin-core` client keeps huge integers as strings). */
-export const num = z.union([z.number(), z.string().regex(/^-?\d+(\.\d+)?([eE][-+]?\d+)?$/).transform(Number)]);
+export const num = z.union([
+  z.number(),
+  z
+    .string()
+    .regex(/^-?\d+(\.\d+)?([eE][-+]?\d+)?$/)
+    .transform(Number),
+]);
 export const int = num.pipe(z.number().int());
 export const hash = z.string().regex(/^[0-9a-f]{64}$/);
 export const hex = z.string().regex(/^([0-9a-fA-F]{2})*$/);

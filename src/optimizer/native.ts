@@ -139,8 +139,15 @@ export interface OptimizerResult {
    * `optimized` is block 1 (greedy + tail search), `projected` blocks 2..N.
    */
   timingsMs: {
-    validate: number; clusters: number; linearize: number; chunk: number; baselines: number;
-    optimized: number; bound: number; projected: number; total: number;
+    validate: number;
+    clusters: number;
+    linearize: number;
+    chunk: number;
+    baselines: number;
+    optimized: number;
+    bound: number;
+    projected: number;
+    total: number;
   };
 }
 
@@ -226,7 +233,14 @@ function loadBinding(): NativeBinding {
 }
 
 function invalid(name: string, expected: string, actual: unknown): OptimizerError {
-  const got = actual === null ? 'null' : ArrayBuffer.isView(actual) ? `${actual.constructor.name}(${(actual as Uint8Array).length})` : typeof actual === 'object' ? 'object' : `${typeof actual} ${String(actual)}`;
+  const got =
+    actual === null
+      ? 'null'
+      : ArrayBuffer.isView(actual)
+        ? `${actual.constructor.name}(${(actual as Uint8Array).length})`
+        : typeof actual === 'object'
+          ? 'object'
+          : `${typeof actual} ${String(actual)}`;
   return new OptimizerError('ERR_OPTIMIZER_INVALID_ARGUMENT', `Expected ${expected} for ${name} but received ${got}`);
 }
 

@@ -75,7 +75,11 @@ export class OptimizerService extends EventEmitter<{ published: [TemplateCache] 
   constructor(private readonly options: OptimizerServiceOptions) {
     super();
     this.now = options.now ?? Date.now;
-    this.schedule = new PeriodicTask(() => this.refresh(), () => options.config.OPTIMIZER_INTERVAL_SEC * 1000, this.now);
+    this.schedule = new PeriodicTask(
+      () => this.refresh(),
+      () => options.config.OPTIMIZER_INTERVAL_SEC * 1000,
+      this.now,
+    );
   }
 
   get refreshInProgress(): boolean {

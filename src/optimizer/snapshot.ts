@@ -134,7 +134,7 @@ export function computeTxidRank(txids: readonly string[]): Uint32Array {
   keys.sort();
   const order = new Uint32Array(n);
   for (let pos = 0; pos < n; pos++) order[pos] = keys[pos] % 16777216;
-  for (let pos = 0; pos < n; ) {
+  for (let pos = 0; pos < n;) {
     let end = pos + 1;
     const prefix = Math.floor(keys[pos] / 16777216);
     while (end < n && Math.floor(keys[end] / 16777216) === prefix) end++;
@@ -167,7 +167,7 @@ function assemble(
   const list: number[] = [];
   for (let i = 0; i < n; i++) {
     for (const p of parentTxids[i]) {
-      const j = typeof p === 'string' ? index.get(p) ?? index.get(p.toLowerCase()) : undefined;
+      const j = typeof p === 'string' ? (index.get(p) ?? index.get(p.toLowerCase())) : undefined;
       if (j === undefined) stats.droppedParents++;
       else list.push(j);
     }
@@ -329,10 +329,7 @@ export async function readSnapshotFile(path: string, options: ReadSnapshotOption
  * Map a previous cycle's linearization to this snapshot's indices, for `OptimizerInput.warmOrder`.
  * Transactions that left the mempool are skipped; new ones are simply absent (allowed).
  */
-export function warmOrderFromPrevious(
-  previous: { txids: readonly string[]; linearization: Uint32Array },
-  current: { txids: readonly string[] },
-): Uint32Array {
+export function warmOrderFromPrevious(previous: { txids: readonly string[]; linearization: Uint32Array }, current: { txids: readonly string[] }): Uint32Array {
   const index = new Map<string, number>();
   current.txids.forEach((t, i) => index.set(t, i));
   const out: number[] = [];

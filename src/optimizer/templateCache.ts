@@ -150,7 +150,13 @@ export function buildTemplateCache({ cycle, now, snapshot, result, nodeBaseline,
     previousBlockHash: snapshot.tipHash,
     cachedAt: new Date(cachedAt).toISOString(),
     optimized: { txidsSha256: txidsDigest(optimized.txids), txCount: optimized.txCount, feeSat: optimized.feeSat, weightWu: optimized.weightWu },
-    baseline: { txidsSha256: txidsDigest(baseline.txids), txCount: baseline.txCount, feeSat: baseline.feeSat, weightWu: baseline.weightWu, source: baseline.source },
+    baseline: {
+      txidsSha256: txidsDigest(baseline.txids),
+      txCount: baseline.txCount,
+      feeSat: baseline.feeSat,
+      weightWu: baseline.weightWu,
+      source: baseline.source,
+    },
     upperBound: { feeSat: result.upperBound.feeSat, exact: result.upperBound.exact },
   });
   return {
@@ -180,7 +186,13 @@ export function buildTemplateCache({ cycle, now, snapshot, result, nodeBaseline,
   };
 }
 
-function compare(optimized: TemplateSummary, baseline: BaselineTemplate, snapshot: CycleSnapshot, height: number, inSnapshot: ReadonlyMap<string, number>): BaselineComparison {
+function compare(
+  optimized: TemplateSummary,
+  baseline: BaselineTemplate,
+  snapshot: CycleSnapshot,
+  height: number,
+  inSnapshot: ReadonlyMap<string, number>,
+): BaselineComparison {
   let overlap = 0;
   for (const txid of optimized.txids) if (baseline.txidSet.has(txid)) overlap++;
   const sameTip = baseline.previousBlockHash === snapshot.tipHash;

@@ -46,6 +46,11 @@ export interface PaymentsCapabilities {
   customerAuth: typeof CUSTOMER_AUTH;
 }
 
-export function paymentsCapabilities(mode: SettlementMode, payTo: string, networks: readonly PaymentNetwork[], prices?: Readonly<Record<string, number>>): PaymentsCapabilities {
+export function paymentsCapabilities(
+  mode: SettlementMode,
+  payTo: string,
+  networks: readonly PaymentNetwork[],
+  prices?: Readonly<Record<string, number>>,
+): PaymentsCapabilities {
   return { payment: paymentCapability(mode, payTo, networks), pricingUsdc: pricingUsdc(prices), customerAuth: CUSTOMER_AUTH };
 }

@@ -11,10 +11,7 @@ export const MAX_PAYMENT_HEADER_CHARS = 8192;
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
-export type DecodeResult =
-  | { kind: 'ok'; payload: PaymentPayload }
-  | { kind: 'malformed'; reason: string }
-  | { kind: 'version'; version: number };
+export type DecodeResult = { kind: 'ok'; payload: PaymentPayload } | { kind: 'malformed'; reason: string } | { kind: 'version'; version: number };
 
 /** Complexity: O(n) in the header length. */
 export function decodePaymentHeader(header: string): DecodeResult {

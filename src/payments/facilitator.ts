@@ -4,13 +4,7 @@
  * AMBIGUOUS for `/settle` (the transfer may have been broadcast), never a failure. The auth header
  * value is a secret: it is sent, never logged, never part of an error message.
  */
-import {
-  FacilitatorSettleResponseSchema,
-  FacilitatorVerifyResponseSchema,
-  X402_VERSION,
-  type PaymentPayload,
-  type PaymentRequirements,
-} from './schemas.js';
+import { FacilitatorSettleResponseSchema, FacilitatorVerifyResponseSchema, X402_VERSION, type PaymentPayload, type PaymentRequirements } from './schemas.js';
 
 export type VerifyOutcome = { kind: 'valid'; payer: string | null } | { kind: 'invalid'; reason: string } | { kind: 'unavailable'; detail: string };
 
@@ -116,7 +110,10 @@ export class FacilitatorClient {
     } catch (err) {
       this.mark(false);
       const name = err instanceof Error ? err.name : 'Error';
-      return { kind: 'error', detail: name === 'TimeoutError' ? `facilitator ${path} timed out after ${this.options.timeoutMs} ms` : `facilitator ${path} unreachable (${name})` };
+      return {
+        kind: 'error',
+        detail: name === 'TimeoutError' ? `facilitator ${path} timed out after ${this.options.timeoutMs} ms` : `facilitator ${path} unreachable (${name})`,
+      };
     }
   }
 }

@@ -128,7 +128,8 @@ export class PaymentGate {
         return refuse(outcome.reason);
       }
       // Unreachable facilitator: our local checks passed; settlement will have the last word.
-      if (outcome.kind === 'unavailable') this.d.log.warn({ detail: outcome.detail }, 'payments: facilitator /verify unavailable, continuing on local verification');
+      if (outcome.kind === 'unavailable')
+        this.d.log.warn({ detail: outcome.detail }, 'payments: facilitator /verify unavailable, continuing on local verification');
     }
     this.accepted.set(request, { ctx, priceUsd, payload, verified, paymentId, fingerprint, expiresAtMs, finished: false });
   }
@@ -188,7 +189,11 @@ export class PaymentGate {
           ...base,
         };
         const body = paymentRequired(
-          { url: `${this.d.publicBaseUrl ?? `${request.protocol}://${request.host}`}${request.url}`, description: `${a.ctx.key} (${a.priceUsd} USD)`, mimeType: 'application/json' },
+          {
+            url: `${this.d.publicBaseUrl ?? `${request.protocol}://${request.host}`}${request.url}`,
+            description: `${a.ctx.key} (${a.priceUsd} USD)`,
+            mimeType: 'application/json',
+          },
           this.d.builder.forPrice(a.priceUsd),
           outcome.reason,
         );
@@ -237,10 +242,9 @@ export class PaymentGate {
   }
 
   private async release(nonceKey: string, paymentId: string | null): Promise<void> {
-    await Promise.all([
-      this.d.store.releaseNonce(nonceKey),
-      paymentId === null ? undefined : this.d.store.releaseIdempotency(paymentId),
-    ]).catch((err: unknown) => this.d.log.error({ err }, 'payments: could not release a nonce claim'));
+    await Promise.all([this.d.store.releaseNonce(nonceKey), paymentId === null ? undefined : this.d.store.releaseIdempotency(paymentId)]).catch(
+      (err: unknown) => this.d.log.error({ err }, 'payments: could not release a nonce claim'),
+    );
   }
 
   /** A store failure refuses the request (never serves unpaid, never charges twice). */
@@ -292,4 +296,3 @@ function replaceWithError(reply: FastifyReply, err: Error & { statusCode?: numbe
   reply.header('retry-after', '5');
   return JSON.stringify({ success: false, error: { code: err.code ?? 'PAYMENT_STORE_UNAVAILABLE', message: err.message } });
 }
-

@@ -81,9 +81,7 @@ export class Ledger {
     this.insert = db.prepare(`INSERT INTO payments (nonce_key, route, price_usd, amount, network, asset, pay_to, payer, nonce, valid_before,
       payload, requirements, status, created_at, updated_at, settled_at)
       VALUES (@nonceKey, @route, @priceUsd, @amount, @network, @asset, @payTo, @payer, @nonce, @validBefore, @payload, @requirements, @status, @now, @now, NULL)`);
-    this.update = db.prepare(
-      'UPDATE payments SET status = ?, tx_hash = COALESCE(?, tx_hash), error = ?, updated_at = ?, settled_at = ? WHERE id = ?',
-    );
+    this.update = db.prepare('UPDATE payments SET status = ?, tx_hash = COALESCE(?, tx_hash), error = ?, updated_at = ?, settled_at = ? WHERE id = ?');
     this.attempt = db.prepare('UPDATE payments SET attempts = attempts + 1, updated_at = ? WHERE id = ?');
     this.byStatus = db.prepare('SELECT * FROM payments WHERE status = ? ORDER BY updated_at LIMIT ?');
     for (const { status, n } of db.prepare('SELECT status, COUNT(*) AS n FROM payments GROUP BY status').all() as Array<{ status: LedgerStatus; n: number }>) {
@@ -99,10 +97,12 @@ export class Ledger {
    */
   record(entry: LedgerEntry): Promise<number> {
     const row = { ...entry, payload: JSON.stringify(entry.payload), requirements: JSON.stringify(entry.requirements), now: this.now() };
-    return this.writes.run(() => Number(this.insert.run(row).lastInsertRowid)).then((id) => {
-      this.counts[entry.status]++;
-      return id;
-    });
+    return this.writes
+      .run(() => Number(this.insert.run(row).lastInsertRowid))
+      .then((id) => {
+        this.counts[entry.status]++;
+        return id;
+      });
   }
 
   markSettled(id: number, txHash: string): void {

@@ -30,8 +30,21 @@ type BuiltIn = Omit<PaymentNetwork, 'network' | 'chainId'>;
 const BUILT_IN: ReadonlyMap<number, BuiltIn> = new Map([
   [8453, { label: 'Base', asset: getAddress('0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'), name: 'USD Coin', version: '2', decimals: 6, testnet: false }],
   [137, { label: 'Polygon PoS', asset: getAddress('0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359'), name: 'USD Coin', version: '2', decimals: 6, testnet: false }],
-  [42161, { label: 'Arbitrum One', asset: getAddress('0xaf88d065e77c8cC2239327C5EDb3A432268e5831'), name: 'USD Coin', version: '2', decimals: 6, testnet: false }],
-  [84532, { label: 'Base Sepolia (testnet)', asset: getAddress('0x036CbD53842c5426634e7929541eC2318f3dCF7e'), name: 'USDC', version: '2', decimals: 6, testnet: true }],
+  [
+    42161,
+    { label: 'Arbitrum One', asset: getAddress('0xaf88d065e77c8cC2239327C5EDb3A432268e5831'), name: 'USD Coin', version: '2', decimals: 6, testnet: false },
+  ],
+  [
+    84532,
+    {
+      label: 'Base Sepolia (testnet)',
+      asset: getAddress('0x036CbD53842c5426634e7929541eC2318f3dCF7e'),
+      name: 'USDC',
+      version: '2',
+      decimals: 6,
+      testnet: true,
+    },
+  ],
 ]);
 
 export const WORLD_CHAIN_ID = 480;
@@ -41,7 +54,9 @@ export const WORLD_CHAIN_ID = 480;
  * Chain always goes last (stock clients do not know its token and pay the first entry they can).
  * Complexity: O(n) for n configured networks.
  */
-export function resolveNetworks(config: Pick<Config, 'X402_NETWORKS' | 'X402_WORLDCHAIN_ASSET' | 'X402_WORLDCHAIN_ASSET_NAME' | 'X402_WORLDCHAIN_ASSET_VERSION'>): PaymentNetwork[] {
+export function resolveNetworks(
+  config: Pick<Config, 'X402_NETWORKS' | 'X402_WORLDCHAIN_ASSET' | 'X402_WORLDCHAIN_ASSET_NAME' | 'X402_WORLDCHAIN_ASSET_VERSION'>,
+): PaymentNetwork[] {
   const out: PaymentNetwork[] = [];
   let world: PaymentNetwork | undefined;
   for (const id of config.X402_NETWORKS.split(',')) {

@@ -158,7 +158,10 @@ const BEST_FOR: Readonly<Record<string, string>> = {
  * Capabilities' `pricingUsdc`: routes and JSON-RPC methods grouped by price, cheapest first.
  * Derived from the table, so it cannot drift from what the gate charges.
  */
-export function pricingUsdc(rest: Readonly<Record<string, number>> = REST_PRICES_USD, rpc: Readonly<Record<string, number>> = RPC_METHOD_PRICES_USD): PricingRow[] {
+export function pricingUsdc(
+  rest: Readonly<Record<string, number>> = REST_PRICES_USD,
+  rpc: Readonly<Record<string, number>> = RPC_METHOD_PRICES_USD,
+): PricingRow[] {
   const groups = new Map<number, string[]>();
   const add = (price: number, name: string) => {
     const list = groups.get(price) ?? [];

@@ -65,9 +65,7 @@ function recoverPublicKey(digest: Uint8Array, signature: string, lib: Secp256k1B
   const s = BigInt(`0x${signature.slice(66, 130)}`);
   if (r === 0n || r >= N || s === 0n || s > HALF_N) return null;
   try {
-    return lib
-      ? lib.ecdsaRecover(sig.subarray(0, 64), recid, digest, false)
-      : new secp256k1.Signature(r, s, recid).recoverPublicKey(digest).toBytes(false);
+    return lib ? lib.ecdsaRecover(sig.subarray(0, 64), recid, digest, false) : new secp256k1.Signature(r, s, recid).recoverPublicKey(digest).toBytes(false);
   } catch {
     return null;
   }

@@ -21,7 +21,11 @@ export const PaymentRequirementsSchema = z.object({
   amount: z.string().max(80),
   asset: z.string().max(64),
   payTo: z.string().max(64),
-  maxTimeoutSeconds: z.number().int().positive().max(86_400 * 7),
+  maxTimeoutSeconds: z
+    .number()
+    .int()
+    .positive()
+    .max(86_400 * 7),
   extra: smallRecord.optional(),
 });
 export type PaymentRequirements = z.infer<typeof PaymentRequirementsSchema>;
@@ -45,7 +49,10 @@ export type Eip3009Authorization = z.infer<typeof Eip3009AuthorizationSchema>;
 
 export const ExactEvmPayloadSchema = z.object({
   // 65 bytes for an EOA; smart-wallet (ERC-1271/6492) signatures are longer and refused locally.
-  signature: z.string().regex(/^0x[0-9a-fA-F]+$/, 'must be hex').max(2 + 2 * 4096),
+  signature: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]+$/, 'must be hex')
+    .max(2 + 2 * 4096),
   authorization: Eip3009AuthorizationSchema,
 });
 

@@ -59,7 +59,12 @@ export interface Verifier {
 }
 
 export function createVerifier(networks: readonly PaymentNetwork[]): Verifier {
-  const byNetwork = new Map(networks.map((n) => [n.network as string, { network: n, separator: domainSeparator({ name: n.name, version: n.version, chainId: n.chainId, verifyingContract: n.asset }) }]));
+  const byNetwork = new Map(
+    networks.map((n) => [
+      n.network as string,
+      { network: n, separator: domainSeparator({ name: n.name, version: n.version, chainId: n.chainId, verifyingContract: n.asset }) },
+    ]),
+  );
   return {
     verify(payload, offered, now) {
       const accepted = payload.accepted;
@@ -71,7 +76,8 @@ export function createVerifier(networks: readonly PaymentNetwork[]): Verifier {
 
       const auth = payload.payload.authorization;
       const payer = auth.from.toLowerCase();
-      if (!signedBy(transferWithAuthorizationDigest(entry.separator, auth), payload.payload.signature, payer)) return { ok: false, reason: PaymentError.SIGNATURE };
+      if (!signedBy(transferWithAuthorizationDigest(entry.separator, auth), payload.payload.signature, payer))
+        return { ok: false, reason: PaymentError.SIGNATURE };
       if (auth.to.toLowerCase() !== requirement.payTo.toLowerCase()) return { ok: false, reason: PaymentError.RECIPIENT };
       if (BigInt(auth.value) !== BigInt(requirement.amount)) return { ok: false, reason: PaymentError.VALUE };
       const validAfter = BigInt(auth.validAfter);

@@ -109,7 +109,12 @@ export const bitcoinRoutes: FastifyPluginAsync<{ ctx: RouteContext }> = async (f
     const tx = await node.getRawTransaction(txid);
     // The block's own height, not tip − confirmations + 1: a block landing between two calls made that off by one.
     const [blockHeight, mempoolEntry, withPrevouts] = await Promise.all([
-      tx.confirmations && tx.blockhash ? node.getBlockHeader(tx.blockhash).then((h) => h.height, () => null) : null,
+      tx.confirmations && tx.blockhash
+        ? node.getBlockHeader(tx.blockhash).then(
+            (h) => h.height,
+            () => null,
+          )
+        : null,
       tx.confirmations ? null : node.getMempoolEntry(txid).catch(() => null),
       fillPrevouts(node, tx),
     ]);

@@ -176,8 +176,16 @@ export function capabilities(app: FastifyInstance, ctx: RouteContext, now: numbe
     },
     examples: [
       { title: 'Block height', request: 'GET /v1/block-height', response: { success: true, height: 850000, hex: '0xcf850' } },
-      { title: 'Template check', request: 'POST /v1/template/check {"txid":"<64 hex>","targetBlocks":6}', response: 'inOptimizedTemplate, inBaselineTemplate, comparison' },
-      { title: 'Fee ladder over JSON-RPC', request: { jsonrpc: '2.0', id: 1, method: 'svc_feeLadder', params: [{ targetBlocks: 3 }] }, response: 'ladder.urgent/normal/cheap.satVb' },
+      {
+        title: 'Template check',
+        request: 'POST /v1/template/check {"txid":"<64 hex>","targetBlocks":6}',
+        response: 'inOptimizedTemplate, inBaselineTemplate, comparison',
+      },
+      {
+        title: 'Fee ladder over JSON-RPC',
+        request: { jsonrpc: '2.0', id: 1, method: 'svc_feeLadder', params: [{ targetBlocks: 3 }] },
+        response: 'ladder.urgent/normal/cheap.satVb',
+      },
     ],
     timestamp: now,
   };

@@ -78,34 +78,33 @@ export const mempoolRoutes: FastifyPluginAsync<{ ctx: RouteContext }> = async (f
     return { success: true, ...mempoolTxAnalysis(txid, entry, now, ctx, fastify.mempool) };
   });
 
-  app.get(
-    '/v1/mempool/tx/:txid/replacements',
-    { schema: { params: TxidParams, summary: 'RBF replacement history of a transaction' } },
-    async (request) => {
-      const { txid } = request.params;
-      const history = fastify.mempool.tracker.history(txid);
-      // Only "the node does not know it" means absent: an unreachable node is a 503, not a 404.
-      const absent = (error: unknown): false => {
-        const code = (error as { code?: unknown } | null)?.code;
-        if (code === 'TX_NOT_IN_MEMPOOL' || code === 'TX_NOT_FOUND') return false;
-        throw error;
-      };
-      const inMempool = fastify.mempool.mirror.txs.has(txid) || (await node.getMempoolEntry(txid).then(() => true, absent));
-      const known = inMempool || history.eventCount > 0 || (await node.getRawTransaction(txid).then(() => true, absent));
-      if (!known) throw new Errors.TX_NOT_FOUND(txid);
-      const status = history.replacedBy ? 'replaced' : inMempool ? 'in_mempool' : history.evictedWithReplacementOf ? 'evicted' : 'not_in_mempool';
-      return {
-        success: true,
-        status,
-        ...history,
-        tracking: {
-          since: fastify.mempool.tracker.store.size() > 0 || fastify.mempool.mirror.ready ? 'service start or earlier (history persists across restarts)' : 'not yet started',
-          pollMs: ctx.deps.config.MEMPOOL_POLL_MS,
-          note: 'replacements are seen by polling the node mempool; a version that appeared and was replaced between two polls is not recorded',
-        },
-        feeUnit: 'sat',
-        feeRateUnit: 'sat/vB',
-      };
-    },
-  );
+  app.get('/v1/mempool/tx/:txid/replacements', { schema: { params: TxidParams, summary: 'RBF replacement history of a transaction' } }, async (request) => {
+    const { txid } = request.params;
+    const history = fastify.mempool.tracker.history(txid);
+    // Only "the node does not know it" means absent: an unreachable node is a 503, not a 404.
+    const absent = (error: unknown): false => {
+      const code = (error as { code?: unknown } | null)?.code;
+      if (code === 'TX_NOT_IN_MEMPOOL' || code === 'TX_NOT_FOUND') return false;
+      throw error;
+    };
+    const inMempool = fastify.mempool.mirror.txs.has(txid) || (await node.getMempoolEntry(txid).then(() => true, absent));
+    const known = inMempool || history.eventCount > 0 || (await node.getRawTransaction(txid).then(() => true, absent));
+    if (!known) throw new Errors.TX_NOT_FOUND(txid);
+    const status = history.replacedBy ? 'replaced' : inMempool ? 'in_mempool' : history.evictedWithReplacementOf ? 'evicted' : 'not_in_mempool';
+    return {
+      success: true,
+      status,
+      ...history,
+      tracking: {
+        since:
+          fastify.mempool.tracker.store.size() > 0 || fastify.mempool.mirror.ready
+            ? 'service start or earlier (history persists across restarts)'
+            : 'not yet started',
+        pollMs: ctx.deps.config.MEMPOOL_POLL_MS,
+        note: 'replacements are seen by polling the node mempool; a version that appeared and was replaced between two polls is not recorded',
+      },
+      feeUnit: 'sat',
+      feeRateUnit: 'sat/vB',
+    };
+  });
 };

@@ -10,8 +10,7 @@ import { round } from '../util/round.js';
 
 export const TEMPLATE_SOURCE = 'core_v31_optimizer_cache';
 export const TEMPLATE_MODE = 'live_cached';
-export const TEMPLATE_NOTE =
-  'Template signals are intelligence from the latest cached optimizer cycle, not a guarantee that any miner includes a transaction.';
+export const TEMPLATE_NOTE = 'Template signals are intelligence from the latest cached optimizer cycle, not a guarantee that any miner includes a transaction.';
 /** A projected block at least this full has a real cutoff fee rate. */
 const FULL_BLOCK_WU = 3_900_000;
 
@@ -59,8 +58,7 @@ export function templateCheck(cache: TemplateCache, txid: string, targetBlocks: 
     /** 1-based; null when not in the snapshot or beyond the projected blocks. */
     projectedBlock: projected === undefined || projected < 0 ? null : projected + 1,
     /** Null when unknown: not in the snapshot, or beyond the projected blocks with a target further out than they reach. */
-    withinTarget:
-      projected === undefined ? null : projected >= 0 ? projected + 1 <= targetBlocks : targetBlocks <= cache.projectedBlocks.length ? false : null,
+    withinTarget: projected === undefined ? null : projected >= 0 ? projected + 1 <= targetBlocks : targetBlocks <= cache.projectedBlocks.length ? false : null,
   };
 }
 
@@ -125,7 +123,8 @@ export function optimizedTxidsAnswer(cache: TemplateCache, maxTxids: number, now
       publicKey: cache.receipt.publicKey,
       payload: cache.receipt.payload,
       signature: cache.receipt.signature,
-      covers: 'payload.optimized.txidsSha256 is SHA-256 of the full optimized list (all txCount txids, block order, joined by "\\n"); a truncated answer is a prefix of it',
+      covers:
+        'payload.optimized.txidsSha256 is SHA-256 of the full optimized list (all txCount txids, block order, joined by "\\n"); a truncated answer is a prefix of it',
     },
     note: `${TEMPLATE_NOTE} Txids are in block order: parents before children, for Stratum v2 job declaration.`,
   };

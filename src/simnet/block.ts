@@ -103,7 +103,15 @@ export function buildCoinbase(height: number, rewardSat: number, payoutScript: U
   return buildTx({
     version: 2,
     lockTime: height - 1,
-    inputs: [{ txid: NULL_TXID, vout: 0xffffffff, scriptSig: Buffer.concat([heightPush(height), Buffer.from([OP.OP_0])]), sequence: SEQUENCE_FINAL - 1, witness: [reserved] }],
+    inputs: [
+      {
+        txid: NULL_TXID,
+        vout: 0xffffffff,
+        scriptSig: Buffer.concat([heightPush(height), Buffer.from([OP.OP_0])]),
+        sequence: SEQUENCE_FINAL - 1,
+        witness: [reserved],
+      },
+    ],
     outputs,
   });
 }
@@ -163,7 +171,9 @@ export function regtestGenesis(): AssembledBlock {
     outputs: [
       {
         valueSat: 50 * 100_000_000,
-        script: fromHex('4104678afdb0fe5548271967f1a67130b7105cd6a828e03909a67962e0ea1f61deb649f6bc3f4cef38c4f35504e51ec112de5c384df7ba0b8d578a4c702b6bf11d5fac'),
+        script: fromHex(
+          '4104678afdb0fe5548271967f1a67130b7105cd6a828e03909a67962e0ea1f61deb649f6bc3f4cef38c4f35504e51ec112de5c384df7ba0b8d578a4c702b6bf11d5fac',
+        ),
       },
     ],
   });

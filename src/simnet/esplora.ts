@@ -18,7 +18,11 @@ export interface EsploraReply {
   body: string;
 }
 
-const AddressParam = z.string().min(14).max(100).regex(/^[a-zA-Z0-9]+$/);
+const AddressParam = z
+  .string()
+  .min(14)
+  .max(100)
+  .regex(/^[a-zA-Z0-9]+$/);
 
 const text = (status: number, body: string): EsploraReply => ({ status, contentType: 'text/plain', body });
 const json = (body: unknown): EsploraReply => ({ status: 200, contentType: 'application/json', body: JSON.stringify(body) });
@@ -93,7 +97,12 @@ function utxos(sim: Simulator, hex: string): EsploraUtxo[] {
     const coin = sim.chain.coin(key);
     if (!coin) continue;
     const block = sim.chain.blockAt(coin.height)!;
-    confirmed.push({ txid: coin.txid, vout: coin.vout, status: { confirmed: true, block_height: coin.height, block_hash: block.hash, block_time: block.time }, value: coin.valueSat });
+    confirmed.push({
+      txid: coin.txid,
+      vout: coin.vout,
+      status: { confirmed: true, block_height: coin.height, block_hash: block.hash, block_time: block.time },
+      value: coin.valueSat,
+    });
   }
   confirmed.sort((a, b) => b.status.block_height! - a.status.block_height!);
   return [...out, ...confirmed];

@@ -85,12 +85,27 @@ export interface SimnetHandle {
 const FIXED_START_TIME = 1_767_225_600; // 2026-01-01T00:00:00Z
 
 const Options = z.object({
-  seed: z.number().int().min(0).max(2 ** 32 - 1).optional(),
-  blockIntervalSec: z.number().finite().min(0).max(86_400 * 365).optional(),
+  seed: z
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 32 - 1)
+    .optional(),
+  blockIntervalSec: z
+    .number()
+    .finite()
+    .min(0)
+    .max(86_400 * 365)
+    .optional(),
   txPerSec: z.number().finite().min(0).max(10_000).optional(),
   initialTxs: z.number().int().min(0).max(1_000_000).optional(),
   // After the regtest genesis (2011) plus room for the pre-built history.
-  startTime: z.number().int().min(1_400_000_000).max(2 ** 32 - 1).optional(),
+  startTime: z
+    .number()
+    .int()
+    .min(1_400_000_000)
+    .max(2 ** 32 - 1)
+    .optional(),
   fundingUtxos: z.number().int().min(100).max(3_000_000).optional(),
   startTimeoutMs: z.number().int().positive().optional(),
 });

@@ -109,4 +109,3 @@ function makeAddress(id: number, type: AddressType, secret: Uint8Array): SimAddr
   if (!address) throw new Error(`no address for ${type}`);
   return { id, type, address, script, scriptHex: toHex(script), secret, publicKey, ...extra };
 }
-

@@ -40,7 +40,12 @@ export function evictionSet(mempool: Mempool, directConflicts: ReadonlySet<strin
 }
 
 /** Rules 5, 3, 4 and the spends-conflicting check. Complexity: O(affected clusters). */
-export function checkReplacementFees(mempool: Mempool, candidate: ReplacementCandidate, directConflicts: ReadonlySet<string>, originals: ReadonlySet<string>): Rejection | undefined {
+export function checkReplacementFees(
+  mempool: Mempool,
+  candidate: ReplacementCandidate,
+  directConflicts: ReadonlySet<string>,
+  originals: ReadonlySet<string>,
+): Rejection | undefined {
   const txid = candidate.tx.txid;
   for (const parent of candidate.parents) {
     for (const ancestor of [parent, ...mempool.ancestors(parent)]) {
@@ -51,23 +56,37 @@ export function checkReplacementFees(mempool: Mempool, candidate: ReplacementCan
   }
   const clusters = countClusters(mempool, directConflicts);
   if (clusters > MAX_REPLACEMENT_CANDIDATES) {
-    return { reason: 'too many potential replacements', details: `rejecting replacement ${txid}; too many conflicting clusters (${clusters} > ${MAX_REPLACEMENT_CANDIDATES})` };
+    return {
+      reason: 'too many potential replacements',
+      details: `rejecting replacement ${txid}; too many conflicting clusters (${clusters} > ${MAX_REPLACEMENT_CANDIDATES})`,
+    };
   }
   let originalFees = 0;
   for (const o of originals) originalFees += mempool.get(o)!.feeSat;
   if (candidate.feeSat < originalFees) {
-    return { reason: 'insufficient fee', details: `rejecting replacement ${txid}, less fees than conflicting txs; ${formatMoney(candidate.feeSat)} < ${formatMoney(originalFees)}` };
+    return {
+      reason: 'insufficient fee',
+      details: `rejecting replacement ${txid}, less fees than conflicting txs; ${formatMoney(candidate.feeSat)} < ${formatMoney(originalFees)}`,
+    };
   }
   const additional = candidate.feeSat - originalFees;
   const required = feeForVsize(INCREMENTAL_RELAY_FEE_SAT_KVB, candidate.vsizeAdjusted);
   if (additional < required) {
-    return { reason: 'insufficient fee', details: `rejecting replacement ${txid}, not enough additional fees to relay; ${formatMoney(additional)} < ${formatMoney(required)}` };
+    return {
+      reason: 'insufficient fee',
+      details: `rejecting replacement ${txid}, not enough additional fees to relay; ${formatMoney(additional)} < ${formatMoney(required)}`,
+    };
   }
   return undefined;
 }
 
 /** Rule 6 (see the file comment). Complexity: two policy runs over the affected clusters (≤ 64 txs each). */
-export function checkDiagram(mempool: Mempool, candidate: ReplacementCandidate, directConflicts: ReadonlySet<string>, originals: ReadonlySet<string>): Rejection | undefined {
+export function checkDiagram(
+  mempool: Mempool,
+  candidate: ReplacementCandidate,
+  directConflicts: ReadonlySet<string>,
+  originals: ReadonlySet<string>,
+): Rejection | undefined {
   const affected = new Set<string>();
   for (const seed of [...directConflicts, ...candidate.parents]) {
     if (affected.has(seed)) continue;
@@ -81,7 +100,13 @@ export function checkDiagram(mempool: Mempool, candidate: ReplacementCandidate, 
     before.push(row);
     if (!originals.has(txid)) after.push(row);
   }
-  after.push({ txid: candidate.tx.txid, feeSat: candidate.feeSat, weightWu: candidate.tx.weight, sigopCost: candidate.sigopCost, parents: [...candidate.parents] });
+  after.push({
+    txid: candidate.tx.txid,
+    feeSat: candidate.feeSat,
+    weightWu: candidate.tx.weight,
+    sigopCost: candidate.sigopCost,
+    parents: [...candidate.parents],
+  });
   if (!improvesDiagram(feerateDiagram(after), feerateDiagram(before))) {
     return { reason: 'replacement-failed', details: 'insufficient feerate: does not improve feerate diagram' };
   }

@@ -60,7 +60,12 @@ export function buildReplacement(ctx: BumpContext, target: MempoolEntry, options
   const rate = options.feeRateSatVb ?? Math.max(targetRate * (1.3 + 1.2 * ctx.rng.float()), targetRate + 1);
 
   const attempt = (inputs: WalletCoin[], extraSat: number): SimTx | undefined => {
-    const vsize = Math.ceil(estimateWeight(inputs.map((c) => c.owner.type), outputs) / 4);
+    const vsize = Math.ceil(
+      estimateWeight(
+        inputs.map((c) => c.owner.type),
+        outputs,
+      ) / 4,
+    );
     const fee = options.exact
       ? Math.ceil(rate * vsize)
       : Math.max(Math.ceil(rate * vsize), originalFee + feeForVsize(INCREMENTAL_RELAY_FEE_SAT_KVB, vsize) + 1, Math.ceil(bestRate * 1.05 * vsize));
@@ -72,7 +77,13 @@ export function buildReplacement(ctx: BumpContext, target: MempoolEntry, options
     return signSpend({
       version: target.tx.version,
       lockTime: target.tx.lockTime,
-      inputs: inputs.map((c, i) => ({ txid: c.txid, vout: c.vout, sequence: target.tx.inputs[i]?.sequence ?? target.tx.inputs[0]!.sequence, prevout: c, owner: c.owner })),
+      inputs: inputs.map((c, i) => ({
+        txid: c.txid,
+        vout: c.vout,
+        sequence: target.tx.inputs[i]?.sequence ?? target.tx.inputs[0]!.sequence,
+        prevout: c,
+        owner: c.owner,
+      })),
       outputs: newOutputs,
     });
   };
@@ -97,7 +108,12 @@ export function buildChild(ctx: BumpContext, txid: string, feeRateSatVb: number,
   }
   if (coins.length === 0) throw new Error(`no unspent simulator-owned outputs of ${txid}`);
   const to = coins[0]!.owner;
-  const vsize = Math.ceil(estimateWeight(coins.map((c) => c.owner.type), [{ valueSat: 0, script: to.script }]) / 4);
+  const vsize = Math.ceil(
+    estimateWeight(
+      coins.map((c) => c.owner.type),
+      [{ valueSat: 0, script: to.script }],
+    ) / 4,
+  );
   const fee = Math.ceil(feeRateSatVb * vsize);
   const value = coins.reduce((s, c) => s + c.valueSat, 0) - fee;
   if (value < dustThresholdSat(to.script)) throw new Error(`outputs of ${txid} cannot pay ${fee} sat of fee`);

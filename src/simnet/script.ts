@@ -72,7 +72,8 @@ export function witnessProgram(script: Uint8Array): { version: number; program: 
 /** Core's output type name of a scriptPubKey. Complexity: O(script length). */
 export function outputType(script: Uint8Array): OutputType {
   const n = script.length;
-  if (n === 25 && script[0] === OP.DUP && script[1] === OP.HASH160 && script[2] === 20 && script[23] === OP.EQUALVERIFY && script[24] === OP.CHECKSIG) return 'pubkeyhash';
+  if (n === 25 && script[0] === OP.DUP && script[1] === OP.HASH160 && script[2] === 20 && script[23] === OP.EQUALVERIFY && script[24] === OP.CHECKSIG)
+    return 'pubkeyhash';
   if (n === 23 && script[0] === OP.HASH160 && script[1] === 20 && script[22] === OP.EQUAL) return 'scripthash';
   const wp = witnessProgram(script);
   if (wp) {

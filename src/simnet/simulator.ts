@@ -121,7 +121,12 @@ export class Simulator {
     const height = this.chain.height + 1;
     const fees = entries.reduce((s, e) => s + e.feeSat, 0);
     const payout = this.wallet.addresses[height % this.wallet.addresses.length]!;
-    const coinbase = buildCoinbase(height, blockSubsidySat(height) + fees, payout.script, entries.map((e) => e.tx.wtxid));
+    const coinbase = buildCoinbase(
+      height,
+      blockSubsidySat(height) + fees,
+      payout.script,
+      entries.map((e) => e.tx.wtxid),
+    );
     const time = Math.max(this.clock.now(), this.chain.medianTimePast() + 1);
     const block = this.chain.connect(assembleBlock(this.chain.tip.hash, time, [coinbase, ...entries.map((e) => e.tx)]));
     this.mempool.remove(entries.map((e) => e.tx.txid).reverse(), 'block');
@@ -161,7 +166,8 @@ export class Simulator {
     const step = 1 / (this.options.txPerSec || 3);
     for (let i = 0, misses = 0; txids.length < n && misses < 10; i++) {
       const txid = this.addOne(this.rng.exponential(step));
-      if (txid === undefined) misses++; // wallet (nearly) dry: give up after 10 misses in a row, report fewer
+      if (txid === undefined)
+        misses++; // wallet (nearly) dry: give up after 10 misses in a row, report fewer
       else {
         misses = 0;
         txids.push(txid);

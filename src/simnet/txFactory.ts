@@ -96,8 +96,7 @@ export class TxFactory {
     const paySat = plan.pay.reduce((s, o) => s + o.valueSat, 0);
     if (plan.pay.some((o) => o.valueSat < dustThresholdSat(o.script))) return undefined;
     const types = plan.coins.map((c) => c.owner.type);
-    const feeFor = (outputs: readonly TxOutput[]): number =>
-      Math.max(Math.ceil((plan.feeRateSatVb * estimateWeight(types, outputs)) / 4), plan.minFeeSat ?? 0);
+    const feeFor = (outputs: readonly TxOutput[]): number => Math.max(Math.ceil((plan.feeRateSatVb * estimateWeight(types, outputs)) / 4), plan.minFeeSat ?? 0);
     let outputs = plan.pay;
     if (plan.change) {
       const withChange = [...plan.pay, { valueSat: 0, script: plan.change.script }];
@@ -215,12 +214,21 @@ export class TxFactory {
 
   private consolidation(): SimTx | undefined {
     const k = Math.round(this.rng.logUniform(5, 25));
-    const coins = this.pickConfirmed(2 * k).sort((a, b) => a.valueSat - b.valueSat).slice(0, k);
+    const coins = this.pickConfirmed(2 * k)
+      .sort((a, b) => a.valueSat - b.valueSat)
+      .slice(0, k);
     if (coins.length < 2) return undefined;
     const to = coins[0]!.owner;
     const total = coins.reduce((s, c) => s + c.valueSat, 0);
     const feeRateSatVb = round1(1 + 3 * this.rng.float());
-    const fee = Math.ceil((feeRateSatVb * estimateWeight(coins.map((c) => c.owner.type), [{ valueSat: 0, script: to.script }])) / 4);
+    const fee = Math.ceil(
+      (feeRateSatVb *
+        estimateWeight(
+          coins.map((c) => c.owner.type),
+          [{ valueSat: 0, script: to.script }],
+        )) /
+        4,
+    );
     return this.spend({ coins, pay: [{ valueSat: total - fee, script: to.script }], feeRateSatVb: 0, minFeeSat: fee });
   }
 
@@ -243,7 +251,12 @@ export class TxFactory {
       }
       const coins = [coin, ...(coin.valueSat < 200_000 ? this.pickConfirmed(1) : [])];
       const to = this.randomAddress();
-      const childVsize = Math.ceil(estimateWeight(coins.map((c) => c.owner.type), [{ valueSat: 0, script: to.script }]) / 4);
+      const childVsize = Math.ceil(
+        estimateWeight(
+          coins.map((c) => c.owner.type),
+          [{ valueSat: 0, script: to.script }],
+        ) / 4,
+      );
       const target = 15 + 65 * this.rng.float();
       const childFee = Math.max(Math.ceil(target * (packageVsize + childVsize) - packageFee), childVsize);
       const total = coins.reduce((s, c) => s + c.valueSat, 0);

@@ -36,7 +36,10 @@ export function signSpend(spend: UnsignedSpend): SimTx {
     inputs: spend.inputs.map((i) => ({ txid: i.txid, vout: i.vout, sequence: i.sequence, scriptSig: EMPTY, witness: [] })),
     outputs: spend.outputs,
   };
-  const cache = new SighashCache(fields, spend.inputs.map((i) => i.prevout));
+  const cache = new SighashCache(
+    fields,
+    spend.inputs.map((i) => i.prevout),
+  );
   spend.inputs.forEach((input, index) => {
     const owner = input.owner;
     const target = fields.inputs[index]!;

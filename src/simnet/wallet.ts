@@ -51,7 +51,15 @@ export class Wallet implements MempoolListener {
     entry.tx.outputs.forEach((o, vout) => {
       const owner = this.owner(o.script);
       if (!owner) return;
-      this.unconfirmed.add(outpointKey(entry.tx.txid, vout), { txid: entry.tx.txid, vout, valueSat: o.valueSat, script: o.script, height: -1, coinbase: false, owner });
+      this.unconfirmed.add(outpointKey(entry.tx.txid, vout), {
+        txid: entry.tx.txid,
+        vout,
+        valueSat: o.valueSat,
+        script: o.script,
+        height: -1,
+        coinbase: false,
+        owner,
+      });
     });
   }
 
@@ -91,7 +99,8 @@ export class Wallet implements MempoolListener {
     const coinbase = block.txs[0]!;
     coinbase.outputs.forEach((o, vout) => {
       const owner = this.owner(o.script);
-      if (owner && o.valueSat > 0) this.immature.push({ txid: coinbase.txid, vout, valueSat: o.valueSat, script: o.script, height: block.height, coinbase: true, owner });
+      if (owner && o.valueSat > 0)
+        this.immature.push({ txid: coinbase.txid, vout, valueSat: o.valueSat, script: o.script, height: block.height, coinbase: true, owner });
     });
     while (this.immature.length && this.isMature(this.immature[0]!.height)) {
       const coin = this.immature.shift()!;

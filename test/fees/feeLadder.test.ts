@@ -26,10 +26,22 @@ describe('feeLadder', () => {
   });
 
   it('behavior: a queue that clears before the target defers normal to estimatesmartfee, capped at urgent', () => {
-    const ladder = feeLadder({ targetBlocks: 3, projectedBlocks: [full(20), { minFeeRateSatVb: 1, full: false }, { minFeeRateSatVb: 0, full: false }], floorSatVb: 0.1, smartTargetSatVb: 4.02, smartDaySatVb: 1 });
+    const ladder = feeLadder({
+      targetBlocks: 3,
+      projectedBlocks: [full(20), { minFeeRateSatVb: 1, full: false }, { minFeeRateSatVb: 0, full: false }],
+      floorSatVb: 0.1,
+      smartTargetSatVb: 4.02,
+      smartDaySatVb: 1,
+    });
     expect(ladder.normal.satVb).toBe(4.1);
     expect(ladder.normal.derivation).toMatch(/clears before block 3: Core estimatesmartfee\(3\)/);
-    const capped = feeLadder({ targetBlocks: 2, projectedBlocks: [{ minFeeRateSatVb: 1, full: false }], floorSatVb: 0.1, smartTargetSatVb: 9, smartDaySatVb: 1 });
+    const capped = feeLadder({
+      targetBlocks: 2,
+      projectedBlocks: [{ minFeeRateSatVb: 1, full: false }],
+      floorSatVb: 0.1,
+      smartTargetSatVb: 9,
+      smartDaySatVb: 1,
+    });
     expect(capped.normal.satVb).toBe(capped.urgent.satVb);
   });
 

@@ -4,11 +4,18 @@ import { congestion, feeRatePercentiles } from '../../src/fees/feeLandscape.js';
 import { feeRateSample } from '../../src/fees/feeRateSample.js';
 import { BLOCK_TX_VSIZE, projectedFeeRate } from '../../src/fees/projectedFeeRate.js';
 
-const sample = (rates: Array<[number, number]>) => feeRateSample(rates.map(([rate, vsize]) => ({ feeRateSatVb: rate, vsize, feeSat: Math.round(rate * vsize) })));
+const sample = (rates: Array<[number, number]>) =>
+  feeRateSample(rates.map(([rate, vsize]) => ({ feeRateSatVb: rate, vsize, feeSat: Math.round(rate * vsize) })));
 
 describe('feeHistogram', () => {
   it('default: every tx lands in exactly one bucket and the sums add up', () => {
-    const s = sample([[0.5, 100], [1, 200], [1.2, 300], [25, 400], [2500, 50]]);
+    const s = sample([
+      [0.5, 100],
+      [1, 200],
+      [1.2, 300],
+      [25, 400],
+      [2500, 50],
+    ]);
     const buckets = feeHistogram(s);
     expect(buckets.reduce((n, b) => n + b.count, 0)).toBe(s.count);
     expect(buckets.reduce((n, b) => n + b.vsize, 0)).toBe(s.vsize);
@@ -21,7 +28,13 @@ describe('feeHistogram', () => {
   });
 
   it('behavior: buckets are ordered from the highest rate down and cumulative vsize grows', () => {
-    const buckets = feeHistogram(sample([[3, 10], [7, 10], [100, 10]]));
+    const buckets = feeHistogram(
+      sample([
+        [3, 10],
+        [7, 10],
+        [100, 10],
+      ]),
+    );
     for (let i = 1; i < buckets.length; i++) {
       expect(buckets[i]!.minFeeRateSatVb).toBeLessThan(buckets[i - 1]!.minFeeRateSatVb);
       expect(buckets[i]!.cumulativeVsize).toBeGreaterThanOrEqual(buckets[i - 1]!.cumulativeVsize);
@@ -32,7 +45,12 @@ describe('feeHistogram', () => {
 describe('feeRatePercentiles', () => {
   it('default: percentiles are weighted by vsize', () => {
     // 90 % of the vsize pays 1 sat/vB, 10 % pays 100 sat/vB.
-    const p = feeRatePercentiles(sample([[1, 900], [100, 100]]));
+    const p = feeRatePercentiles(
+      sample([
+        [1, 900],
+        [100, 100],
+      ]),
+    );
     expect(p.p50).toBe(1);
     expect(p.p90).toBe(1);
     expect(p.p95).toBe(100);
@@ -58,7 +76,11 @@ describe('congestion', () => {
 
 describe('projectedFeeRate', () => {
   it('default: the rate at N blocks of vsize from the top, rounded up to 0.1', () => {
-    const s = sample([[50, BLOCK_TX_VSIZE], [10.04, BLOCK_TX_VSIZE], [2, BLOCK_TX_VSIZE]]);
+    const s = sample([
+      [50, BLOCK_TX_VSIZE],
+      [10.04, BLOCK_TX_VSIZE],
+      [2, BLOCK_TX_VSIZE],
+    ]);
     expect(projectedFeeRate(s, 1, 0.1)).toMatchObject({ feeRateSatVb: 50, competitive: true });
     expect(projectedFeeRate(s, 2, 0.1).feeRateSatVb).toBe(10.1);
   });
@@ -113,7 +135,11 @@ describe('feeRateSample', () => {
   });
 
   it('behavior: whole-sample answers are computed once per sample', () => {
-    const s = sample([[3, 10], [7, 10], [100, 10]]);
+    const s = sample([
+      [3, 10],
+      [7, 10],
+      [100, 10],
+    ]);
     expect(feeHistogram(s)).toBe(feeHistogram(s));
     expect(feeRatePercentiles(s)).toBe(feeRatePercentiles(s));
   });

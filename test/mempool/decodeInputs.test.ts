@@ -5,7 +5,12 @@ import { decodeInputs } from '../../src/mempool/decodeInputs.js';
 import { mulberry32 } from '../../src/util/mulberry32.js';
 
 const u32 = (n: number) => Buffer.from([n & 255, (n >> 8) & 255, (n >> 16) & 255, (n >>> 24) & 255]).toString('hex');
-const bytes = (rng: () => number, n: number) => Array.from({ length: n }, () => Math.floor(rng() * 256).toString(16).padStart(2, '0')).join('');
+const bytes = (rng: () => number, n: number) =>
+  Array.from({ length: n }, () =>
+    Math.floor(rng() * 256)
+      .toString(16)
+      .padStart(2, '0'),
+  ).join('');
 
 /** A random legacy or segwit transaction (scripts are random bytes: only the structure matters). */
 function randomTx(rng: () => number): string {
@@ -28,7 +33,12 @@ describe('decodeInputs', () => {
     const rng = mulberry32(3);
     for (let k = 0; k < 200; k++) {
       const raw = randomTx(rng);
-      const tx = Transaction.fromRaw(hex.decode(raw), { allowUnknownOutputs: true, allowUnknownInputs: true, disableScriptCheck: true, allowLegacyWitnessUtxo: true });
+      const tx = Transaction.fromRaw(hex.decode(raw), {
+        allowUnknownOutputs: true,
+        allowUnknownInputs: true,
+        disableScriptCheck: true,
+        allowLegacyWitnessUtxo: true,
+      });
       const expected = Array.from({ length: tx.inputsLength }, (_, i) => `${hex.encode(tx.getInput(i).txid!)}:${tx.getInput(i).index}`);
       expect(decodeInputs(raw)).toEqual(expected);
     }

@@ -72,14 +72,30 @@ function rawTx(outpoints: string[]): string {
 function scriptedNode(state: { mempool: Map<string, { parents: string[]; inputs: string[]; children?: string[] }> }): BitcoinNode {
   const tip = 'ee'.repeat(32);
   const entry = (txid: string) => ({
-    vsize: 100, weight: 400, time: 1_700_000_000, height: 100, descendantcount: 1, descendantsize: 100, ancestorcount: 1, ancestorsize: 100,
-    fees: { base: 0.00001, modified: 0.00001, ancestor: 0.00001, descendant: 0.00001 }, depends: state.mempool.get(txid)!.parents, spentby: state.mempool.get(txid)!.children ?? [],
+    vsize: 100,
+    weight: 400,
+    time: 1_700_000_000,
+    height: 100,
+    descendantcount: 1,
+    descendantsize: 100,
+    ancestorcount: 1,
+    ancestorsize: 100,
+    fees: { base: 0.00001, modified: 0.00001, ancestor: 0.00001, descendant: 0.00001 },
+    depends: state.mempool.get(txid)!.parents,
+    spentby: state.mempool.get(txid)!.children ?? [],
   });
   const fake = {
     getBestBlockHash: async () => tip,
     getBlockCount: async () => 100,
     getRawMempoolTxids: async () => [...state.mempool.keys()],
-    getMempoolInfo: async () => ({ size: state.mempool.size, bytes: 100 * state.mempool.size, usage: 0, maxmempool: 300_000_000, mempoolminfee: 0.000001, minrelaytxfee: 0.000001 }),
+    getMempoolInfo: async () => ({
+      size: state.mempool.size,
+      bytes: 100 * state.mempool.size,
+      usage: 0,
+      maxmempool: 300_000_000,
+      mempoolminfee: 0.000001,
+      minrelaytxfee: 0.000001,
+    }),
     getMempoolEntries: async (txids: string[]) => new Map(txids.filter((t) => state.mempool.has(t)).map((t) => [t, entry(t)])),
     getRawTransactionsHex: async (txids: string[]) => new Map(txids.filter((t) => state.mempool.has(t)).map((t) => [t, rawTx(state.mempool.get(t)!.inputs)])),
   };
@@ -149,8 +165,18 @@ describe('MempoolMirror replacement bookkeeping', () => {
 
 describe('toMirrorTx', () => {
   const entry = (fields: Record<string, number>) => ({
-    vsize: 100, weight: 400, time: 1_700_000_000, height: 100, descendantcount: 1, descendantsize: 100, ancestorcount: 1, ancestorsize: 100,
-    fees: { base: 0.00001, modified: 0.00001, ancestor: 0.00001, descendant: 0.00001 }, depends: [], spentby: [], ...fields,
+    vsize: 100,
+    weight: 400,
+    time: 1_700_000_000,
+    height: 100,
+    descendantcount: 1,
+    descendantsize: 100,
+    ancestorcount: 1,
+    ancestorsize: 100,
+    fees: { base: 0.00001, modified: 0.00001, ancestor: 0.00001, descendant: 0.00001 },
+    depends: [],
+    spentby: [],
+    ...fields,
   });
   const txid = 'ab'.repeat(32);
 
@@ -169,7 +195,9 @@ describe('MempoolMirror parent links', () => {
     const parent = 'a1'.repeat(32);
     const child = 'b2'.repeat(32);
     // The parent is in a block; its child waits in the mempool.
-    const state = { mempool: new Map<string, { parents: string[]; inputs: string[]; children?: string[] }>([[child, { parents: [], inputs: [`${parent}:0`] }]]) };
+    const state = {
+      mempool: new Map<string, { parents: string[]; inputs: string[]; children?: string[] }>([[child, { parents: [], inputs: [`${parent}:0`] }]]),
+    };
     const mirror = new MempoolMirror(scriptedNode(state), { pollMs: 60_000 });
     await mirror.poll();
     expect(mirror.txs.get(child)!.parents).toEqual([]);

@@ -53,7 +53,10 @@ describe('TxidOrder', () => {
     const a = '01' + '00'.repeat(31); // display starts 01, internal last byte 01
     const b = '00'.repeat(31) + '02'; // internal first byte 02
     const order = new TxidOrder<string>();
-    order.addAll([{ txid: a, value: a }, { txid: b, value: b }]);
+    order.addAll([
+      { txid: a, value: a },
+      { txid: b, value: b },
+    ]);
     expect([...order.values()]).toEqual(coreOrder([a, b]));
     expect([...order.values()]).toEqual([a, b]);
   });

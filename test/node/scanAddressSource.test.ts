@@ -30,7 +30,9 @@ beforeAll(async () => {
       if (mode === 'hang') return void hanging.push(res);
       if (mode === 'busy') return answer(res, id, null, { code: -8, message: 'Scan already in progress, use action "abort" or "status"' }, 500);
       const tip = 'ab'.repeat(32);
-      const unspents = [{ txid: 'cd'.repeat(32), vout: 0, scriptPubKey: '0014' + '11'.repeat(20), desc: 'raw()', amount: 0.5, coinbase: false, height: 90, blockhash: tip }];
+      const unspents = [
+        { txid: 'cd'.repeat(32), vout: 0, scriptPubKey: '0014' + '11'.repeat(20), desc: 'raw()', amount: 0.5, coinbase: false, height: 90, blockhash: tip },
+      ];
       answer(res, id, { success: mode === 'ok', txouts: 1000, height: 100, bestblock: tip, unspents, total_amount: 0.5 });
     });
   });

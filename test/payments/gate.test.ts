@@ -2,18 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { assertPaymentConfig, ConfigError } from '../../src/config.js';
 import { MAX_PAYMENT_HEADER_CHARS } from '../../src/payments/decode.js';
 import { PaymentError } from '../../src/payments/verify.js';
-import {
-  challengeOf,
-  decodeHeader,
-  newAccount,
-  PAY_TO,
-  paymentHeader,
-  requirementFor,
-  signPayment,
-  stubApp,
-  tempDir,
-  testConfig,
-} from './helpers.js';
+import { challengeOf, decodeHeader, newAccount, PAY_TO, paymentHeader, requirementFor, signPayment, stubApp, tempDir, testConfig } from './helpers.js';
 
 type App = Awaited<ReturnType<typeof stubApp>>;
 
@@ -30,7 +19,7 @@ afterEach(async () => {
   tmp.remove();
 });
 
-async function challenge(url = "/v1/paid", method: "GET" | "POST" = "GET", payload?: object) {
+async function challenge(url = '/v1/paid', method: 'GET' | 'POST' = 'GET', payload?: object) {
   const res = await app.inject({ method, url, ...(payload === undefined ? {} : { payload }) });
   expect(res.statusCode).toBe(402);
   return challengeOf(res);
@@ -48,7 +37,11 @@ describe('challenge', () => {
     expect(res.headers['access-control-expose-headers']).toBe('PAYMENT-REQUIRED, PAYMENT-RESPONSE');
     const header = challengeOf(res);
     expect(res.json()).toEqual(header);
-    expect(header).toMatchObject({ x402Version: 2, error: PaymentError.MISSING, resource: { url: 'http://localhost:80/v1/paid', mimeType: 'application/json' } });
+    expect(header).toMatchObject({
+      x402Version: 2,
+      error: PaymentError.MISSING,
+      resource: { url: 'http://localhost:80/v1/paid', mimeType: 'application/json' },
+    });
     expect(header.accepts.map((a) => a.network)).toEqual(['eip155:8453', 'eip155:84532', 'eip155:480']);
     expect(header.accepts[0]).toEqual({
       scheme: 'exact',
@@ -107,10 +100,23 @@ describe('payment', () => {
     expect(res.json()).toEqual({ success: true, served: 1 });
     expect(res.headers['cache-control']).toBe('no-store');
     const settlement = decodeHeader<Record<string, unknown>>(res.headers['payment-response']);
-    expect(settlement).toMatchObject({ success: true, transaction: '', network: 'eip155:8453', payer: account.address, amount: '1000', extra: { settlement: 'unsettled' } });
+    expect(settlement).toMatchObject({
+      success: true,
+      transaction: '',
+      network: 'eip155:8453',
+      payer: account.address,
+      amount: '1000',
+      extra: { settlement: 'unsettled' },
+    });
     expect(app.payments.ledgerCounts()).toEqual({ pending: 0, settled: 0, unsettled: 1, failed: 0 });
     expect(app.payments.settlement).toBe('local-unsettled');
-    expect(app.payments.health()).toMatchObject({ enabled: true, settlement: 'local-unsettled', note: expect.stringContaining('settlement is OFF'), facilitator: { configured: false }, ledger: { unsettled: 1 } });
+    expect(app.payments.health()).toMatchObject({
+      enabled: true,
+      settlement: 'local-unsettled',
+      note: expect.stringContaining('settlement is OFF'),
+      facilitator: { configured: false },
+      ledger: { unsettled: 1 },
+    });
   });
 
   it('behavior: Base Sepolia pays with its own EIP-712 domain ("USDC")', async () => {
@@ -199,16 +205,36 @@ describe('refusals', () => {
   const cases: Array<[string, (req: Awaited<ReturnType<typeof requirementFor>>) => Promise<unknown>, string]> = [
     ['wrong network', async (req) => signPayment(account, { ...req, network: 'eip155:137' }), PaymentError.NETWORK],
     ['accepted not matching (amount)', async (req) => signPayment(account, req, {}, { accepted: { ...req, amount: '1' } }), PaymentError.NO_MATCH],
-    ['accepted not matching (payTo)', async (req) => signPayment(account, req, {}, { accepted: { ...req, payTo: '0x000000000000000000000000000000000000dEaD' } }), PaymentError.NO_MATCH],
-    ['accepted not matching (extra)', async (req) => signPayment(account, req, {}, { accepted: { ...req, extra: { name: 'USDC', version: '2' } } }), PaymentError.NO_MATCH],
+    [
+      'accepted not matching (payTo)',
+      async (req) => signPayment(account, req, {}, { accepted: { ...req, payTo: '0x000000000000000000000000000000000000dEaD' } }),
+      PaymentError.NO_MATCH,
+    ],
+    [
+      'accepted not matching (extra)',
+      async (req) => signPayment(account, req, {}, { accepted: { ...req, extra: { name: 'USDC', version: '2' } } }),
+      PaymentError.NO_MATCH,
+    ],
     ['scheme', async (req) => signPayment(account, req, {}, { accepted: { ...req, scheme: 'upto' } }), PaymentError.SCHEME],
-    ['wrong payTo in the authorization', async (req) => signPayment(account, req, { to: '0x000000000000000000000000000000000000dEaD' }), PaymentError.RECIPIENT],
+    [
+      'wrong payTo in the authorization',
+      async (req) => signPayment(account, req, { to: '0x000000000000000000000000000000000000dEaD' }),
+      PaymentError.RECIPIENT,
+    ],
     ['value too low', async (req) => signPayment(account, req, { value: '999' }), PaymentError.VALUE],
     ['value too high', async (req) => signPayment(account, req, { value: '1001' }), PaymentError.VALUE],
     ['expired', async (req) => signPayment(account, req, { validBefore: String(Math.floor(Date.now() / 1000) - 1) }), PaymentError.VALID_BEFORE],
-    ['expires within the margin', async (req) => signPayment(account, req, { validBefore: String(Math.floor(Date.now() / 1000) + 3) }), PaymentError.VALID_BEFORE],
+    [
+      'expires within the margin',
+      async (req) => signPayment(account, req, { validBefore: String(Math.floor(Date.now() / 1000) + 3) }),
+      PaymentError.VALID_BEFORE,
+    ],
     ['not yet valid', async (req) => signPayment(account, req, { validAfter: String(Math.floor(Date.now() / 1000) + 120) }), PaymentError.VALID_AFTER],
-    ['absurdly long window', async (req) => signPayment(account, req, { validBefore: String(Math.floor(Date.now() / 1000) + 30 * 86400) }), PaymentError.WINDOW],
+    [
+      'absurdly long window',
+      async (req) => signPayment(account, req, { validBefore: String(Math.floor(Date.now() / 1000) + 30 * 86400) }),
+      PaymentError.WINDOW,
+    ],
     ['foreign signature (signed by another key)', async (req) => signPayment(account, req, {}, { signer: newAccount() }), PaymentError.SIGNATURE],
     ['signature under another domain', async (req) => signPayment(account, req, {}, { domainName: 'USDC' }), PaymentError.SIGNATURE],
     [
@@ -227,7 +253,11 @@ describe('refusals', () => {
       },
       PaymentError.SIGNATURE,
     ],
-    ['version 1 payload', async (req) => ({ x402Version: 1, scheme: 'exact', network: 'base', payload: (await signPayment(account, req)).payload }), PaymentError.VERSION_1],
+    [
+      'version 1 payload',
+      async (req) => ({ x402Version: 1, scheme: 'exact', network: 'base', payload: (await signPayment(account, req)).payload }),
+      PaymentError.VERSION_1,
+    ],
     ['version 3 payload', async (req) => ({ ...(await signPayment(account, req)), x402Version: 3 }), PaymentError.VERSION],
   ];
   for (const [name, make, error] of cases) {

@@ -74,7 +74,11 @@ export async function stubApp(opts: StubAppOptions): Promise<StubApp> {
   app.get('/v1/fails', async () => {
     throw new Error('boom');
   });
-  app.post('/v1/echo', { schema: { body: z.object({ txid: z.string().regex(/^[0-9a-f]{64}$/) }) } }, async (req) => ({ success: true, txid: req.body.txid, served: ++served }));
+  app.post('/v1/echo', { schema: { body: z.object({ txid: z.string().regex(/^[0-9a-f]{64}$/) }) } }, async (req) => ({
+    success: true,
+    txid: req.body.txid,
+    served: ++served,
+  }));
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_r, body, done) => {
     try {
@@ -83,20 +87,28 @@ export async function stubApp(opts: StubAppOptions): Promise<StubApp> {
       done(err as Error);
     }
   });
-  app.post('/v1/rpc', {
-    preValidation: async (req) => {
-      req.paymentQuote = rpcQuote(req.body);
+  app.post(
+    '/v1/rpc',
+    {
+      preValidation: async (req) => {
+        req.paymentQuote = rpcQuote(req.body);
+      },
     },
-  }, async (req, reply) => {
-    const calls = (Array.isArray(req.body) ? req.body : [req.body]) as Array<{ id?: unknown; method?: string }>;
-    served++;
-    const answers = calls.map((c) =>
-      c.method === 'eth_blockNumber' ? { jsonrpc: '2.0', id: c.id ?? null, result: '0x2a' } : c.method === 'eth_chainId' ? { jsonrpc: '2.0', id: c.id ?? null, result: '0x2105' } : { jsonrpc: '2.0', id: c.id ?? null, error: { code: -32000, message: 'node unavailable' } },
-    );
-    // Nothing chargeable when every priced call failed.
-    if (answers.every((a) => 'error' in a)) req.paymentChargeable = false;
-    return reply.send(Array.isArray(req.body) ? answers : answers[0]);
-  });
+    async (req, reply) => {
+      const calls = (Array.isArray(req.body) ? req.body : [req.body]) as Array<{ id?: unknown; method?: string }>;
+      served++;
+      const answers = calls.map((c) =>
+        c.method === 'eth_blockNumber'
+          ? { jsonrpc: '2.0', id: c.id ?? null, result: '0x2a' }
+          : c.method === 'eth_chainId'
+            ? { jsonrpc: '2.0', id: c.id ?? null, result: '0x2105' }
+            : { jsonrpc: '2.0', id: c.id ?? null, error: { code: -32000, message: 'node unavailable' } },
+      );
+      // Nothing chargeable when every priced call failed.
+      if (answers.every((a) => 'error' in a)) req.paymentChargeable = false;
+      return reply.send(Array.isArray(req.body) ? answers : answers[0]);
+    },
+  );
   return Object.assign(app, {
     served: () => served,
     releaseSlow: () => {
@@ -159,7 +171,12 @@ export async function signPayment(
   };
   const chainId = Number(requirement.network.split(':')[1]);
   const signature = await (options.signer ?? account).signTypedData({
-    domain: { name: options.domainName ?? (requirement.extra?.name as string), version: requirement.extra?.version as string, chainId, verifyingContract: requirement.asset as `0x${string}` },
+    domain: {
+      name: options.domainName ?? (requirement.extra?.name as string),
+      version: requirement.extra?.version as string,
+      chainId,
+      verifyingContract: requirement.asset as `0x${string}`,
+    },
     types: TYPES,
     primaryType: 'TransferWithAuthorization',
     message: {

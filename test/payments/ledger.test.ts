@@ -16,7 +16,10 @@ const account = newAccount();
 beforeEach(async () => {
   tmp = tempDir();
   const networks = resolveNetworks(testConfig({ X402_NETWORKS: NETWORKS }));
-  fac = await startLocalFacilitator(networks.map((n) => n.network), networks.map((n) => n.asset));
+  fac = await startLocalFacilitator(
+    networks.map((n) => n.network),
+    networks.map((n) => n.asset),
+  );
 });
 afterEach(async () => {
   await fac.close();
@@ -24,7 +27,15 @@ afterEach(async () => {
 });
 
 function env(extra: Record<string, string> = {}): Record<string, string> {
-  return { DATA_DIR: tmp.dir, PAY_TO, X402_NETWORKS: NETWORKS, X402_FACILITATOR_URL: fac.url, X402_FACILITATOR_TIMEOUT_MS: '1500', LOG_LEVEL: 'silent', ...extra };
+  return {
+    DATA_DIR: tmp.dir,
+    PAY_TO,
+    X402_NETWORKS: NETWORKS,
+    X402_FACILITATOR_URL: fac.url,
+    X402_FACILITATOR_TIMEOUT_MS: '1500',
+    LOG_LEVEL: 'silent',
+    ...extra,
+  };
 }
 
 async function header(url: string): Promise<string> {

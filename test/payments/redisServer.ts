@@ -32,7 +32,9 @@ async function freePort(): Promise<number> {
 export async function startRedis(): Promise<RedisServer> {
   const dir = mkdtempSync(join(tmpdir(), 'x402-redis-'));
   const port = await freePort();
-  const child: ChildProcess = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
+  const child: ChildProcess = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no', '--dir', dir], {
+    stdio: 'ignore',
+  });
   const url = `redis://127.0.0.1:${port}`;
   // Ready when it answers PING.
   for (let i = 0; ; i++) {

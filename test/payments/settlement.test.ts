@@ -13,7 +13,15 @@ let app: App | undefined;
 const account = newAccount();
 
 async function start(env: Record<string, string> = {}): Promise<App> {
-  const config = testConfig({ DATA_DIR: tmp.dir, PAY_TO, X402_NETWORKS: NETWORKS, X402_FACILITATOR_URL: fac.url, X402_FACILITATOR_TIMEOUT_MS: '1500', X402_FACILITATOR_AUTH: 'Bearer secret-token', ...env });
+  const config = testConfig({
+    DATA_DIR: tmp.dir,
+    PAY_TO,
+    X402_NETWORKS: NETWORKS,
+    X402_FACILITATOR_URL: fac.url,
+    X402_FACILITATOR_TIMEOUT_MS: '1500',
+    X402_FACILITATOR_AUTH: 'Bearer secret-token',
+    ...env,
+  });
   // A long interval: the tests drive the reconciler themselves (it also runs once at start).
   app = await stubApp({ config, reconcileIntervalMs: 3_600_000 });
   await app.ready();
@@ -28,7 +36,10 @@ async function paidHeader(a: App): Promise<string> {
 beforeEach(async () => {
   tmp = tempDir();
   const networks = resolveNetworks(testConfig({ X402_NETWORKS: NETWORKS }));
-  fac = await startLocalFacilitator(networks.map((n) => n.network), networks.map((n) => n.asset));
+  fac = await startLocalFacilitator(
+    networks.map((n) => n.network),
+    networks.map((n) => n.asset),
+  );
 });
 afterEach(async () => {
   await app?.close();
@@ -52,7 +63,12 @@ describe('settlement through the official facilitator code on loopback', () => {
     expect(a.payments.ledgerCounts()).toMatchObject({ settled: 1, pending: 0 });
     expect(fac.balances.get(PAY_TO.toLowerCase())).toBe(10_000_000n + 1000n);
     const health = a.payments.health();
-    expect(health).toMatchObject({ settlement: 'facilitator', replayStore: 'sqlite', facilitator: { configured: true, reachable: true }, ledger: { settled: 1 } });
+    expect(health).toMatchObject({
+      settlement: 'facilitator',
+      replayStore: 'sqlite',
+      facilitator: { configured: true, reachable: true },
+      ledger: { settled: 1 },
+    });
     expect(JSON.stringify(health)).not.toContain('secret-token');
   });
 
@@ -91,7 +107,10 @@ describe('settlement through the official facilitator code on loopback', () => {
     const header = await paidHeader(a);
     const res = await a.inject({ method: 'GET', url: '/v1/paid', headers: { 'payment-signature': header } });
     expect(res.statusCode).toBe(200);
-    expect(decodeHeader<{ success: boolean; extra: { settlement: string } }>(res.headers['payment-response'])).toMatchObject({ success: true, extra: { settlement: 'pending' } });
+    expect(decodeHeader<{ success: boolean; extra: { settlement: string } }>(res.headers['payment-response'])).toMatchObject({
+      success: true,
+      extra: { settlement: 'pending' },
+    });
     expect(a.payments.ledgerCounts()).toMatchObject({ pending: 1, settled: 0 });
     expect(fac.transactions.size).toBe(0);
 

@@ -10,7 +10,12 @@ const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 describe('EIP-712 TransferWithAuthorization', () => {
   it('default: our digest equals viem hashTypedData on random authorizations and domains', async () => {
     for (let i = 0; i < 25; i++) {
-      const domain = { name: i % 2 ? 'USD Coin' : 'USDC', version: String(1 + (i % 3)), chainId: [8453, 137, 42161, 84532, 480][i % 5]!, verifyingContract: newAccount().address };
+      const domain = {
+        name: i % 2 ? 'USD Coin' : 'USDC',
+        version: String(1 + (i % 3)),
+        chainId: [8453, 137, 42161, 84532, 480][i % 5]!,
+        verifyingContract: newAccount().address,
+      };
       const message = {
         from: newAccount().address,
         to: newAccount().address,

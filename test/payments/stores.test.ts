@@ -76,8 +76,21 @@ describe('SQLite store backed by the ledger', () => {
     expect(await store.claimNonce('k', Date.now() + 60_000)).toBe(true);
     const req = { scheme: 'exact', network: 'eip155:8453', amount: '1000', asset: '0xa', payTo: '0xb', maxTimeoutSeconds: 300 };
     await ledger.record({
-      nonceKey: 'k', route: 'GET /v1/x', priceUsd: 0.001, amount: '1000', network: 'eip155:8453', asset: '0xa', payTo: '0xb', payer: '0xc', nonce: '0x01', validBefore: 1,
-      payload: { x402Version: 2, accepted: req, payload: { signature: '0x00', authorization: { from: '0xc', to: '0xb', value: '1000', validAfter: '0', validBefore: '1', nonce: '0x01' } } },
+      nonceKey: 'k',
+      route: 'GET /v1/x',
+      priceUsd: 0.001,
+      amount: '1000',
+      network: 'eip155:8453',
+      asset: '0xa',
+      payTo: '0xb',
+      payer: '0xc',
+      nonce: '0x01',
+      validBefore: 1,
+      payload: {
+        x402Version: 2,
+        accepted: req,
+        payload: { signature: '0x00', authorization: { from: '0xc', to: '0xb', value: '1000', validAfter: '0', validBefore: '1', nonce: '0x01' } },
+      },
       requirements: req,
       status: 'unsettled',
     });

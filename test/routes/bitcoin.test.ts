@@ -136,7 +136,7 @@ describe('GET /v1/tx/:txid', () => {
     expect(body.status).toMatchObject({ confirmed: true, inMempool: false, confirmations: 1, blockHash: hash, blockHeight: await world.node.getBlockCount() });
   });
 
-  it('behavior: the block height is the block\'s own, even when a block lands during the request', async () => {
+  it("behavior: the block height is the block's own, even when a block lands during the request", async () => {
     await world.simnet.control.addTransactions(3);
     const [hash] = await world.simnet.control.mineBlocks(1);
     const block = await world.node.getBlock(hash!, 1);

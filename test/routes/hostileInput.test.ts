@@ -35,11 +35,14 @@ describe('hostile input never yields a 5xx, a hang or a non-JSON error', () => {
     expect(res.json().success).toBe(false);
   });
 
-  it.each(['blocks=1&blocks=2', 'blocks=%00', 'blocks=Infinity', 'blocks=NaN', 'blocks=' + '9'.repeat(400), 'blocks=0x10', 'blocks=1e1', 'blocks=%206'])('error: GET /v1/fee-estimate?%s', async (query) => {
-    const res = await world.app.inject({ method: 'GET', url: `/v1/fee-estimate?${query}` });
-    expect(res.statusCode).toBe(400);
-    expect(res.json().error.code).toBe('INVALID_REQUEST');
-  });
+  it.each(['blocks=1&blocks=2', 'blocks=%00', 'blocks=Infinity', 'blocks=NaN', 'blocks=' + '9'.repeat(400), 'blocks=0x10', 'blocks=1e1', 'blocks=%206'])(
+    'error: GET /v1/fee-estimate?%s',
+    async (query) => {
+      const res = await world.app.inject({ method: 'GET', url: `/v1/fee-estimate?${query}` });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().error.code).toBe('INVALID_REQUEST');
+    },
+  );
 
   const bodies: Array<[string, string]> = [
     ['not JSON', '{"txid":'],
@@ -76,7 +79,12 @@ describe('hostile input never yields a 5xx, a hang or a non-JSON error', () => {
   });
 
   it('error: unknown routes and methods are our JSON 404', async () => {
-    for (const [method, url] of [['GET', '/v2/anything'], ['DELETE', '/v1/block-height'], ['POST', '/v1/block-height'], ['GET', '/v1/rpc']] as const) {
+    for (const [method, url] of [
+      ['GET', '/v2/anything'],
+      ['DELETE', '/v1/block-height'],
+      ['POST', '/v1/block-height'],
+      ['GET', '/v1/rpc'],
+    ] as const) {
       const res = await world.app.inject({ method, url });
       expect(res.statusCode).toBe(404);
       expect(res.json()).toMatchObject({ success: false, error: { code: 'NOT_FOUND' } });

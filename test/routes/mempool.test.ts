@@ -118,7 +118,13 @@ describe('GET /v1/mempool/tx/:txid/replacements', () => {
     // A second app on the same data directory, which has never polled: it reads the stored history.
     const { buildApp } = await import('../../src/app.js');
     const { ScanAddressSource } = await import('../../src/node/scanAddressSource.js');
-    const reopened = await buildApp({ config: world.config, node: world.node, addressSource: new ScanAddressSource(world.node), nodeKind: 'simulated', autoStart: false });
+    const reopened = await buildApp({
+      config: world.config,
+      node: world.node,
+      addressSource: new ScanAddressSource(world.node),
+      nodeKind: 'simulated',
+      autoStart: false,
+    });
     try {
       expect(reopened.mempool.mirror.ready).toBe(false);
       expect(reopened.mempool.tracker.history(replaced[0]!).replacedBy?.txid).toBe(replacement);

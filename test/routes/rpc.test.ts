@@ -102,9 +102,16 @@ describe('raw JSON-RPC', () => {
     const single = await post({ jsonrpc: '2.0', method: 'eth_blockNumber' });
     expect(single.status).toBe(204);
     expect(await single.text()).toBe('');
-    const onlyNotifications = await post([{ jsonrpc: '2.0', method: 'eth_blockNumber' }, { jsonrpc: '2.0', method: 'nope' }]);
+    const onlyNotifications = await post([
+      { jsonrpc: '2.0', method: 'eth_blockNumber' },
+      { jsonrpc: '2.0', method: 'nope' },
+    ]);
     expect(onlyNotifications.status).toBe(204);
-    const { body } = await rpc([{ jsonrpc: '2.0', method: 'eth_blockNumber' }, { jsonrpc: '2.0', id: 9, method: 'net_version' }, { jsonrpc: '2.0', id: null, method: 'eth_chainId' }]);
+    const { body } = await rpc([
+      { jsonrpc: '2.0', method: 'eth_blockNumber' },
+      { jsonrpc: '2.0', id: 9, method: 'net_version' },
+      { jsonrpc: '2.0', id: null, method: 'eth_chainId' },
+    ]);
     expect(body.map((r: { id: unknown }) => r.id)).toEqual([9, null]);
     // An invalid request is answered even without an id (its id cannot be known).
     expect((await rpc({ jsonrpc: '1.0', method: 'eth_blockNumber' })).body).toMatchObject({ id: null, error: { code: -32600 } });

@@ -8,8 +8,7 @@ beforeAll(async () => {
 });
 afterAll(() => world?.close());
 
-const post = (url: string, payload?: unknown) =>
-  world.app.inject({ method: 'POST', url, ...(payload === undefined ? {} : { payload: payload as object }) });
+const post = (url: string, payload?: unknown) => world.app.inject({ method: 'POST', url, ...(payload === undefined ? {} : { payload: payload as object }) });
 const get = (url: string) => world.app.inject({ method: 'GET', url });
 
 describe('before the first cycle', () => {
@@ -64,7 +63,13 @@ describe('after a cycle', () => {
 
   it('behavior: an unknown txid is in neither template', async () => {
     const body = (await post('/v1/template/check', { txid: 'CD'.repeat(32), targetBlocks: 2 })).json();
-    expect(body).toMatchObject({ txid: 'cd'.repeat(32), inOptimizedTemplate: false, inBaselineTemplate: false, inMempoolSnapshot: false, projectedBlock: null });
+    expect(body).toMatchObject({
+      txid: 'cd'.repeat(32),
+      inOptimizedTemplate: false,
+      inBaselineTemplate: false,
+      inMempoolSnapshot: false,
+      projectedBlock: null,
+    });
   });
 
   it('default: batch-check answers one result per txid, in order', async () => {
@@ -74,10 +79,13 @@ describe('after a cycle', () => {
     expect(body.results.map((r: { txid: string }) => r.txid)).toEqual(txids);
   });
 
-  it.each([[[]], [Array.from({ length: 11 }, (_, i) => i.toString(16).padStart(64, '0'))], [['zz'.repeat(32)]]])('error: batch-check refuses %j', async (txids) => {
-    const res = await post('/v1/template/batch-check', { txids });
-    expect(res.statusCode).toBe(400);
-  });
+  it.each([[[]], [Array.from({ length: 11 }, (_, i) => i.toString(16).padStart(64, '0'))], [['zz'.repeat(32)]]])(
+    'error: batch-check refuses %j',
+    async (txids) => {
+      const res = await post('/v1/template/batch-check', { txids });
+      expect(res.statusCode).toBe(400);
+    },
+  );
 
   it('default: fee-ladder with no body uses 6 blocks; rungs are monotone', async () => {
     const body = (await post('/v1/template/fee-ladder')).json();
@@ -97,7 +105,12 @@ describe('after a cycle', () => {
     expect(body.txids.length).toBe(body.txCount);
     expect(body.weightLimit).toBe(4_000_000);
     expect(body.receipt.payload.optimized.txidsSha256).toBe(txidsDigest(body.txids));
-    expect(verifyReceipt({ payload: body.receipt.payload, signature: body.receipt.signature, publicKey: body.receipt.publicKey }, caps.optimizerCache.receipt.publicKey)).toBe(true);
+    expect(
+      verifyReceipt(
+        { payload: body.receipt.payload, signature: body.receipt.signature, publicKey: body.receipt.publicKey },
+        caps.optimizerCache.receipt.publicKey,
+      ),
+    ).toBe(true);
     const position = new Map<string, number>(body.txids.map((t: string, i: number) => [t, i]));
     for (const [txid, i] of position) {
       for (const parent of world.app.mempool.mirror.txs.get(txid)?.parents ?? []) {
@@ -112,21 +125,69 @@ describe('after a cycle', () => {
 
   it('default: capabilities carry every field of the spec, true to the running state', async () => {
     const caps = (await get('/v1/template/capabilities')).json();
-    for (const key of ['success', 'name', 'tagline', 'optimizer', 'optimizerCache', 'directCheckConfigured', 'directCheckMode', 'payment', 'pricingUsdc', 'whatBotsCanAsk', 'exposedSafely', 'notExposed', 'limits', 'jsonRpc', 'rest', 'examples', 'timestamp']) {
+    for (const key of [
+      'success',
+      'name',
+      'tagline',
+      'optimizer',
+      'optimizerCache',
+      'directCheckConfigured',
+      'directCheckMode',
+      'payment',
+      'pricingUsdc',
+      'whatBotsCanAsk',
+      'exposedSafely',
+      'notExposed',
+      'limits',
+      'jsonRpc',
+      'rest',
+      'examples',
+      'timestamp',
+    ]) {
       expect(caps, key).toHaveProperty(key);
     }
     const oc = caps.optimizerCache;
-    for (const key of ['enabled', 'configured', 'ready', 'source', 'mode', 'baseline', 'mempool', 'baselineComparison', 'cachedAt', 'cacheAgeMs', 'optimizedTxidCount', 'cacheIntervalSeconds', 'timeoutSeconds', 'request', 'cycleCount', 'lastError', 'lastStatus', 'refreshInProgress', 'lastDurationMs', 'lastTemplateSummary', 'receipt']) {
+    for (const key of [
+      'enabled',
+      'configured',
+      'ready',
+      'source',
+      'mode',
+      'baseline',
+      'mempool',
+      'baselineComparison',
+      'cachedAt',
+      'cacheAgeMs',
+      'optimizedTxidCount',
+      'cacheIntervalSeconds',
+      'timeoutSeconds',
+      'request',
+      'cycleCount',
+      'lastError',
+      'lastStatus',
+      'refreshInProgress',
+      'lastDurationMs',
+      'lastTemplateSummary',
+      'receipt',
+    ]) {
       expect(oc, key).toHaveProperty(key);
     }
-    expect(oc.baseline.summary).toMatchObject({ selectedTxCount: expect.any(Number), height: expect.any(Number), previousBlockHash: expect.any(String), weightLimit: 4_000_000, coinbaseValue: expect.any(Number) });
+    expect(oc.baseline.summary).toMatchObject({
+      selectedTxCount: expect.any(Number),
+      height: expect.any(Number),
+      previousBlockHash: expect.any(String),
+      weightLimit: 4_000_000,
+      coinbaseValue: expect.any(Number),
+    });
     expect(oc.request).toEqual({ use_optimizer: true, max_tx_count: 4000, min_fee_rate_sat_vb: 1, include_raw_hex: false });
     expect(oc.cycleCount).toBe(world.app.optimizer.service.cycleCount);
     expect(oc.mempool.size).toBe(world.app.mempool.mirror.txs.size);
     expect(oc.receipt).toMatchObject({ present: true, schema: 'bench-receipt/1', alg: 'Ed25519' });
     expect(caps.payment).toMatchObject({ customerApiKeys: false });
     expect(caps.limits).toMatchObject({ batchCheckMaxTxids: 10, streamTicketTtlSeconds: 600, customerAuth: 'x402 only' });
-    expect(caps.jsonRpc.methods.map((m: { method: string }) => m.method)).toEqual(expect.arrayContaining(['eth_blockNumber', 'svc_templateCheck', 'svc_feeLadder']));
+    expect(caps.jsonRpc.methods.map((m: { method: string }) => m.method)).toEqual(
+      expect.arrayContaining(['eth_blockNumber', 'svc_templateCheck', 'svc_feeLadder']),
+    );
     expect(caps.rest.endpoints.map((e: { path: string }) => e.path)).toContain('/v1/template/check');
     expect(Math.abs(caps.timestamp - Date.now())).toBeLessThan(60_000);
   });
@@ -141,7 +202,10 @@ describe('after a cycle', () => {
 
   it('default: cache-stats report the cycle phases and the templates against the bound', async () => {
     const stats = (await get('/v1/template/cache-stats')).json();
-    expect(stats.history[0]).toMatchObject({ status: 'ok', phasesMs: { snapshot: expect.any(Number), optimize: expect.any(Number), publish: expect.any(Number) } });
+    expect(stats.history[0]).toMatchObject({
+      status: 'ok',
+      phasesMs: { snapshot: expect.any(Number), optimize: expect.any(Number), publish: expect.any(Number) },
+    });
     const t = stats.cache.templates;
     expect(t.optimized.gapSat).toBeGreaterThanOrEqual(0);
     expect(t.optimized.feeSat).toBeGreaterThanOrEqual(t.nativeV31.feeSat);

@@ -34,7 +34,9 @@ async function main(): Promise<void> {
   const small = await startSimnet({ seed: 1, initialTxs: 1500 });
   const node = bitcoinNode(small.rpcUrl);
   const firstPool = await node.getRawMempoolVerbose();
-  console.log(`start-up (1,500 txs): ${ms(t0)} ms until getrawmempool true answered (${Object.keys(firstPool).length} entries; worker build ${small.startupMs} ms)`);
+  console.log(
+    `start-up (1,500 txs): ${ms(t0)} ms until getrawmempool true answered (${Object.keys(firstPool).length} entries; worker build ${small.startupMs} ms)`,
+  );
   await small.close();
 
   // 2. Adding `target` transactions.
@@ -59,13 +61,19 @@ async function main(): Promise<void> {
   clearInterval(probe);
   const addMs = ms(t0);
   const stats = await sim.control.stats();
-  console.log(`added ${added} txs in ${addMs} ms (${((addMs / added) * 1000).toFixed(0)} µs/tx); mempool ${stats.mempoolSize} txs, ${stats.mempoolVsize} vB; signing: ${stats.signingBackend}`);
-  console.log(`RPC latency while adding (getblockcount every 500 ms): max ${Math.max(...latencies)} ms, median ${latencies.sort((a, b) => a - b)[Math.floor(latencies.length / 2)]} ms`);
+  console.log(
+    `added ${added} txs in ${addMs} ms (${((addMs / added) * 1000).toFixed(0)} µs/tx); mempool ${stats.mempoolSize} txs, ${stats.mempoolVsize} vB; signing: ${stats.signingBackend}`,
+  );
+  console.log(
+    `RPC latency while adding (getblockcount every 500 ms): max ${Math.max(...latencies)} ms, median ${latencies.sort((a, b) => a - b)[Math.floor(latencies.length / 2)]} ms`,
+  );
 
   // 3. getrawmempool true at that size: right away (entry data partly cold), then again (cached).
   for (const label of ['first, right after adding', 'repeat (cached)']) {
     const r = await rawCall(sim.rpcUrl, 'getrawmempool', [true]);
-    console.log(`getrawmempool true ${label}: fetch+JSON.parse ${r.ms} ms, ${(r.bytes / 1e6).toFixed(1)} MB, ${Object.keys(r.result as object).length} entries`);
+    console.log(
+      `getrawmempool true ${label}: fetch+JSON.parse ${r.ms} ms, ${(r.bytes / 1e6).toFixed(1)} MB, ${Object.keys(r.result as object).length} entries`,
+    );
   }
   t0 = performance.now();
   const verbose = await big.getRawMempoolVerbose({ timeoutMs: 60_000 });

@@ -35,7 +35,16 @@ describe('determinism', () => {
   });
 
   it('args: seed — another seed gives other keys, blocks and transactions', async () => {
-    const base = { blockIntervalSec: 0, txPerSec: 0, startTime: 1_767_225_600, addressCount: 64, fundingUtxos: 500, historyBlocks: 1, historyTxsPerBlock: 10, initialTxs: 20 };
+    const base = {
+      blockIntervalSec: 0,
+      txPerSec: 0,
+      startTime: 1_767_225_600,
+      addressCount: 64,
+      fundingUtxos: 500,
+      historyBlocks: 1,
+      historyTxsPerBlock: 10,
+      initialTxs: 20,
+    };
     const [one, two] = await Promise.all([bootstrapSimulator({ ...base, seed: 1 }), bootstrapSimulator({ ...base, seed: 2 })]);
     expect(one.chain.blocks[1]!.hash).not.toBe(two.chain.blocks[1]!.hash);
     expect(one.wallet.addresses[0]!.address).not.toBe(two.wallet.addresses[0]!.address);

@@ -98,7 +98,13 @@ describe('simulated mempool', () => {
     expect(info.size).toBe(entries.length);
     expect(info.bytes).toBe(entries.reduce((s, e) => s + e.vsize, 0));
     expect(sats(info.total_fee!)).toBe(entries.reduce((s, e) => s + sats(e.fees.base), 0));
-    expect(info).toMatchObject({ limitclustercount: 64, limitclustersize: 101000, minrelaytxfee: 0.000001, incrementalrelayfee: 0.000001, maxmempool: 300000000 });
+    expect(info).toMatchObject({
+      limitclustercount: 64,
+      limitclustersize: 101000,
+      minrelaytxfee: 0.000001,
+      incrementalrelayfee: 0.000001,
+      maxmempool: 300000000,
+    });
     expect(typeof info.optimal).toBe('boolean');
     expect(info.usage).toBeGreaterThan(info.bytes);
   });

@@ -31,7 +31,13 @@ function graph(txs: Array<{ fee: number; weight: number; parents?: number[] }>):
 describe('mempool policy', () => {
   it('default: a CPFP pair forms one chunk and is mined parents-first before a middling tx', () => {
     // 0: low-fee parent (1 sat/vB), 1: its child (60 sat/vB), 2: independent at 20 sat/vB.
-    const r = runMempoolPolicy(graph([{ fee: 400, weight: 1600 }, { fee: 24_000, weight: 1600, parents: [0] }, { fee: 8_000, weight: 1600 }]));
+    const r = runMempoolPolicy(
+      graph([
+        { fee: 400, weight: 1600 },
+        { fee: 24_000, weight: 1600, parents: [0] },
+        { fee: 8_000, weight: 1600 },
+      ]),
+    );
     expect([...r.templateIndices]).toEqual([0, 1, 2]);
     expect(r.txChunkFeeSat[0]).toBe(24_400);
     expect(r.txChunkFeeSat[1]).toBe(24_400);
@@ -40,7 +46,12 @@ describe('mempool policy', () => {
   });
 
   it('behavior: a high-fee parent with a low-fee child keeps separate chunks', () => {
-    const r = runMempoolPolicy(graph([{ fee: 40_000, weight: 1000 }, { fee: 300, weight: 1000, parents: [0] }]));
+    const r = runMempoolPolicy(
+      graph([
+        { fee: 40_000, weight: 1000 },
+        { fee: 300, weight: 1000, parents: [0] },
+      ]),
+    );
     expect(r.txChunkFeeSat[0]).toBe(40_000);
     expect(r.txChunkFeeSat[1]).toBe(300);
   });

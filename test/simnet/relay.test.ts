@@ -54,7 +54,9 @@ describe('relay and replacement', () => {
     expect(cheap.conflictsWith).toEqual([original]);
     const test = await node.testMempoolAccept(cheap.hex);
     expect(test[0]).toMatchObject({ txid: cheap.txid, allowed: false, 'reject-reason': 'insufficient fee' });
-    expect(test[0]!['reject-details']).toMatch(new RegExp(`^insufficient fee, rejecting replacement ${cheap.txid}, less fees than conflicting txs; [0-9.]+ < [0-9.]+$`));
+    expect(test[0]!['reject-details']).toMatch(
+      new RegExp(`^insufficient fee, rejecting replacement ${cheap.txid}, less fees than conflicting txs; [0-9.]+ < [0-9.]+$`),
+    );
     const error = await client.command('sendrawtransaction', cheap.hex).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: -26 });
     expect((error as Error).message).toMatch(/^insufficient fee, rejecting replacement/);
@@ -110,7 +112,12 @@ describe('relay and replacement', () => {
     const r = (await node.testMempoolAccept(zero.hex))[0]!;
     expect(r).toMatchObject({ allowed: false, 'reject-reason': 'min relay fee not met' });
     const rich = await sim.control.createSpend({ fromTxid: original, feeRateSatVb: 20, kind: 'child' });
-    await expect(client.command('sendrawtransaction', rich.hex, 0.00001)).rejects.toMatchObject({ code: -25, message: 'Fee exceeds maximum configured by user (e.g. -maxtxfee, maxfeerate)' });
-    expect((await client.command('testmempoolaccept', [rich.hex], 0.00001)) as unknown[]).toMatchObject([{ allowed: false, 'reject-reason': 'max-fee-exceeded' }]);
+    await expect(client.command('sendrawtransaction', rich.hex, 0.00001)).rejects.toMatchObject({
+      code: -25,
+      message: 'Fee exceeds maximum configured by user (e.g. -maxtxfee, maxfeerate)',
+    });
+    expect((await client.command('testmempoolaccept', [rich.hex], 0.00001)) as unknown[]).toMatchObject([
+      { allowed: false, 'reject-reason': 'max-fee-exceeded' },
+    ]);
   });
 });

@@ -40,7 +40,11 @@ describe('rpc server', () => {
   });
 
   it('error: bad or missing credentials get 401 with an empty body', async () => {
-    const variants: Array<Record<string, string>> = [{}, { authorization: 'Basic ' + Buffer.from('simnet:wrong').toString('base64') }, { authorization: 'Bearer x' }];
+    const variants: Array<Record<string, string>> = [
+      {},
+      { authorization: 'Basic ' + Buffer.from('simnet:wrong').toString('base64') },
+      { authorization: 'Bearer x' },
+    ];
     for (const headers of variants) {
       const res = await post('{"id":1,"method":"getblockcount"}', headers);
       expect(res.status).toBe(401);
@@ -58,7 +62,12 @@ describe('rpc server', () => {
   });
 
   it('behavior: batches answer each element in order, errors included, with HTTP 200', async () => {
-    const answers = await client.command([{ method: 'getblockcount' }, { method: 'getbestblockhash' }, { method: 'nosuchmethod' }, { method: 'getblockhash', parameters: [0] }]);
+    const answers = await client.command([
+      { method: 'getblockcount' },
+      { method: 'getbestblockhash' },
+      { method: 'nosuchmethod' },
+      { method: 'getblockhash', parameters: [0] },
+    ]);
     expect(answers[0]).toBe(await node.getBlockCount());
     expect(answers[1]).toBe(await node.getBestBlockHash());
     expect(answers[2]).toMatchObject({ code: -32601 });
@@ -79,7 +88,10 @@ describe('rpc server', () => {
     expect((await post('{"id":1}')).status).toBe(400);
     expect(JSON.parse((await post('{"id":1,"method":5}')).text).error.message).toBe('Method must be a string');
     expect(JSON.parse((await post('{"id":1,"method":"getblockcount","params":"x"}')).text).error.code).toBe(-32600);
-    await expect(client.command('getblockhash', 'abc')).rejects.toMatchObject({ code: -3, message: 'JSON value of type string is not of expected type number' });
+    await expect(client.command('getblockhash', 'abc')).rejects.toMatchObject({
+      code: -3,
+      message: 'JSON value of type string is not of expected type number',
+    });
     await expect(client.command('getblockhash', -1)).rejects.toMatchObject({ code: -8, message: 'Block height out of range' });
     await expect(client.command('getblockhash')).rejects.toMatchObject({ code: -1 });
     await expect(client.command('getblockcount', 1)).rejects.toMatchObject({ code: -1 });
@@ -101,7 +113,10 @@ describe('rpc server', () => {
     expect(JSON.parse(err.text)).toEqual({ jsonrpc: '2.0', error: { code: -32601, message: 'Method not found' }, id: 4 });
     const notification = await post('{"jsonrpc":"2.0","method":"getblockcount"}');
     expect(notification.status).toBe(204);
-    expect(JSON.parse((await post('{"id":1,"method":"getblockhash","params":{"hight":0}}')).text).error).toEqual({ code: -8, message: 'Unknown named parameter hight' });
+    expect(JSON.parse((await post('{"id":1,"method":"getblockhash","params":{"hight":0}}')).text).error).toEqual({
+      code: -8,
+      message: 'Unknown named parameter hight',
+    });
   });
 
   it('behavior: Esplora and scantxoutset agree on confirmed balances; mempool activity shows in mempool_stats', async () => {
@@ -117,7 +132,12 @@ describe('rpc server', () => {
       expect(sats(scan.total_amount)).toBe(confirmed);
       expect(confirmed).toBe(a.confirmedSat);
       expect(info.mempool_stats!.funded_txo_sum).toBe(a.unconfirmedSat);
-      const utxos = (await (await fetch(`${sim.esploraUrl}/address/${a.address}/utxo`)).json()) as Array<{ txid: string; vout: number; value: number; status: { confirmed: boolean; block_height?: number } }>;
+      const utxos = (await (await fetch(`${sim.esploraUrl}/address/${a.address}/utxo`)).json()) as Array<{
+        txid: string;
+        vout: number;
+        value: number;
+        status: { confirmed: boolean; block_height?: number };
+      }>;
       const confirmedUtxos = utxos.filter((u) => u.status.confirmed);
       for (const u of confirmedUtxos) {
         expect(scan.unspents.some((x) => x.txid === u.txid && x.vout === u.vout && x.height === u.status.block_height)).toBe(true);

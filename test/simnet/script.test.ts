@@ -22,8 +22,12 @@ describe('descriptors', () => {
   it('behavior: addr()/raw() round-trip through scripts; inferred descriptors carry checksums', () => {
     const p2wpkh = hex('0014751e76e8199196d454941c45d1b3a323f1433bd6');
     expect(scriptAddress(p2wpkh)).toBe('bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080');
-    expect(Buffer.from(descriptorScript('addr(bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080)')).toString('hex')).toBe('0014751e76e8199196d454941c45d1b3a323f1433bd6');
-    expect(inferDescriptor(p2wpkh)).toBe(`addr(bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080)#${descriptorChecksum('addr(bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080)')}`);
+    expect(Buffer.from(descriptorScript('addr(bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080)')).toString('hex')).toBe(
+      '0014751e76e8199196d454941c45d1b3a323f1433bd6',
+    );
+    expect(inferDescriptor(p2wpkh)).toBe(
+      `addr(bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080)#${descriptorChecksum('addr(bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080)')}`,
+    );
     expect(inferDescriptor(hex('6a0401020304'))).toMatch(/^raw\(6a0401020304\)#[a-z0-9]{8}$/);
   });
 
@@ -38,7 +42,11 @@ describe('descriptors', () => {
 describe('scripts', () => {
   it('default: output types and asm as Core prints them', () => {
     const cases: Array<[string, string, string]> = [
-      ['76a91411b366edfc0a8b66feebae5c2e25a7b6a5d1cf3188ac', 'pubkeyhash', 'OP_DUP OP_HASH160 11b366edfc0a8b66feebae5c2e25a7b6a5d1cf31 OP_EQUALVERIFY OP_CHECKSIG'],
+      [
+        '76a91411b366edfc0a8b66feebae5c2e25a7b6a5d1cf3188ac',
+        'pubkeyhash',
+        'OP_DUP OP_HASH160 11b366edfc0a8b66feebae5c2e25a7b6a5d1cf31 OP_EQUALVERIFY OP_CHECKSIG',
+      ],
       ['a9148b530b962725af3bb7c818f197c619db3f71495087', 'scripthash', 'OP_HASH160 8b530b962725af3bb7c818f197c619db3f714950 OP_EQUAL'],
       ['0014751e76e8199196d454941c45d1b3a323f1433bd6', 'witness_v0_keyhash', '0 751e76e8199196d454941c45d1b3a323f1433bd6'],
       ['5120' + '11'.repeat(32), 'witness_v1_taproot', `1 ${'11'.repeat(32)}`],
@@ -68,7 +76,12 @@ describe('scripts', () => {
     expect(dustThresholdSat(hex('6a00'))).toBe(0);
     const p2pkhOut = { valueSat: 1000, script: hex('76a91411b366edfc0a8b66feebae5c2e25a7b6a5d1cf3188ac') };
     const p2wpkhPrev = { valueSat: 5000, script: hex('0014751e76e8199196d454941c45d1b3a323f1433bd6') };
-    const tx = { version: 2, lockTime: 0, inputs: [{ txid: '11'.repeat(32), vout: 0, scriptSig: new Uint8Array(), sequence: 0, witness: [new Uint8Array(72), new Uint8Array(33)] }], outputs: [p2pkhOut] };
+    const tx = {
+      version: 2,
+      lockTime: 0,
+      inputs: [{ txid: '11'.repeat(32), vout: 0, scriptSig: new Uint8Array(), sequence: 0, witness: [new Uint8Array(72), new Uint8Array(33)] }],
+      outputs: [p2pkhOut],
+    };
     // 1 legacy sigop in the P2PKH output (× 4) + 1 witness sigop for the P2WPKH input.
     expect(transactionSigOpCost(tx, [p2wpkhPrev])).toBe(5);
   });

@@ -74,7 +74,10 @@ describe('signing', () => {
 
   it('behavior: our signatures verify against our digests and the committed keys', () => {
     const { inputs, tx } = spendAllTypes();
-    const cache = new SighashCache(tx, inputs.map((i) => i.prevout));
+    const cache = new SighashCache(
+      tx,
+      inputs.map((i) => i.prevout),
+    );
     inputs.forEach((input, index) => {
       const owner = input.owner;
       const txin = tx.inputs[index]!;
@@ -94,7 +97,10 @@ describe('signing', () => {
 
   it('behavior: digests equal @scure/btc-signer’s (its signatures verify against them)', () => {
     const { inputs, tx } = spendAllTypes();
-    const cache = new SighashCache(tx, inputs.map((i) => i.prevout));
+    const cache = new SighashCache(
+      tx,
+      inputs.map((i) => i.prevout),
+    );
     const other = new Transaction({ version: 2, lockTime: 150, allowLegacyWitnessUtxo: true, allowUnknownOutputs: true });
     for (const input of inputs) {
       other.addInput({

@@ -8,12 +8,15 @@ describe('PeriodicTask', () => {
     let runs = 0;
     let inFlight = 0;
     let maxInFlight = 0;
-    const task = new PeriodicTask(async () => {
-      runs++;
-      maxInFlight = Math.max(maxInFlight, ++inFlight);
-      await tick(2);
-      inFlight--;
-    }, () => 0);
+    const task = new PeriodicTask(
+      async () => {
+        runs++;
+        maxInFlight = Math.max(maxInFlight, ++inFlight);
+        await tick(2);
+        inFlight--;
+      },
+      () => 0,
+    );
     task.start();
     task.start();
     await vi.waitFor(() => expect(runs).toBeGreaterThanOrEqual(3), { timeout: 5000 });
@@ -28,11 +31,14 @@ describe('PeriodicTask', () => {
   it('behavior: a stop that lands during a run arms no further run; a failing run does not end the schedule', async () => {
     let runs = 0;
     let release!: () => void;
-    const task = new PeriodicTask(() => {
-      runs++;
-      if (runs === 1) return Promise.reject(new Error('node down'));
-      return new Promise<void>((r) => (release = r));
-    }, () => 1);
+    const task = new PeriodicTask(
+      () => {
+        runs++;
+        if (runs === 1) return Promise.reject(new Error('node down'));
+        return new Promise<void>((r) => (release = r));
+      },
+      () => 1,
+    );
     task.start();
     await vi.waitFor(() => expect(runs).toBe(2), { timeout: 5000 });
     task.stop();

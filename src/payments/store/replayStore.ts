@@ -20,9 +20,7 @@ export interface CachedResponse {
   bodyEncoding: 'utf8' | 'base64';
 }
 
-export type IdempotencyRecord =
-  | { state: 'pending'; fingerprint: string }
-  | { state: 'done'; fingerprint: string; response: CachedResponse };
+export type IdempotencyRecord = { state: 'pending'; fingerprint: string } | { state: 'done'; fingerprint: string; response: CachedResponse };
 
 export interface ReplayStore {
   readonly kind: 'memory' | 'sqlite' | 'redis';

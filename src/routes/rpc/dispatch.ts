@@ -91,9 +91,15 @@ export async function planRpc(text: string, registry: ReadonlyMap<string, RpcMet
   }
   const batch = Array.isArray(body);
   const elements: unknown[] = Array.isArray(body) ? body : [body];
-  if (batch && elements.length === 0) return { batch: false, calls: [{ id: null, error: new InvalidRequestRpcError('empty batch') }], priceUsd: 0, methods: [] };
+  if (batch && elements.length === 0)
+    return { batch: false, calls: [{ id: null, error: new InvalidRequestRpcError('empty batch') }], priceUsd: 0, methods: [] };
   if (elements.length > batchMax) {
-    return { batch: false, calls: [{ id: null, error: new InvalidRequestRpcError(`batch of ${elements.length} calls exceeds the limit of ${batchMax}`) }], priceUsd: 0, methods: [] };
+    return {
+      batch: false,
+      calls: [{ id: null, error: new InvalidRequestRpcError(`batch of ${elements.length} calls exceeds the limit of ${batchMax}`) }],
+      priceUsd: 0,
+      methods: [],
+    };
   }
   const calls = await Promise.all(elements.map((e) => planOne(e, registry, ctx)));
   let priceUsd = 0;
@@ -131,5 +137,9 @@ export async function executeRpc(plan: RpcPlan, ctx: RpcContext): Promise<RpcAns
 }
 
 function errorResponse(id: JsonRpcId, error: JsonRpcError) {
-  return { jsonrpc: '2.0', id, error: error.data === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, data: error.data } };
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: error.data === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, data: error.data },
+  };
 }

@@ -4,7 +4,10 @@ import { defineRpcMethod } from './rpcMethod.js';
 import { evmTransaction } from './evmShapes.js';
 
 /** A 32-byte hash, with or without `0x`. */
-const Hash = z.string().transform((s) => (s.startsWith('0x') ? s.slice(2) : s)).pipe(Txid);
+const Hash = z
+  .string()
+  .transform((s) => (s.startsWith('0x') ? s.slice(2) : s))
+  .pipe(Txid);
 
 /**
  * `eth_getTransactionByHash [txid]` → a Bitcoin transaction in EVM shape, or null when the node does

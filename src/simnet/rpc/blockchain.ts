@@ -109,7 +109,8 @@ export const blockchainMethods: MethodTable = {
       { name: 'blockhash', type: 'string', required: true },
       { name: 'verbosity', type: 'verbosity' },
     ],
-    description: 'If verbosity is 0, returns a string that is serialized, hex-encoded data for block. 1: an object; 2: with transaction data and fees; 3: with prevouts.',
+    description:
+      'If verbosity is 0, returns a string that is serialized, hex-encoded data for block. 1: an object; 2: with transaction data and fees; 3: with prevouts.',
     run: ([hash, verbosityParam], sim) => {
       const block = findBlock(sim.chain, hash);
       const verbosity = parseVerbosity(verbosityParam, 1);

@@ -43,7 +43,14 @@ function blockTemplate(sim: Simulator, request: Record<string, unknown> | undefi
         weight: e.tx.weight,
       };
     });
-    const commitment = witnessCommitmentHex(buildCoinbase(height, 0, new Uint8Array([0x51]), order.map((idx) => view.entries[idx]!.tx.wtxid)));
+    const commitment = witnessCommitmentHex(
+      buildCoinbase(
+        height,
+        0,
+        new Uint8Array([0x51]),
+        order.map((idx) => view.entries[idx]!.tx.wtxid),
+      ),
+    );
     return { transactions: new RawJson(stringifyCore(transactions)), coinbasevalue: blockSubsidySat(height) + fees, commitment };
   });
   return {
@@ -111,7 +118,9 @@ export const miningMethods: MethodTable = {
       }
       const mode: EstimateMode = m === 'conservative' ? 'conservative' : 'economical';
       const estimate = sim.estimator.estimate(t, mode, sim.currentView());
-      return estimate.feeRateSatKvb === undefined ? { errors: estimate.errors, blocks: estimate.blocks } : { feerate: new Btc(estimate.feeRateSatKvb), blocks: estimate.blocks };
+      return estimate.feeRateSatKvb === undefined
+        ? { errors: estimate.errors, blocks: estimate.blocks }
+        : { feerate: new Btc(estimate.feeRateSatKvb), blocks: estimate.blocks };
     },
   },
 };

@@ -44,7 +44,9 @@ function getRawTransaction(sim: Simulator, txidParam: unknown, verbosityParam: u
   if (!entry && (!located || (inBlock !== undefined && located.block.hash !== inBlock))) {
     throw new RpcError(
       RPC_ERROR.INVALID_ADDRESS_OR_KEY,
-      inBlock !== undefined ? 'No such transaction found in the provided block. Use gettransaction for wallet transactions.' : 'No such mempool or blockchain transaction. Use gettransaction for wallet transactions.',
+      inBlock !== undefined
+        ? 'No such transaction found in the provided block. Use gettransaction for wallet transactions.'
+        : 'No such mempool or blockchain transaction. Use gettransaction for wallet transactions.',
     );
   }
   const tx = entry ? entry.tx : located!.block.txs[located!.index]!;

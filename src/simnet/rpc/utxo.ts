@@ -17,7 +17,12 @@ import type { MethodTable } from './rpcMethod.js';
 /** Scripts named by `scanobjects` (strings or `{ desc }` objects). @throws RpcError -5 / -8 */
 function scanScripts(scanobjects: unknown[]): Uint8Array[] {
   return scanobjects.map((obj) => {
-    const desc = typeof obj === 'string' ? obj : obj && typeof obj === 'object' && typeof (obj as { desc?: unknown }).desc === 'string' ? (obj as { desc: string }).desc : undefined;
+    const desc =
+      typeof obj === 'string'
+        ? obj
+        : obj && typeof obj === 'object' && typeof (obj as { desc?: unknown }).desc === 'string'
+          ? (obj as { desc: string }).desc
+          : undefined;
     if (desc === undefined) throw new RpcError(RPC_ERROR.INVALID_PARAMETER, 'Scan object needs to be either a string or an object');
     try {
       return descriptorScript(desc);
