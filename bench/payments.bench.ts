@@ -35,7 +35,8 @@ import { createVerifier } from '../src/payments/verify.js';
 
 const PAY_TO = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
 const ENV = { PAY_TO, X402_NETWORKS: 'eip155:8453,eip155:137,eip155:42161,eip155:480', LOG_LEVEL: 'silent' };
-const PRICES = { 'GET /health': 0, 'GET /v1/block-height': 0.001 };
+/** Route prices, in each route's config as the registry's routes carry them (src/api/routes.ts). */
+const priced = (key: string, priceUsd: number) => ({ config: { payment: { key, priceUsd } } });
 const TYPES = TRANSFER_WITH_AUTHORIZATION_TYPES;
 
 interface NativeSign {
@@ -176,15 +177,14 @@ async function benchApp(dataDir: string) {
   const app = Fastify({ logger: false });
   await app.register(paymentsPlugin, {
     config: loadConfig({ ...ENV, DATA_DIR: dataDir, X402_ALLOW_UNSETTLED: '1' }),
-    prices: PRICES,
     ...(process.env.BENCH_STORE === 'memory' ? { store: 'memory' as const } : {}),
   });
   const cached = JSON.stringify({ success: true, height: 875_000, hex: '0xd59f8' });
-  app.get('/health', async (_req, reply) => reply.type('application/json').send('{"success":true,"status":"ok"}'));
-  app.get('/v1/block-height', async (_req, reply) => reply.type('application/json').send(cached));
+  app.get('/health', priced('GET /health', 0), async (_req, reply) => reply.type('application/json').send('{"success":true,"status":"ok"}'));
+  app.get('/v1/block-height', priced('GET /v1/block-height', 0.001), async (_req, reply) => reply.type('application/json').send(cached));
   // CPU time of this process, so the run can report server CPU per request (the load generator
   // shares the machine's cores; CPU per request is what bounds one process on its own core).
-  app.get('/bench/cpu', async () => process.cpuUsage());
+  app.get('/bench/cpu', priced('GET /bench/cpu', 0), async () => process.cpuUsage());
   return app;
 }
 

@@ -4,6 +4,7 @@
  * both agree). `src/main.ts` is the only caller that passes `process.env`.
  */
 import { z } from 'zod';
+import { firstIssue } from './util/zodIssue.js';
 
 const bool = z.enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off']).transform((v) => v === '1' || v === 'true' || v === 'yes' || v === 'on');
 
@@ -224,7 +225,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   }
   const parsed = schema.safeParse(input);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
+    const issue = firstIssue(parsed.error);
     const variable = String(issue.path[0] ?? 'environment');
     throw new ConfigError(variable, `invalid ${variable}: ${issue.message}`);
   }

@@ -21,6 +21,7 @@ export const Errors = define({
   BODY_TOO_LARGE: createError('BODY_TOO_LARGE', 'Request body is larger than %s bytes', 413),
   UNSUPPORTED_MEDIA_TYPE: createError('UNSUPPORTED_MEDIA_TYPE', 'Unsupported content type: %s (send application/json)', 415),
   NOT_FOUND: createError('NOT_FOUND', 'No route %s %s', 404),
+  METHOD_NOT_ALLOWED: createError('METHOD_NOT_ALLOWED', '%s is not allowed on %s', 405),
 
   // --- Bitcoin data (404, 422) ---
   TX_NOT_FOUND: createError('TX_NOT_FOUND', 'Transaction %s is not known to the node', 404),
@@ -43,7 +44,7 @@ export const Errors = define({
   PAYMENT_ID_CONFLICT: createError('PAYMENT_ID_CONFLICT', 'Payment identifier %s was already used with another payment or request', 409),
   PAYMENT_IN_PROGRESS: createError('PAYMENT_IN_PROGRESS', 'A request with payment identifier %s is still being processed; retry shortly', 409),
   PAYMENT_STORE_UNAVAILABLE: createError('PAYMENT_STORE_UNAVAILABLE', 'Payment replay store unavailable: %s', 503),
-  PAYMENT_ROUTE_UNPRICED: createError('PAYMENT_ROUTE_UNPRICED', 'Route %s has no price in src/payments/prices.ts', 500),
+  PAYMENT_ROUTE_UNPRICED: createError('PAYMENT_ROUTE_UNPRICED', 'Route %s has no price: declare it in the registry (src/api/)', 500),
 
   // --- server ---
   INTERNAL: createError('INTERNAL', 'Internal error', 500),

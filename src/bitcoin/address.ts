@@ -7,7 +7,7 @@
 import { Address, NETWORK, OutScript, TEST_NETWORK } from '@scure/btc-signer';
 import { hex } from '@scure/base';
 import { Errors } from '../errors.js';
-import type { NetworkName } from '../node/bitcoinNode.js';
+import type { NetworkName } from './network.js';
 
 type BtcNetwork = typeof NETWORK;
 
@@ -29,7 +29,9 @@ const FAMILY: Array<{ label: string; params: BtcNetwork }> = [
   { label: 'regtest', params: REGTEST },
 ];
 
-export type AddressType = 'p2pkh' | 'p2sh' | 'p2wpkh' | 'p2wsh' | 'p2tr' | 'witness_unknown';
+export const ADDRESS_TYPES = ['p2pkh', 'p2sh', 'p2wpkh', 'p2wsh', 'p2tr', 'witness_unknown'] as const;
+
+export type AddressType = (typeof ADDRESS_TYPES)[number];
 
 export interface ParsedAddress {
   address: string;
@@ -46,11 +48,6 @@ const TYPE_NAMES: Record<string, AddressType> = {
   tr: 'p2tr',
   unknown: 'witness_unknown',
 };
-
-/** Is this a plausible network name from `getblockchaininfo`? */
-export function isNetworkName(chain: string): chain is NetworkName {
-  return chain in PARAMS;
-}
 
 function tryDecode(address: string, params: BtcNetwork): ParsedAddress | undefined {
   try {

@@ -8,6 +8,7 @@
  *   is unavailable.
  * Both are returned so the caller sees the disagreement, with the one used named in `source`.
  */
+import { btcPerKvbToSatVb } from '../bitcoin/units.js';
 import { round } from '../util/round.js';
 import type { ProjectedFeeRate } from './projectedFeeRate.js';
 
@@ -26,11 +27,6 @@ export interface FeeEstimate {
   derivation: string;
   estimateSmartFee: { feeRateSatVb: number | null; blocks: number | null; mode: string; errors: string[]; raw: SmartFeeAnswer | null };
   mempoolProjection: ProjectedFeeRate | null;
-}
-
-/** BTC/kvB → sat/vB */
-export function btcPerKvbToSatVb(rate: number): number {
-  return rate * 1e5;
 }
 
 /**

@@ -41,19 +41,22 @@ function histogram(sample: FeeRateSample, levels: readonly number[]): FeeBucket[
     cumulativeVsize: 0,
   }));
   const { rates, vsizes, fees } = sample;
+  // Rates descend, so the bucket index only ever moves down.
   let b = buckets.length - 1;
   for (let i = 0; i < sample.count; i++) {
-    const rate = rates[i]!;
-    while (b > 0 && rate < buckets[b]!.minFeeRateSatVb) b--;
-    const bucket = buckets[b]!;
+    const rate = rates[i] ?? 0;
+    while (b > 0 && rate < (buckets[b]?.minFeeRateSatVb ?? 0)) b--;
+    const bucket = buckets[b];
+    if (!bucket) break;
     bucket.count += 1;
-    bucket.vsize += vsizes[i]!;
-    bucket.feeSat += fees[i]!;
+    bucket.vsize += vsizes[i] ?? 0;
+    bucket.feeSat += fees[i] ?? 0;
   }
+  buckets.reverse();
   let cumulative = 0;
-  for (let i = buckets.length - 1; i >= 0; i--) {
-    cumulative += buckets[i]!.vsize;
-    buckets[i]!.cumulativeVsize = cumulative;
+  for (const bucket of buckets) {
+    cumulative += bucket.vsize;
+    bucket.cumulativeVsize = cumulative;
   }
-  return buckets.reverse();
+  return buckets;
 }

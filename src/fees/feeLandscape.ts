@@ -6,11 +6,12 @@
  * transactions). `clear` (< 1 block: the next block will not be full), `normal` (1–3),
  * `busy` (3–10), `congested` (10–50), `severe` (≥ 50).
  */
+import { MAX_BLOCK_WEIGHT_WU, WITNESS_SCALE_FACTOR } from '../bitcoin/consensus.js';
 import { round } from '../util/round.js';
 import { memoized, type FeeRateSample } from './feeRateSample.js';
 
 /** Virtual bytes one block holds (4,000,000 WU ÷ 4). */
-export const BLOCK_VSIZE = 1_000_000;
+export const BLOCK_VSIZE = MAX_BLOCK_WEIGHT_WU / WITNESS_SCALE_FACTOR;
 
 export type CongestionLevel = 'clear' | 'normal' | 'busy' | 'congested' | 'severe';
 
@@ -57,17 +58,18 @@ function percentiles(sample: FeeRateSample): Percentiles {
   const n = sample.count;
   if (n === 0) return out as Percentiles;
   const { rates, vsizes } = sample;
-  out.max = round(rates[0]!);
-  out.min = round(rates[n - 1]!);
+  out.max = round(rates[0] ?? 0);
+  out.min = round(rates[n - 1] ?? 0);
   // Walk from the cheapest end, where percentile 0 sits.
   let below = 0;
   let next = 0;
-  for (let i = n - 1; i >= 0 && next < PERCENTILES.length; i--) {
-    below += vsizes[i]!;
-    while (next < PERCENTILES.length && below >= (PERCENTILES[next]! / 100) * sample.vsize) {
-      out[`p${PERCENTILES[next]!}`] = round(rates[i]!);
+  for (let i = n - 1; i >= 0; i--) {
+    below += vsizes[i] ?? 0;
+    for (let p = PERCENTILES[next]; p !== undefined && below >= (p / 100) * sample.vsize; p = PERCENTILES[next]) {
+      out[`p${p}`] = round(rates[i] ?? 0);
       next++;
     }
+    if (next === PERCENTILES.length) break;
   }
   return out as Percentiles;
 }

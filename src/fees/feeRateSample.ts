@@ -37,8 +37,7 @@ export function feeRateSample(points: readonly FeeRatePoint[]): FeeRateSample {
   const rates = new Float64Array(n);
   const vsizes = new Float64Array(n);
   const fees = new Float64Array(n);
-  for (let i = 0; i < n; i++) {
-    const p = points[i]!;
+  for (const [i, p] of points.entries()) {
     rates[i] = p.feeRateSatVb;
     vsizes[i] = p.vsize;
     fees[i] = p.feeSat;
@@ -53,13 +52,15 @@ export function feeRateSampleOf(rates: Float64Array, vsizes: Float64Array, fees:
   const sorted = { rates: new Float64Array(n), vsizes: new Float64Array(n), fees: new Float64Array(n), cumulativeVsize: new Float64Array(n) };
   let vsize = 0;
   let feeSat = 0;
-  for (let k = 0; k < n; k++) {
-    const i = order[k]!;
-    sorted.rates[k] = rates[i]!;
-    sorted.vsizes[k] = vsizes[i]!;
-    sorted.fees[k] = fees[i]!;
-    vsize += vsizes[i]!;
-    feeSat += fees[i]!;
+  // Typed-array reads below are in range by construction (`?? 0` only satisfies the compiler).
+  for (const [k, i] of order.entries()) {
+    const v = vsizes[i] ?? 0;
+    const f = fees[i] ?? 0;
+    sorted.rates[k] = rates[i] ?? 0;
+    sorted.vsizes[k] = v;
+    sorted.fees[k] = f;
+    vsize += v;
+    feeSat += f;
     sorted.cumulativeVsize[k] = vsize;
   }
   return { count: n, vsize, feeSat, ...sorted, memo: new Map() };
@@ -77,7 +78,7 @@ export function indexAtDepth(sample: FeeRateSample, vsize: number): number {
   let hi = sample.count;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (sample.cumulativeVsize[mid]! >= vsize) hi = mid;
+    if ((sample.cumulativeVsize[mid] ?? 0) >= vsize) hi = mid;
     else lo = mid + 1;
   }
   return lo;
@@ -89,10 +90,10 @@ export function vsizeAbove(sample: FeeRateSample, rate: number): number {
   let hi = sample.count;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (sample.rates[mid]! > rate) lo = mid + 1;
+    if ((sample.rates[mid] ?? 0) > rate) lo = mid + 1;
     else hi = mid;
   }
-  return lo === 0 ? 0 : sample.cumulativeVsize[lo - 1]!;
+  return lo === 0 ? 0 : (sample.cumulativeVsize[lo - 1] ?? 0);
 }
 
 const INDEX_BITS = 20n;
@@ -109,15 +110,20 @@ function descendingOrder(rates: Float64Array): Uint32Array {
   const n = rates.length;
   const order = new Uint32Array(n);
   let packable = n <= Number(INDEX_MASK) + 1;
-  for (let i = 0; i < n && packable; i++) if (!(rates[i]! >= 0) || Object.is(rates[i], -0)) packable = false;
+  for (const rate of rates) {
+    if (!(rate >= 0) || Object.is(rate, -0)) {
+      packable = false;
+      break;
+    }
+  }
   if (!packable) {
     for (let i = 0; i < n; i++) order[i] = i;
-    return order.sort((a, b) => rates[b]! - rates[a]! || a - b);
+    return order.sort((a, b) => (rates[b] ?? 0) - (rates[a] ?? 0) || a - b);
   }
   const bits = new BigUint64Array(rates.buffer, rates.byteOffset, n);
   const keys = new BigUint64Array(n);
-  for (let i = 0; i < n; i++) keys[i] = (bits[i]! & KEY_MASK) | BigInt(i);
+  for (const [i, b] of bits.entries()) keys[i] = (b & KEY_MASK) | BigInt(i);
   keys.sort();
-  for (let k = 0; k < n; k++) order[n - 1 - k] = Number(keys[k]! & INDEX_MASK);
+  for (const [k, key] of keys.entries()) order[n - 1 - k] = Number(key & INDEX_MASK);
   return order;
 }

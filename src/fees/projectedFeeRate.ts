@@ -6,10 +6,7 @@
  */
 import { round } from '../util/round.js';
 import { indexAtDepth, type FeeRateSample } from './feeRateSample.js';
-import { BLOCK_VSIZE } from './feeLandscape.js';
-
-/** vsize of transactions per block after Core's 8,000 WU coinbase reservation. */
-export const BLOCK_TX_VSIZE = BLOCK_VSIZE - 2_000;
+import { BLOCK_TX_VSIZE } from '../bitcoin/consensus.js';
 
 export interface ProjectedFeeRate {
   /** sat/vB */
@@ -25,13 +22,13 @@ export interface ProjectedFeeRate {
 export function projectedFeeRate(sample: FeeRateSample, blocks: number, floorSatVb: number): ProjectedFeeRate {
   const capacity = blocks * BLOCK_TX_VSIZE;
   const i = indexAtDepth(sample, capacity);
-  if (i < sample.count) {
-    const txRate = sample.rates[i]!;
+  const txRate = sample.rates[i];
+  if (txRate !== undefined) {
     const rate = Math.max(floorSatVb, ceilTo(txRate, 0.1));
     return {
       feeRateSatVb: round(rate),
       competitive: true,
-      vsizeAhead: sample.cumulativeVsize[i]!,
+      vsizeAhead: sample.cumulativeVsize[i] ?? 0,
       derivation: `mempool sorted by effective fee rate; ${blocks} block(s) of ${BLOCK_TX_VSIZE.toLocaleString('en-US')} vB end at a tx paying ${round(txRate)} sat/vB; rounded up to 0.1, floor ${round(floorSatVb)}`,
     };
   }

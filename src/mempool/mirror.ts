@@ -11,7 +11,9 @@
  */
 import { EventEmitter } from 'node:events';
 import type { FastifyBaseLogger } from 'fastify';
-import { btcToSats, type BitcoinNode } from '../node/bitcoinNode.js';
+import { BYTES_PER_SIGOP, WITNESS_SCALE_FACTOR } from '../bitcoin/consensus.js';
+import { btcToSats } from '../bitcoin/units.js';
+import type { BitcoinNode } from '../node/bitcoinNode.js';
 import type { BlockVerbose1, MempoolEntry, MempoolInfo } from '../node/schemas.js';
 import { decodeInputs } from './decodeInputs.js';
 import { PeriodicTask } from '../util/periodicTask.js';
@@ -78,8 +80,6 @@ export interface MempoolMirrorOptions {
 const MAX_BLOCK_WALK = 10;
 /** Raw transactions decoded between two turns of the event loop. */
 const DECODE_SLICE = 500;
-/** Core's -bytespersigop default: sigop-adjusted weight = max(weight, sigop cost × 20) (policy/policy.cpp). */
-const BYTES_PER_SIGOP_WU = 20;
 
 export class MempoolMirror extends EventEmitter<{ diff: [MempoolDiff] }> {
   readonly txs = new Map<string, MirrorTx>();
@@ -228,7 +228,8 @@ export class MempoolMirror extends EventEmitter<{ diff: [MempoolDiff] }> {
     for (const txid of this.txs.keys()) if (!current.has(txid)) removedIds.push(txid);
     const replacedNow = new Map<string, string>();
     for (const txid of removedIds) {
-      const tx = this.txs.get(txid)!;
+      const tx = this.txs.get(txid);
+      if (!tx) continue;
       const block = blocks.find((b) => b.txids.has(txid));
       if (block) {
         removed.push({ tx, reason: 'confirmed', blockHeight: block.height });
@@ -327,10 +328,9 @@ export class MempoolMirror extends EventEmitter<{ diff: [MempoolDiff] }> {
     const out = new Map<string, string[] | null>();
     if (wanted.length === 0) return out;
     const raws = await this.node.getRawTransactionsHex(wanted);
-    for (let k = 0; k < wanted.length; k++) {
+    for (const [k, txid] of wanted.entries()) {
       // Decoding is CPU work (~25 µs a tx): let requests through between slices of a large backlog.
       if (k > 0 && k % DECODE_SLICE === 0) await new Promise<void>((resolve) => setImmediate(resolve));
-      const txid = wanted[k]!;
       const raw = raws.get(txid);
       let outpoints: string[] | null = null;
       if (raw !== undefined) {
@@ -372,6 +372,6 @@ export function toMirrorTx(txid: string, e: MempoolEntry): MirrorTx {
  */
 function sigopCostLowerBound(e: MempoolEntry): number {
   const adjusted = Math.max(e.vsize, e.vsize_adjusted ?? 0);
-  if (e.weight === undefined || adjusted <= Math.ceil(e.weight / 4)) return 0;
-  return Math.ceil((adjusted * 4) / BYTES_PER_SIGOP_WU);
+  if (e.weight === undefined || adjusted <= Math.ceil(e.weight / WITNESS_SCALE_FACTOR)) return 0;
+  return Math.ceil((adjusted * WITNESS_SCALE_FACTOR) / BYTES_PER_SIGOP);
 }

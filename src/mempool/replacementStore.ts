@@ -2,8 +2,9 @@
  * Durable, bounded history of RBF replacements seen in the node's mempool: SQLite in the data
  * directory (WAL), so the history survives a restart. The oldest events are dropped past `maxEvents`.
  */
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { z } from 'zod';
+import { openSqlite, type SqliteDatabase } from '../storage/sqlite.js';
 
 export interface ReplacementSide {
   txid: string;
@@ -24,11 +25,33 @@ export interface ReplacementEvent {
   evictedDescendants: string[];
 }
 
+export const REPLACEMENTS_DB_FILE = 'replacements.sqlite';
+
+/** Schema versions, oldest first (append only). Version 1 is the schema every earlier build created. */
+const MIGRATIONS = [
+  `
+CREATE TABLE IF NOT EXISTS replacement (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  replaced_txid TEXT NOT NULL,
+  replacement_txid TEXT NOT NULL,
+  detected_at INTEGER NOT NULL,
+  event TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS replacement_replaced ON replacement (replaced_txid);
+CREATE INDEX IF NOT EXISTS replacement_replacement ON replacement (replacement_txid);
+CREATE TABLE IF NOT EXISTS evicted (
+  txid TEXT NOT NULL,
+  event_id INTEGER NOT NULL REFERENCES replacement (id) ON DELETE CASCADE
+);
+CREATE INDEX IF NOT EXISTS evicted_txid ON evicted (txid);
+`,
+];
+
 const Side = z.object({ txid: z.string(), feeSat: z.number(), vsize: z.number(), feeRateSatVb: z.number(), firstSeen: z.number() });
 const EventRow = z.object({ replaced: Side, replacement: Side, detectedAt: z.number(), evictedDescendants: z.array(z.string()) });
 
 export class ReplacementStore {
-  private readonly db: Database.Database;
+  private readonly db: SqliteDatabase;
   private readonly insertEvent: Database.Statement;
   private readonly insertEvicted: Database.Statement;
   private readonly byReplaced: Database.Statement;
@@ -37,31 +60,12 @@ export class ReplacementStore {
   private readonly count: Database.Statement;
   private readonly trim: Database.Statement;
 
-  /** @param file a path, or `:memory:` */
+  /** @param dataDir the data directory, or `:memory:` */
   constructor(
-    file: string,
+    dataDir: string,
     private readonly maxEvents: number,
   ) {
-    this.db = new Database(file);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = NORMAL');
-    this.db.exec(`
-      CREATE TABLE IF NOT EXISTS replacement (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        replaced_txid TEXT NOT NULL,
-        replacement_txid TEXT NOT NULL,
-        detected_at INTEGER NOT NULL,
-        event TEXT NOT NULL
-      );
-      CREATE INDEX IF NOT EXISTS replacement_replaced ON replacement (replaced_txid);
-      CREATE INDEX IF NOT EXISTS replacement_replacement ON replacement (replacement_txid);
-      CREATE TABLE IF NOT EXISTS evicted (
-        txid TEXT NOT NULL,
-        event_id INTEGER NOT NULL REFERENCES replacement (id) ON DELETE CASCADE
-      );
-      CREATE INDEX IF NOT EXISTS evicted_txid ON evicted (txid);
-    `);
-    this.db.pragma('foreign_keys = ON');
+    this.db = openSqlite({ dataDir, file: REPLACEMENTS_DB_FILE, migrations: MIGRATIONS });
     this.insertEvent = this.db.prepare('INSERT INTO replacement (replaced_txid, replacement_txid, detected_at, event) VALUES (?, ?, ?, ?)');
     this.insertEvicted = this.db.prepare('INSERT INTO evicted (txid, event_id) VALUES (?, ?)');
     this.byReplaced = this.db.prepare('SELECT event FROM replacement WHERE replaced_txid = ? ORDER BY id');

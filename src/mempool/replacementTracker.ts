@@ -3,12 +3,18 @@
  * what it replaced (recursively: the whole tree of earlier versions) and what replaced it (the chain
  * of later versions up to the newest).
  */
+import { isoFromUnix } from '../bitcoin/units.js';
 import { round } from '../util/round.js';
 import type { MempoolDiff, MempoolMirror, MirrorTx } from './mirror.js';
 import type { ReplacementEvent, ReplacementSide, ReplacementStore } from './replacementStore.js';
 
+/** One version as answers show it: `firstSeen` in ISO 8601 (stored as unix seconds). */
+export interface ReplacementVersion extends Omit<ReplacementSide, 'firstSeen'> {
+  firstSeen: string;
+}
+
 /** A node of the "replaces" tree: an earlier version and what it had replaced in turn. */
-export interface ReplacedNode extends ReplacementSide {
+export interface ReplacedNode extends ReplacementVersion {
   /** ISO time our poll saw this version being replaced. */
   replacedAt: string;
   replaces: ReplacedNode[];
@@ -17,7 +23,7 @@ export interface ReplacedNode extends ReplacementSide {
 export interface ReplacementHistory {
   txid: string;
   /** The replacement that evicted this tx, if any, with what it paid beyond this tx. */
-  replacedBy: (ReplacementSide & { replacedAt: string; feeDeltaSat: number; feeRateDeltaSatVb: number }) | null;
+  replacedBy: (ReplacementVersion & { replacedAt: string; feeDeltaSat: number; feeRateDeltaSatVb: number }) | null;
   /** The newest version in the chain of replacements starting at this tx (itself if never replaced). */
   latestTxid: string;
   /** Earlier versions this tx replaced, as a tree. */
@@ -77,7 +83,7 @@ export class ReplacementTracker {
       txid,
       replacedBy: first
         ? {
-            ...first.replacement,
+            ...version(first.replacement),
             replacedAt: new Date(first.detectedAt).toISOString(),
             feeDeltaSat: first.replacement.feeSat - first.replaced.feeSat,
             feeRateDeltaSatVb: round(first.replacement.feeRateSatVb - first.replaced.feeRateSatVb),
@@ -97,7 +103,7 @@ export class ReplacementTracker {
       budget.nodes -= 1;
       visited.add(event.replaced.txid);
       out.push({
-        ...event.replaced,
+        ...version(event.replaced),
         replacedAt: new Date(event.detectedAt).toISOString(),
         replaces: this.tree(event.replaced.txid, budget, visited),
       });
@@ -108,6 +114,10 @@ export class ReplacementTracker {
 
 function side(tx: MirrorTx): ReplacementSide {
   return { txid: tx.txid, feeSat: tx.feeSat, vsize: tx.vsize, feeRateSatVb: round(tx.feeSat / tx.vsize), firstSeen: tx.time };
+}
+
+function version(side: ReplacementSide): ReplacementVersion {
+  return { ...side, firstSeen: isoFromUnix(side.firstSeen) };
 }
 
 function countNodes(nodes: ReplacedNode[]): number {

@@ -35,7 +35,7 @@ export class TxidOrder<T> {
     let hi = this.entries.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (this.entries[mid]!.key < key) lo = mid + 1;
+      if ((this.entries[mid]?.key ?? '') < key) lo = mid + 1;
       else hi = mid;
     }
     return lo;
@@ -52,13 +52,18 @@ export class TxidOrder<T> {
     }
     const fresh = items.map(({ txid, value }) => ({ key: coreTxidKey(txid), value })).sort(byKey);
     const old = this.entries;
-    const merged = new Array<Entry<T>>(old.length + fresh.length);
+    const merged: Array<Entry<T>> = [];
     let i = 0;
     let j = 0;
-    let k = 0;
-    while (i < old.length && j < fresh.length) merged[k++] = old[i]!.key <= fresh[j]!.key ? old[i++]! : fresh[j++]!;
-    while (i < old.length) merged[k++] = old[i++]!;
-    while (j < fresh.length) merged[k++] = fresh[j++]!;
+    for (let a = old[0], b = fresh[0]; a !== undefined || b !== undefined; a = old[i], b = fresh[j]) {
+      if (b === undefined || (a !== undefined && a.key <= b.key)) {
+        merged.push(a as Entry<T>);
+        i++;
+      } else {
+        merged.push(b);
+        j++;
+      }
+    }
     this.entries = merged;
   }
 
@@ -86,7 +91,9 @@ export class TxidOrder<T> {
       if (entries[i]?.key === key) gone[i] = 1;
     }
     let w = 0;
-    for (let r = 0; r < entries.length; r++) if (gone[r] === 0) entries[w++] = entries[r]!;
+    entries.forEach((entry, r) => {
+      if (gone[r] === 0) entries[w++] = entry;
+    });
     entries.length = w;
   }
 

@@ -6,15 +6,9 @@
  */
 import { z } from 'zod';
 import { Errors } from '../errors.js';
-import { NodeRpcError, RPC_CODES, RpcTransport, type RpcTransportOptions } from './rpcTransport.js';
+import { CORE_RPC_CODES } from '../bitcoin/coreRpcCodes.js';
+import { NodeRpcError, RpcTransport, type RpcTransportOptions } from './rpcTransport.js';
 import * as S from './schemas.js';
-
-/** BTC (as Core reports amounts) → integer satoshis. */
-export function btcToSats(btc: number): number {
-  return Math.round(btc * 1e8);
-}
-
-export type NetworkName = 'main' | 'test' | 'testnet4' | 'signet' | 'regtest';
 
 export interface BitcoinNodeOptions extends RpcTransportOptions {
   /** Timeout of `scantxoutset`, which walks the whole UTXO set. */
@@ -50,7 +44,7 @@ export class BitcoinNode {
     try {
       return await this.transport.call('getblockhash', [height], S.hash);
     } catch (error) {
-      throw refusal(error, { [RPC_CODES.INVALID_PARAMETER]: () => new Errors.BLOCK_NOT_FOUND(`at height ${height}`) });
+      throw refusal(error, { [CORE_RPC_CODES.INVALID_PARAMETER]: () => new Errors.BLOCK_NOT_FOUND(`at height ${height}`) });
     }
   }
 
@@ -59,7 +53,7 @@ export class BitcoinNode {
     try {
       return await this.transport.call('getblockheader', [hash, true], S.BlockHeader);
     } catch (error) {
-      throw refusal(error, { [RPC_CODES.INVALID_ADDRESS_OR_KEY]: () => new Errors.BLOCK_NOT_FOUND(hash) });
+      throw refusal(error, { [CORE_RPC_CODES.INVALID_ADDRESS_OR_KEY]: () => new Errors.BLOCK_NOT_FOUND(hash) });
     }
   }
 
@@ -73,7 +67,7 @@ export class BitcoinNode {
       // the event loop), and none of its numbers needs more than a double.
       return await this.transport.call('getblock', [hash, verbosity], verbosity === 1 ? S.BlockVerbose1 : S.BlockVerbose2, { fastJson: true });
     } catch (error) {
-      throw refusal(error, { [RPC_CODES.INVALID_ADDRESS_OR_KEY]: () => new Errors.BLOCK_NOT_FOUND(hash) });
+      throw refusal(error, { [CORE_RPC_CODES.INVALID_ADDRESS_OR_KEY]: () => new Errors.BLOCK_NOT_FOUND(hash) });
     }
   }
 
@@ -86,13 +80,13 @@ export class BitcoinNode {
       try {
         return await this.transport.call('getrawtransaction', [txid, 2], S.RawTransaction);
       } catch (error) {
-        if (error instanceof NodeRpcError && error.rpcCode === RPC_CODES.TYPE_ERROR) {
+        if (error instanceof NodeRpcError && error.rpcCode === CORE_RPC_CODES.TYPE_ERROR) {
           return await this.transport.call('getrawtransaction', [txid, true], S.RawTransaction);
         }
         throw error;
       }
     } catch (error) {
-      throw refusal(error, { [RPC_CODES.INVALID_ADDRESS_OR_KEY]: () => new Errors.TX_NOT_FOUND(txid) });
+      throw refusal(error, { [CORE_RPC_CODES.INVALID_ADDRESS_OR_KEY]: () => new Errors.TX_NOT_FOUND(txid) });
     }
   }
 
@@ -101,7 +95,7 @@ export class BitcoinNode {
     try {
       return await this.transport.call('getrawtransaction', [txid, false], S.hex);
     } catch (error) {
-      throw refusal(error, { [RPC_CODES.INVALID_ADDRESS_OR_KEY]: () => new Errors.TX_NOT_FOUND(txid) });
+      throw refusal(error, { [CORE_RPC_CODES.INVALID_ADDRESS_OR_KEY]: () => new Errors.TX_NOT_FOUND(txid) });
     }
   }
 
@@ -110,7 +104,7 @@ export class BitcoinNode {
     try {
       return await this.transport.call('decoderawtransaction', [hex], S.DecodedTx);
     } catch (error) {
-      throw refusal(error, { [RPC_CODES.DESERIALIZATION_ERROR]: (e) => new Errors.INVALID_RAW_TRANSACTION(e.message) });
+      throw refusal(error, { [CORE_RPC_CODES.DESERIALIZATION_ERROR]: (e) => new Errors.INVALID_RAW_TRANSACTION(e.message) });
     }
   }
 
@@ -154,10 +148,11 @@ export class BitcoinNode {
       const slice = keys.slice(i, i + chunk);
       const answers = await this.transport.batch(slice.map((key) => ({ method, params: params(key) })));
       answers.forEach((answer, j) => {
-        if (!answer.ok) return;
+        const key = slice[j];
+        if (!answer.ok || key === undefined) return;
         const parsed = schema.safeParse(answer.result);
         if (!parsed.success) throw new Errors.NODE_BAD_RESPONSE(method, parsed.error.issues[0]?.message ?? 'invalid');
-        out.set(slice[j]!, parsed.data);
+        out.set(key, parsed.data);
       });
     }
     return out;
@@ -168,7 +163,7 @@ export class BitcoinNode {
     try {
       return await this.transport.call('getmempoolentry', [txid], S.MempoolEntry);
     } catch (error) {
-      throw refusal(error, { [RPC_CODES.INVALID_ADDRESS_OR_KEY]: () => new Errors.TX_NOT_IN_MEMPOOL(txid) });
+      throw refusal(error, { [CORE_RPC_CODES.INVALID_ADDRESS_OR_KEY]: () => new Errors.TX_NOT_IN_MEMPOOL(txid) });
     }
   }
 
@@ -177,7 +172,7 @@ export class BitcoinNode {
     try {
       return await this.transport.call('getmempoolancestors', [txid, true], S.VerboseMempool);
     } catch (error) {
-      throw refusal(error, { [RPC_CODES.INVALID_ADDRESS_OR_KEY]: () => new Errors.TX_NOT_IN_MEMPOOL(txid) });
+      throw refusal(error, { [CORE_RPC_CODES.INVALID_ADDRESS_OR_KEY]: () => new Errors.TX_NOT_IN_MEMPOOL(txid) });
     }
   }
 
@@ -186,7 +181,7 @@ export class BitcoinNode {
     try {
       return await this.transport.call('getmempooldescendants', [txid, true], S.VerboseMempool);
     } catch (error) {
-      throw refusal(error, { [RPC_CODES.INVALID_ADDRESS_OR_KEY]: () => new Errors.TX_NOT_IN_MEMPOOL(txid) });
+      throw refusal(error, { [CORE_RPC_CODES.INVALID_ADDRESS_OR_KEY]: () => new Errors.TX_NOT_IN_MEMPOOL(txid) });
     }
   }
 
@@ -229,7 +224,7 @@ export class BitcoinNode {
     } catch (error) {
       if ((error as { code?: unknown }).code === 'NODE_TIMEOUT') void this.transport.raw('scantxoutset', ['abort']).catch(() => undefined);
       throw refusal(error, {
-        [RPC_CODES.INVALID_PARAMETER]: (e) =>
+        [CORE_RPC_CODES.INVALID_PARAMETER]: (e) =>
           /in progress/i.test(e.message)
             ? new Errors.ADDRESS_SOURCE_UNAVAILABLE('the node is running another scantxoutset; retry shortly')
             : new Errors.NODE_ERROR(e.method, e.message),
@@ -248,5 +243,3 @@ function refusal(error: unknown, map: RefusalMap): unknown {
   const make = map[error.rpcCode];
   return make ? make(error) : new Errors.NODE_ERROR(error.method, error.message);
 }
-
-export { NodeRpcError, RPC_CODES };

@@ -3,8 +3,8 @@
  * `getblockchaininfo`; it never changes) and a briefly cached blockchain info for health and reads.
  */
 import { Errors } from '../errors.js';
-import { isNetworkName } from '../bitcoin/address.js';
-import type { BitcoinNode, NetworkName } from './bitcoinNode.js';
+import { isNetworkName, type NetworkName } from '../bitcoin/network.js';
+import type { BitcoinNode } from './bitcoinNode.js';
 import type { BlockchainInfo } from './schemas.js';
 
 export class ChainState {

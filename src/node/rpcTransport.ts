@@ -13,7 +13,6 @@ import { CORE_RPC_CODES } from '../bitcoin/coreRpcCodes.js';
 import { Errors } from '../errors.js';
 
 /** Core's RPC error codes (src/rpc/protocol.h). */
-export const RPC_CODES = CORE_RPC_CODES;
 
 /** The node answered, but refused the call. `rpcCode` is Core's error code. */
 export class NodeRpcError extends Error {
@@ -110,7 +109,7 @@ export class RpcTransport {
    */
   async batch(calls: ReadonlyArray<{ method: string; params: unknown[] }>, options: CallOptions = {}): Promise<BatchResult[]> {
     if (calls.length === 0) return [];
-    const label = `batch of ${calls.length} (${calls[0]!.method}…)`;
+    const label = `batch of ${calls.length} (${calls[0]?.method ?? 'nothing'}…)`;
     const body = calls.map((c, i) => ({ id: i, method: c.method, params: c.params }));
     const answer = await this.withTimeout(label, this.post(label, body), options.timeoutMs);
     if (!Array.isArray(answer)) throw new Errors.NODE_BAD_RESPONSE(label, 'expected an array');
@@ -162,7 +161,7 @@ function classify(method: string, error: unknown): Error {
   const code = (error as { code?: unknown } | null)?.code;
   const message = error instanceof Error ? error.message : String(error);
   if (typeof code === 'number') {
-    if (code === RPC_CODES.IN_WARMUP) return new Errors.NODE_UNAVAILABLE(`node is warming up (${message})`);
+    if (code === CORE_RPC_CODES.IN_WARMUP) return new Errors.NODE_UNAVAILABLE(`node is warming up (${message})`);
     if (code === 401 || code === 403) return new Errors.NODE_UNAVAILABLE('node rejected our RPC credentials');
     if (code >= 400 && code < 600) return new Errors.NODE_UNAVAILABLE(`node answered HTTP ${code}`);
     return new NodeRpcError(method, code, message);

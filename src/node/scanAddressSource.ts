@@ -8,7 +8,7 @@
 import type { ParsedAddress } from '../bitcoin/address.js';
 import { Errors } from '../errors.js';
 import type { BitcoinNode } from './bitcoinNode.js';
-import { btcToSats } from './bitcoinNode.js';
+import { btcToSats } from '../bitcoin/units.js';
 import type { AddressBalance, AddressSource, AddressUtxo } from './addressSource.js';
 
 interface CachedScan {

@@ -7,7 +7,7 @@
  * Indices follow the mirror's Core txid order, so the tie-break rank of index i is i: no sort and
  * no txid → index map per cycle (parents resolve through the mirror's own map).
  */
-import type { MempoolMirror } from '../mempool/mirror.js';
+import type { MempoolMirror, MirrorTx } from '../mempool/mirror.js';
 import type { OptimizerInput } from './native.js';
 
 export interface CycleSnapshot {
@@ -25,12 +25,11 @@ export interface CycleSnapshot {
 /** O(n + parent links). The mirror must be ready. */
 export function snapshotFromMirror(mirror: MempoolMirror, now: number): CycleSnapshot {
   const n = mirror.txs.size;
-  const txs = new Array<NonNullable<ReturnType<MempoolMirror['txs']['get']>>>(n);
-  let i = 0;
+  const txs: MirrorTx[] = [];
   let links = 0;
   for (const tx of mirror.txidOrder.values()) {
-    tx.snapshotIndex = i;
-    txs[i++] = tx;
+    tx.snapshotIndex = txs.length;
+    txs.push(tx);
     links += tx.parents.length;
   }
   const txids = new Array<string>(n);
@@ -44,8 +43,7 @@ export function snapshotFromMirror(mirror: MempoolMirror, now: number): CycleSna
   let fees = 0;
   let weight = 0;
   let k = 0;
-  for (i = 0; i < n; i++) {
-    const tx = txs[i]!;
+  for (const [i, tx] of txs.entries()) {
     txids[i] = tx.txid;
     txidRank[i] = i;
     feeSat[i] = tx.modifiedFeeSat;

@@ -156,14 +156,16 @@ export class OptimizerService extends EventEmitter<{ published: [TemplateCache] 
         // A poll that just failed once: the last good view is still recent enough to optimize.
         // An older one is not published as a new cache (whose cachedAt would claim fresh data):
         // the previous cache keeps serving with its true age.
-        const ageMs = this.now() - mirror.lastPollAt!;
+        const ageMs = this.now() - (mirror.lastPollAt ?? 0);
         if (ageMs > config.OPTIMIZER_INTERVAL_SEC * 1000) {
           throw new Error(`the mempool view is ${Math.round(ageMs / 1000)} s old and the poll failed: ${(e as Error).message}`);
         }
         logger?.warn({ err: e }, 'mempool poll failed; optimizing the last good view');
       });
       // The snapshot is as old as the view it reads.
-      const snapshot = snapshotFromMirror(mirror, mirror.lastPollAt!);
+      const takenAt = mirror.lastPollAt;
+      if (takenAt === undefined) throw new Error('the mempool view has no successful poll yet');
+      const snapshot = snapshotFromMirror(mirror, takenAt);
       // Warm start: last cycle's linearization, mapped to this snapshot (never worse than the hint).
       const previous = this.cache;
       if (previous) snapshot.input.warmOrder = warmOrderFromPrevious({ txids: previous.snapshotTxids, linearization: previous.linearization }, snapshot);

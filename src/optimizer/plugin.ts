@@ -1,11 +1,11 @@
 /**
  * The optimizer concern: the receipt signer, the worker pool, and the cycle service with its
  * published cache. The first cycle starts when the app is ready; the pool closes with the app.
- * Each published cache also feeds the mempool view its chunk (CPFP-aware) fee rates.
  */
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
-import type { AppDeps } from '../app.js';
+import type { Config } from '../config.js';
+import type { BitcoinNode } from '../node/bitcoinNode.js';
 import { OptimizerPool } from './optimizerPool.js';
 import { OptimizerService } from './optimizerService.js';
 import { loadReceiptSigner, type ReceiptSigner } from './receipts.js';
@@ -23,28 +23,21 @@ declare module 'fastify' {
 }
 
 export interface OptimizerPluginOptions {
-  deps: AppDeps;
+  config: Config;
+  node: BitcoinNode;
+  now?: () => number;
   /** Start the cycle schedule on ready (tests may call `service.refresh()` themselves). */
   autoStart?: boolean;
 }
 
-async function optimizerPlugin(app: FastifyInstance, { deps, autoStart = true }: OptimizerPluginOptions): Promise<void> {
-  const { config } = deps;
+async function optimizerPlugin(app: FastifyInstance, { config, node, now, autoStart = true }: OptimizerPluginOptions): Promise<void> {
   const signer = loadReceiptSigner(config.RECEIPT_SECRET_KEY, config.DATA_DIR);
   const pool = new OptimizerPool(config.OPTIMIZER_THREADS, app.log);
-  const service = new OptimizerService({ config, mirror: app.mempool.mirror, node: deps.node, pool, signer, logger: app.log, now: deps.now });
-  service.on('published', (cache) => {
-    app.mempool.setEffectiveRates((txid) => {
-      const i = cache.txIndex.get(txid);
-      return i === undefined ? undefined : cache.txChunkFeeRateSatVb[i];
-    }, cache.cycle);
-  });
-  app.decorate('optimizer', { enabled: config.OPTIMIZER_ENABLED, service, signer });
+  const service = new OptimizerService({ config, mirror: app.mempool.mirror, node, pool, signer, logger: app.log, now });
+  app.decorate('optimizer', { enabled: config.OPTIMIZER_ENABLED, service, signer } satisfies OptimizerHandle);
   if (config.OPTIMIZER_ENABLED && autoStart) {
-    app.addHook('onReady', async () => {
-      // The first cycle waits for the mempool view's first poll (it shares the poll).
-      service.start();
-    });
+    // The first cycle waits for the mempool view's first poll (it shares the poll).
+    app.addHook('onReady', async () => service.start());
   }
   app.addHook('onClose', async () => {
     await service.stop();

@@ -4,6 +4,7 @@
  * cache-stats describe it. Built by `buildTemplateCache` from the mempool snapshot, the native
  * result and the baseline.
  */
+import { feeRateSatVbOfWeight } from '../bitcoin/units.js';
 import type { OptimizerResult, TemplateSelection } from './native.js';
 import { txidsDigest, type ReceiptSigner, type SignedReceipt } from './receipts.js';
 import type { CycleSnapshot } from './mirrorSnapshot.js';
@@ -80,7 +81,11 @@ export interface TemplateCache {
 }
 
 function summary(selection: TemplateSelection, txids: readonly string[]): TemplateSummary {
-  const list = Array.from(selection.indices, (i) => txids[i]!);
+  const list = Array.from(selection.indices, (i) => {
+    const txid = txids[i];
+    if (txid === undefined) throw new RangeError(`template index ${i} outside the snapshot of ${txids.length}`);
+    return txid;
+  });
   return {
     txids: list,
     txidSet: new Set(list),
@@ -142,7 +147,7 @@ export function buildTemplateCache({ cycle, now, snapshot, result, nodeBaseline,
   txids.forEach((txid, i) => txIndex.set(txid, i));
   const comparison = compare(optimized, baseline, snapshot, height, txIndex);
   const txChunkFeeRateSatVb = new Float64Array(txids.length);
-  for (let i = 0; i < txids.length; i++) txChunkFeeRateSatVb[i] = (result.txChunkFeeSat[i]! * 4) / result.txChunkWeightWu[i]!;
+  for (let i = 0; i < txids.length; i++) txChunkFeeRateSatVb[i] = feeRateSatVbOfWeight(result.txChunkFeeSat[i] ?? 0, result.txChunkWeightWu[i] ?? 0);
   const cachedAt = now;
   const receipt = signer.sign({
     cycle,
@@ -211,4 +216,26 @@ function compare(
     baselineHeight: baseline.height,
     previousBlockHash: snapshot.tipHash,
   };
+}
+
+/** Chunk fee rate (sat/vB) of a snapshot transaction in the cycle's linearization, or undefined when not in the snapshot. O(1). */
+export function txChunkFeeRate(cache: TemplateCache, txid: string): number | undefined {
+  const i = cache.txIndex.get(txid);
+  return i === undefined ? undefined : cache.txChunkFeeRateSatVb[i];
+}
+
+/** Where a snapshot transaction lands in the cycle's projection. */
+export interface ProjectedPlacement {
+  /** 1-based projected block; past the last projected block: its count + 1. */
+  block: number;
+  /** True when the transaction is in none of the projected blocks. */
+  beyond: boolean;
+}
+
+/** The projected block of a snapshot transaction, or undefined when not in the snapshot. O(1). */
+export function txProjectedPlacement(cache: TemplateCache, txid: string): ProjectedPlacement | undefined {
+  const i = cache.txIndex.get(txid);
+  const block = i === undefined ? undefined : cache.txProjectedBlock[i];
+  if (block === undefined) return undefined;
+  return block < 0 ? { block: cache.projectedBlocks.length + 1, beyond: true } : { block: block + 1, beyond: false };
 }

@@ -1,9 +1,8 @@
 /**
- * What the capabilities route and `/health` say about payments (SPEC §2, §5). Derived from the
- * price table and the resolved configuration, so it cannot disagree with what the gate does.
+ * What the capabilities route and `/health` say about payments (SPEC §2, §5), derived from the
+ * resolved configuration. Prices are the registry's (`src/api/system/pricing.ts`).
  */
 import type { PaymentNetwork } from './networks.js';
-import { pricingUsdc, type PricingRow } from './prices.js';
 
 /** `demo`: no PAY_TO (placeholder payee, never settled); `local-unsettled`: PAY_TO without a facilitator. */
 export type SettlementMode = 'facilitator' | 'local-unsettled' | 'demo';
@@ -42,15 +41,9 @@ export function paymentCapability(mode: SettlementMode, payTo: string, networks:
 
 export interface PaymentsCapabilities {
   payment: PaymentCapability;
-  pricingUsdc: PricingRow[];
   customerAuth: typeof CUSTOMER_AUTH;
 }
 
-export function paymentsCapabilities(
-  mode: SettlementMode,
-  payTo: string,
-  networks: readonly PaymentNetwork[],
-  prices?: Readonly<Record<string, number>>,
-): PaymentsCapabilities {
-  return { payment: paymentCapability(mode, payTo, networks), pricingUsdc: pricingUsdc(prices), customerAuth: CUSTOMER_AUTH };
+export function paymentsCapabilities(mode: SettlementMode, payTo: string, networks: readonly PaymentNetwork[]): PaymentsCapabilities {
+  return { payment: paymentCapability(mode, payTo, networks), customerAuth: CUSTOMER_AUTH };
 }

@@ -1,17 +1,17 @@
 /**
  * The payments database: one SQLite file in DATA_DIR holding the ledger (whose UNIQUE nonce_key
- * is also the durable replay record) and the payment-identifier records. WAL with `synchronous=NORMAL`: a committed write survives the process being
- * killed (not necessarily a power cut), and readers never block the writer.
+ * is also the durable replay record) and the payment-identifier records. Opened through the one
+ * SQLite opener (`src/storage/sqlite.ts`: WAL, 0600, versioned migrations).
  */
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { openSqlite, type SqliteDatabase } from '../storage/sqlite.js';
 
-export type PaymentsDb = Database.Database;
+export type PaymentsDb = SqliteDatabase;
 
 export const PAYMENTS_DB_FILE = 'payments.sqlite';
 
-const SCHEMA = `
+/** Schema versions, oldest first (append only). Version 1 is the schema every earlier build created. */
+const MIGRATIONS = [
+  `
 CREATE TABLE IF NOT EXISTS payments (
   id            INTEGER PRIMARY KEY AUTOINCREMENT,
   nonce_key     TEXT NOT NULL UNIQUE,
@@ -45,20 +45,10 @@ CREATE TABLE IF NOT EXISTS idempotency (
   response     TEXT,
   expires_at   INTEGER NOT NULL
 ) WITHOUT ROWID;
-`;
+`,
+];
 
 /** Opens (creating if needed) `DATA_DIR/payments.sqlite`, or an in-memory database for `':memory:'`. */
 export function openPaymentsDb(dataDir: string): PaymentsDb {
-  let file = ':memory:';
-  if (dataDir !== ':memory:') {
-    mkdirSync(dataDir, { recursive: true });
-    file = join(dataDir, PAYMENTS_DB_FILE);
-  }
-  const db = new Database(file);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  // Several processes on one machine may share the file: wait for the writer instead of failing.
-  db.pragma('busy_timeout = 5000');
-  db.exec(SCHEMA);
-  return db;
+  return openSqlite({ dataDir, file: PAYMENTS_DB_FILE, migrations: MIGRATIONS });
 }

@@ -5,6 +5,7 @@
  * (402) so the client gets a fresh challenge.
  */
 import { PaymentPayloadSchema, VersionProbeSchema, X402_VERSION, type PaymentPayload } from './schemas.js';
+import { firstIssue } from '../util/zodIssue.js';
 
 /** Largest header accepted. A real exact-EVM payload is ~1.1 kB of base64; node's own limit is 16 kB. */
 export const MAX_PAYMENT_HEADER_CHARS = 8192;
@@ -33,8 +34,8 @@ export function decodePaymentHeader(header: string): DecodeResult {
   if (probe.data.x402Version !== X402_VERSION) return { kind: 'version', version: probe.data.x402Version };
   const parsed = PaymentPayloadSchema.safeParse(json);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    return { kind: 'malformed', reason: `PAYMENT-SIGNATURE payload.${issue.path.join('.')}: ${issue.message}` };
+    const issue = firstIssue(parsed.error);
+    return { kind: 'malformed', reason: `PAYMENT-SIGNATURE payload.${issue.where}: ${issue.message}` };
   }
   return { kind: 'ok', payload: parsed.data };
 }

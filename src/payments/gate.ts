@@ -16,6 +16,7 @@ import { PAYMENT_IDENTIFIER, PaymentIdSchema, type PaymentPayload, type Settleme
 import type { Settler } from './settlement.js';
 import type { CachedResponse, ReplayStore } from './store/replayStore.js';
 import { PaymentError, type VerifiedPayment, type Verifier } from './verify.js';
+import { firstIssue } from '../util/zodIssue.js';
 
 /** Claims and idempotency records outlive `validBefore` by this much (replays stay refused). */
 export const NONCE_RETENTION_SECONDS = 3600;
@@ -24,9 +25,10 @@ export const EXPOSE_HEADERS = 'PAYMENT-REQUIRED, PAYMENT-RESPONSE';
 const MAX_CACHED_BODY_BYTES = 2 * 1024 * 1024;
 
 export interface RouteCtx {
-  /** `"<METHOD> <url>"`, the price-table key. */
+  /** `"<METHOD> <path>"`, recorded in the ledger. */
   key: string;
-  priceUsd: number;
+  /** USD; null when the route quotes each request (`request.paymentQuote`, JSON-RPC). */
+  priceUsd: number | null;
 }
 
 export interface GateDeps {
@@ -62,6 +64,7 @@ export class PaymentGate {
   async preHandler(request: FastifyRequest, reply: FastifyReply, ctx: RouteCtx): Promise<void> {
     const quote = request.paymentQuote;
     const priceUsd = quote ? quote.priceUsd : ctx.priceUsd;
+    if (priceUsd === null) throw new Error(`${ctx.key} is priced per request but set no payment quote`);
     if (!(priceUsd > 0)) return;
     const offered = this.d.builder.forPrice(priceUsd);
     const resource = {
@@ -211,7 +214,7 @@ export class PaymentGate {
     // A shared cache must never hand a paid answer to the next, unpaying, client.
     reply.header('cache-control', 'no-store');
     reply.header('access-control-expose-headers', EXPOSE_HEADERS);
-    if (a.paymentId !== null) await this.remember(a, reply, payload, encoded);
+    if (a.paymentId !== null) await this.remember({ ...a, paymentId: a.paymentId }, reply, payload, encoded);
     return payload;
   }
 
@@ -223,8 +226,8 @@ export class PaymentGate {
     await this.release(a.verified.nonceKey, a.paymentId);
   }
 
-  private async remember(a: Accepted, reply: FastifyReply, payload: unknown, paymentResponse: string): Promise<void> {
-    const id = a.paymentId!;
+  private async remember(a: Accepted & { paymentId: string }, reply: FastifyReply, payload: unknown, paymentResponse: string): Promise<void> {
+    const id = a.paymentId;
     const isText = typeof payload === 'string';
     if (!(isText || Buffer.isBuffer(payload)) || (isText ? Buffer.byteLength(payload) : payload.length) > MAX_CACHED_BODY_BYTES) {
       // Streams and huge bodies are not replayable: keep the id claimed so a retry is a 409, not a second charge.
@@ -265,7 +268,7 @@ function readPaymentId(payload: PaymentPayload): string | null {
   const id = (ext as { info?: { id?: unknown } }).info?.id;
   if (id === undefined) return null;
   const parsed = PaymentIdSchema.safeParse(id);
-  if (!parsed.success) throw new Errors.PAYMENT_MALFORMED(`extensions.${PAYMENT_IDENTIFIER}.info.id ${parsed.error.issues[0]!.message}`);
+  if (!parsed.success) throw new Errors.PAYMENT_MALFORMED(`extensions.${PAYMENT_IDENTIFIER}.info.id ${firstIssue(parsed.error).message}`);
   return parsed.data;
 }
 

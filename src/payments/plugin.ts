@@ -1,7 +1,9 @@
 /**
  * The x402 v2 payments plugin (DESIGN §4), shaped like @fastify/rate-limit: options become one
- * params object at registration, each route's price is read once in `onRoute` from the price
- * table, storage sits behind `ReplayStore`, and `onClose` frees what the plugin opened.
+ * params object at registration, each route's price is read once in `onRoute` from the route's
+ * `config.payment` (set from the registry, `src/api/routes.ts`), storage sits behind
+ * `ReplayStore`, and `onClose` frees what the plugin opened. A route without a price refuses to
+ * start the service (`PAYMENT_ROUTE_UNPRICED`): nothing is served unpriced.
  *
  * Register it before the routes. Decorates:
  * - `request.paymentQuote` (null): a route whose price depends on the body (POST /v1/rpc) sets
@@ -23,7 +25,7 @@ import { FacilitatorClient, type FacilitatorHealth } from './facilitator.js';
 import { PaymentGate, type RouteCtx } from './gate.js';
 import { Ledger, type LedgerStatus } from './ledger.js';
 import { resolveNetworks, type PaymentNetwork } from './networks.js';
-import { REST_PRICES_USD, routeKey, type PaymentQuote } from './prices.js';
+import type { PaymentQuote } from './prices.js';
 import { Settler, type ReconcileResult } from './settlement.js';
 import { MemoryReplayStore } from './store/memoryReplayStore.js';
 import { RedisReplayStore } from './store/redisReplayStore.js';
@@ -39,8 +41,6 @@ export interface PaymentsPluginOptions {
   config: Config;
   /** Milliseconds since the epoch; injectable for tests. */
   now?: () => number;
-  /** Replaces the price table (tests with stub routes). */
-  prices?: Readonly<Record<string, number>>;
   /** Replaces the store chosen from the config (`memory` for tests and benchmarks). */
   store?: ReplayStore | 'memory';
   /** Overrides X402_RECONCILE_INTERVAL_SEC (tests). */
@@ -54,15 +54,13 @@ export interface PaymentsInfo {
   networks: readonly PaymentNetwork[];
   store: ReplayStore['kind'];
   facilitator: { configured: boolean } & FacilitatorHealth;
-  /** For the capabilities route: `payment`, `pricingUsdc`, `customerAuth` (= limits.customerAuth). */
+  /** For the capabilities route: `payment` and `customerAuth` (= limits.customerAuth). */
   capabilities: PaymentsCapabilities;
   /** For /health: one line that says whether money moves. */
   settlementNote: string;
   ledgerCounts(): Record<LedgerStatus, number>;
   /** Retries pending settlements now (also runs at start and on a timer). */
   reconcile(): Promise<ReconcileResult>;
-  /** The table price of a route, or undefined when unlisted. */
-  priceOf(method: string, url: string): number | undefined;
   /** The `payments` section of /health (no secrets: the facilitator is named by host only). */
   health(): PaymentsHealth;
 }
@@ -78,7 +76,17 @@ export interface PaymentsHealth {
   ledger: Record<LedgerStatus, number>;
 }
 
+/** A route's price, in its `config.payment`: USD, or `per_call` when the route quotes each request (JSON-RPC). */
+export interface RoutePayment {
+  /** `"<METHOD> <path>"`, recorded in the ledger. */
+  key: string;
+  priceUsd: number | 'per_call';
+}
+
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    payment?: RoutePayment;
+  }
   interface FastifyRequest {
     paymentQuote: PaymentQuote | null;
     paymentChargeable: boolean;
@@ -93,7 +101,6 @@ const kGateHook = Symbol('x402-gate');
 const payments: FastifyPluginAsync<PaymentsPluginOptions> = async (app, opts) => {
   const { config } = opts;
   const now = opts.now ?? Date.now;
-  const prices = opts.prices ?? REST_PRICES_USD;
   const networks = resolveNetworks(config);
   const payTo = getAddress(config.PAY_TO ?? DEMO_PAY_TO);
   const mode: SettlementMode = config.PAY_TO === undefined ? 'demo' : config.X402_FACILITATOR_URL ? 'facilitator' : 'local-unsettled';
@@ -137,7 +144,7 @@ const payments: FastifyPluginAsync<PaymentsPluginOptions> = async (app, opts) =>
   app.decorateRequest('paymentChargeable', true);
   const settlementNote =
     mode === 'facilitator'
-      ? `payments are settled through the facilitator at ${new URL(config.X402_FACILITATOR_URL!).host}`
+      ? `payments are settled through the facilitator at ${config.X402_FACILITATOR_URL ? new URL(config.X402_FACILITATOR_URL).host : '(unset)'}`
       : mode === 'local-unsettled'
         ? 'settlement is OFF: payments are verified locally and recorded unsettled (no facilitator configured)'
         : 'demo mode: no PAY_TO configured; payments are verified but never settled';
@@ -156,11 +163,10 @@ const payments: FastifyPluginAsync<PaymentsPluginOptions> = async (app, opts) =>
         return facilitator?.health.checkedAt ?? null;
       },
     },
-    capabilities: paymentsCapabilities(mode, payTo, networks, prices),
+    capabilities: paymentsCapabilities(mode, payTo, networks),
     settlementNote,
     ledgerCounts: () => ledger.countByStatus(),
     reconcile: () => (settler ? settler.reconcile() : Promise.resolve({ attempted: 0, settled: 0, failed: 0, pending: 0 })),
-    priceOf: (method, url) => prices[routeKey(method, url)],
     health: () => ({
       enabled,
       settlement: mode,
@@ -179,24 +185,11 @@ const payments: FastifyPluginAsync<PaymentsPluginOptions> = async (app, opts) =>
   app.decorate('payments', info);
 
   app.addHook('onRoute', (route: RouteOptions) => {
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
-    let priceUsd = 0;
-    let key = '';
-    for (const m of methods) {
-      const k = routeKey(m === 'HEAD' ? 'GET' : m, route.url);
-      const p = prices[k];
-      if (p === undefined) {
-        // Every /v1/ route must be priced (free ones explicitly), so no price is forgotten.
-        if (route.url.startsWith('/v1/')) throw new Errors.PAYMENT_ROUTE_UNPRICED(k);
-        continue;
-      }
-      if (p > priceUsd) {
-        priceUsd = p;
-        key = k;
-      }
-    }
-    if (!enabled || priceUsd <= 0) return;
-    const ctx: RouteCtx = { key, priceUsd };
+    const pricing = route.config?.payment;
+    // Every route declares its price (free ones as 0), so none is served unpriced by mistake.
+    if (!pricing) throw new Errors.PAYMENT_ROUTE_UNPRICED(`${String(route.method)} ${route.url}`);
+    if (!enabled || pricing.priceUsd === 0) return;
+    const ctx: RouteCtx = { key: pricing.key, priceUsd: pricing.priceUsd === 'per_call' ? null : pricing.priceUsd };
     route.preHandler = withHook(route.preHandler, (req: FastifyRequest, reply: FastifyReply) => gate.preHandler(req, reply, ctx), 'first');
     route.onSend = withHook(route.onSend, (req: FastifyRequest, reply: FastifyReply, payload: unknown) => gate.onSend(req, reply, payload), 'last');
     route.onResponse = withHook(route.onResponse, (req: FastifyRequest) => gate.onResponse(req), 'last');
@@ -204,8 +197,8 @@ const payments: FastifyPluginAsync<PaymentsPluginOptions> = async (app, opts) =>
 
   let purgeTimer: NodeJS.Timeout | null = null;
   app.addHook('onReady', async () => {
-    if (settler) {
-      void facilitator!.probe();
+    if (settler && facilitator) {
+      void facilitator.probe();
       settler.start(opts.reconcileIntervalMs ?? config.X402_RECONCILE_INTERVAL_SEC * 1000);
     }
     if (purge) {

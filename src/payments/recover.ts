@@ -58,7 +58,8 @@ function addressOf(publicKey: Uint8Array): string {
 function recoverPublicKey(digest: Uint8Array, signature: string, lib: Secp256k1Binding | null = native): Uint8Array | null {
   if (signature.length !== 2 + 130) return null;
   const sig = Buffer.from(signature.slice(2), 'hex');
-  const v = sig[64]!;
+  if (sig.length !== 65) return null;
+  const v = sig.readUInt8(64);
   const recid = v >= 27 ? v - 27 : v;
   if (recid !== 0 && recid !== 1) return null;
   const r = BigInt(`0x${signature.slice(2, 66)}`);

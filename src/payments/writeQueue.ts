@@ -62,8 +62,9 @@ export class WriteQueue {
         continue;
       }
       batch.forEach((op, i) => {
-        const o = outcomes[i]!;
-        if (o.ok) op.resolve(o.value);
+        const o = outcomes[i];
+        if (!o) op.reject(new Error('write queue: no outcome for an operation'));
+        else if (o.ok) op.resolve(o.value);
         else op.reject(o.error);
       });
     }

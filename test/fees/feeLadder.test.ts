@@ -61,7 +61,7 @@ describe('feeLadder', () => {
 
 describe('feeLadderAnswer', () => {
   it('behavior: a projected block filled by the transaction cap is full: its lowest rate is a cutoff, not the floor', async () => {
-    const { feeLadderAnswer } = await import('../../src/routes/templateAnswers.js');
+    const { feeLadderAnswer } = await import('../../src/api/template/templateAnswers.js');
     type Cache = Parameters<typeof feeLadderAnswer>[0]['cache'];
     // A mempool of small txs: every projected block holds max_tx_count (4000) txs of ~160 vB, far below the weight limit.
     const rates = [12, 9, 7, 6, 5, 4, 3, 2];

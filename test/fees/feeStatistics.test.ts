@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { feeHistogram } from '../../src/fees/feeHistogram.js';
 import { congestion, feeRatePercentiles } from '../../src/fees/feeLandscape.js';
 import { feeRateSample } from '../../src/fees/feeRateSample.js';
-import { BLOCK_TX_VSIZE, projectedFeeRate } from '../../src/fees/projectedFeeRate.js';
+import { BLOCK_TX_VSIZE } from '../../src/bitcoin/consensus.js';
+import { projectedFeeRate } from '../../src/fees/projectedFeeRate.js';
 
 const sample = (rates: Array<[number, number]>) =>
   feeRateSample(rates.map(([rate, vsize]) => ({ feeRateSatVb: rate, vsize, feeSat: Math.round(rate * vsize) })));

@@ -38,7 +38,7 @@ export async function startTestWorld(options: TestWorldOptions = {}): Promise<Te
   const node = new BitcoinNode({ url: simnet.rpcUrl, timeoutMs: config.BITCOIN_RPC_TIMEOUT_MS, scanTimeoutMs: config.BITCOIN_RPC_SCAN_TIMEOUT_MS });
   const addressSource: AddressSource =
     options.addressSource === 'scantxoutset' ? new ScanAddressSource(node, 0) : new EsploraAddressSource(simnet.esploraUrl, config.ESPLORA_TIMEOUT_MS);
-  const app = await buildApp({ config, node, addressSource, nodeKind: 'simulated', autoStart: options.autoStart ?? false });
+  const app = await buildApp({ config, node, addressSource, nodeKind: 'simulated', autoStart: options.autoStart ?? false, checkResponses: true });
   await app.ready();
   return {
     simnet,

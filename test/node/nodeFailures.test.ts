@@ -7,7 +7,9 @@ import { buildApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { BitcoinNode } from '../../src/node/bitcoinNode.js';
 import { ScanAddressSource } from '../../src/node/scanAddressSource.js';
-import { HEALTH_NODE_TIMEOUT_MS } from '../../src/routes/health.js';
+import { routeKey } from '../../src/api/define.js';
+import { serviceRegistry } from '../../src/api/registry.js';
+import { HEALTH_NODE_TIMEOUT_MS } from '../../src/api/system/health.js';
 
 /** A TCP server that accepts connections and never answers: a hung node. `stop` drops its sockets. */
 function silentServer(): Promise<{ server: Server; port: number; stop(): Promise<void> }> {
@@ -79,6 +81,26 @@ describe('a node that is down or slow', () => {
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ status: 'degraded', node: { reachable: false } });
     expect(Date.now() - started).toBeLessThan(HEALTH_NODE_TIMEOUT_MS + 3_000);
+    await app.close();
+  });
+
+  it('error: every Bitcoin read answers 503 with Retry-After, never null in a 200', async () => {
+    const app = await appFor(`http://u:p@127.0.0.1:${closedPort}`, 1000);
+    const registry = serviceRegistry();
+    const reads = registry.routes.filter((r) => r.family === 'bitcoin');
+    expect(reads.length).toBeGreaterThanOrEqual(5);
+    for (const route of reads) {
+      const url = route.path.replace(':txid', 'ab'.repeat(32)).replace(':address', 'bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080');
+      const res = await app.inject({ method: route.method, url });
+      expect(res.statusCode, routeKey(route)).toBe(503);
+      expect(res.headers['retry-after'], routeKey(route)).toBe('5');
+      expect(res.json().error.code, routeKey(route)).toMatch(/^NODE_(UNAVAILABLE|TIMEOUT)$/);
+    }
+    for (const method of [...registry.methods.values()].filter((m) => m.name.startsWith('eth_'))) {
+      const params = method.name === 'eth_getBalance' ? ['bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080'] : method.example.params;
+      const res = await app.inject({ method: 'POST', url: '/v1/rpc', payload: { jsonrpc: '2.0', id: 1, method: method.name, params } });
+      expect(res.json().error, method.name).toMatchObject({ code: -32000, data: { retryAfterSeconds: 5 } });
+    }
     await app.close();
   });
 

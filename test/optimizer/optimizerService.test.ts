@@ -82,7 +82,7 @@ describe('OptimizerService', () => {
     const pool = (service as unknown as { options: { pool: OptimizerPool } }).options.pool;
     const run = pool.run.bind(pool);
     // A worker that never finishes until the cycle aborts it.
-    pool.run = (_input, _options, signal) => new Promise((_, reject) => signal?.addEventListener('abort', () => reject(signal.reason)));
+    pool.run = (_input, _options, signal) => new Promise((_, reject) => signal?.addEventListener('abort', () => reject(signal.reason as Error)));
     try {
       expect(await service.refresh()).toBeUndefined();
     } finally {

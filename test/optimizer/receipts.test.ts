@@ -30,7 +30,7 @@ describe('receipts', () => {
     tampered.payload.optimized.feeSat += 1;
     expect(verifyReceipt(tampered, signer.publicKeyBase64)).toBe(false);
     const sig = Buffer.from(receipt.signature, 'base64');
-    sig[10] ^= 1;
+    sig.writeUInt8(sig.readUInt8(10) ^ 1, 10);
     expect(verifyReceipt({ ...receipt, signature: sig.toString('base64') }, signer.publicKeyBase64)).toBe(false);
     const other = loadReceiptSigner('02'.repeat(32), mkdtempSync(join(tmpdir(), 'rcpt-')));
     expect(verifyReceipt(receipt, other.publicKeyBase64)).toBe(false);

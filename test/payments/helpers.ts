@@ -11,24 +11,41 @@ import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fas
 import { privateKeyToAccount, generatePrivateKey, type PrivateKeyAccount } from 'viem/accounts';
 import { z } from 'zod';
 import { loadConfig, type Config } from '../../src/config.js';
-import { errorHandler, notFoundHandler } from '../../src/errorHandler.js';
+import { errorHandler } from '../../src/api/errorHandler.js';
 import { encodeHeaderJson } from '../../src/payments/decode.js';
 import { resolveNetworks } from '../../src/payments/networks.js';
 import { paymentsPlugin, type PaymentsPluginOptions } from '../../src/payments/plugin.js';
-import { rpcQuote } from '../../src/payments/prices.js';
+import { sumUsd, type PaymentQuote } from '../../src/payments/prices.js';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '../../src/payments/schemas.js';
 
 export const PAY_TO = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
 
-/** Stub paid routes priced through the plugin's `prices` option. */
+/** Stub paid routes, each priced in its route config as the registry's routes are (`src/api/routes.ts`). */
 export const STUB_PRICES: Readonly<Record<string, number>> = {
   'GET /health': 0,
   'GET /v1/paid': 0.001,
   'GET /v1/fails': 0.001,
   'GET /v1/slow': 0.001,
   'POST /v1/echo': 0.01,
-  'POST /v1/rpc': 0.001,
 };
+
+/** Per-call prices of the stub JSON-RPC route. */
+const STUB_RPC_PRICES: Readonly<Record<string, number>> = {
+  eth_blockNumber: 0.001,
+  eth_getBalance: 0.001,
+  eth_chainId: 0,
+  svc_templateCheck: 0.01,
+  svc_templateBatchCheck: 0.05,
+};
+
+const priced = (key: string) => ({ config: { payment: { key, priceUsd: STUB_PRICES[key] ?? 0 } } });
+
+/** The stub's quote for a JSON-RPC body: the sum of the known methods' prices. */
+function rpcQuote(body: unknown): PaymentQuote {
+  const calls: unknown[] = Array.isArray(body) ? body : [body];
+  const prices = calls.map((c) => STUB_RPC_PRICES[String((c as { method?: unknown } | null)?.method)] ?? 0);
+  return { priceUsd: sumUsd(prices), description: 'JSON-RPC' };
+}
 
 export function tempDir(): { dir: string; remove: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'x402-test-'));
@@ -56,25 +73,24 @@ export async function stubApp(opts: StubAppOptions): Promise<StubApp> {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(errorHandler);
-  app.setNotFoundHandler(notFoundHandler);
-  await app.register(paymentsPlugin, { prices: STUB_PRICES, ...opts });
+  await app.register(paymentsPlugin, opts);
   let served = 0;
-  app.get('/health', async () => ({ success: true }));
-  app.get('/v1/paid', async () => ({ success: true, served: ++served }));
+  app.get('/health', priced('GET /health'), async () => ({ success: true }));
+  app.get('/v1/paid', priced('GET /v1/paid'), async () => ({ success: true, served: ++served }));
   // Resolves, once the handler is running, with a promise of the client's socket closing.
   let entered!: (inside: { closed: Promise<void> }) => void;
   let enteredP = new Promise<{ closed: Promise<void> }>((r) => (entered = r));
   let release!: () => void;
   let releaseP = new Promise<void>((r) => (release = r));
-  app.get('/v1/slow', async (req) => {
+  app.get('/v1/slow', priced('GET /v1/slow'), async (req) => {
     entered({ closed: new Promise<void>((r) => req.raw.socket.once('close', () => r())) });
     await releaseP;
     return { success: true, served: ++served };
   });
-  app.get('/v1/fails', async () => {
+  app.get('/v1/fails', priced('GET /v1/fails'), async () => {
     throw new Error('boom');
   });
-  app.post('/v1/echo', { schema: { body: z.object({ txid: z.string().regex(/^[0-9a-f]{64}$/) }) } }, async (req) => ({
+  app.post('/v1/echo', { ...priced('POST /v1/echo'), schema: { body: z.object({ txid: z.string().regex(/^[0-9a-f]{64}$/) }) } }, async (req) => ({
     success: true,
     txid: req.body.txid,
     served: ++served,
@@ -90,6 +106,7 @@ export async function stubApp(opts: StubAppOptions): Promise<StubApp> {
   app.post(
     '/v1/rpc',
     {
+      config: { payment: { key: 'POST /v1/rpc', priceUsd: 'per_call' } },
       preValidation: async (req) => {
         req.paymentQuote = rpcQuote(req.body);
       },

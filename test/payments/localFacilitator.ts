@@ -84,7 +84,7 @@ export async function startLocalFacilitator(networks: readonly string[], assets:
   };
 
   const facilitator = new x402Facilitator();
-  for (const n of networks) facilitator.register(n as `${string}:${string}`, new ExactEvmScheme(signer as never));
+  for (const n of networks) facilitator.register(n as `${string}:${string}`, new ExactEvmScheme(signer));
 
   const sockets = new Set<Socket>();
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {

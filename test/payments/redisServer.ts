@@ -47,7 +47,7 @@ export async function startRedis(): Promise<RedisServer> {
       break;
     } catch (err) {
       probe.disconnect();
-      if (i > 200 || child.exitCode !== null) throw new Error(`redis-server did not start: ${String(err)}`);
+      if (i > 200 || child.exitCode !== null) throw new Error(`redis-server did not start: ${String(err)}`, { cause: err });
       await new Promise((r) => setTimeout(r, 25));
     }
   }

@@ -1,0 +1,54 @@
+/**
+ * Layers import one way (docs/architecture.md). `npm run lint:deps` checks src/ against these rules
+ * in CI: no cycles (type-only imports included), no import from a lower layer to a higher one,
+ * nobody imports app.ts but main.ts, and the simulated node imports nothing of the product but the
+ * bottom layer.
+ */
+const BOTTOM = '^src/(bitcoin|util|storage)/|^src/(config|errors|version)\\.ts$';
+const SERVICES = '^src/(node|mempool|fees|optimizer|payments|bump|stream)/';
+const API = '^src/api/';
+const TOP = '^src/(deps|app|main)\\.ts$|^src/cli/';
+const SIMNET = '^src/simnet/';
+
+module.exports = {
+  forbidden: [
+    { name: 'no-circular', severity: 'error', comment: 'Import cycles (type-only ones too) hide which module owns what.', from: {}, to: { circular: true } },
+    {
+      name: 'bottom-imports-only-bottom',
+      severity: 'error',
+      comment: 'bitcoin/, util/, storage/, config, errors: facts and tools that know nothing of the service.',
+      from: { path: BOTTOM },
+      to: { path: `${SERVICES}|${API}|${TOP}|${SIMNET}` },
+    },
+    {
+      name: 'services-import-no-api-or-top',
+      severity: 'error',
+      comment: 'Services (node, mempool, fees, optimizer, payments, bump, stream) never see HTTP routes or the wiring.',
+      from: { path: SERVICES },
+      to: { path: `${API}|${TOP}|${SIMNET}` },
+    },
+    { name: 'api-imports-no-top', severity: 'error', comment: 'The API layer takes its context; it never imports the wiring.', from: { path: API }, to: { path: `${TOP}|${SIMNET}` } },
+    { name: 'nobody-imports-app', severity: 'error', comment: 'app.ts is wiring only; only main.ts builds the app.', from: { path: '^src/', pathNot: '^src/main\\.ts$' }, to: { path: '^src/app\\.ts$' } },
+    {
+      name: 'simnet-is-a-world-of-its-own',
+      severity: 'error',
+      comment: 'The simulated node speaks Core RPC and imports no product code, only the bottom layer (bitcoin/, util/).',
+      from: { path: SIMNET },
+      to: { path: '^src/', pathNot: `${SIMNET}|^src/(bitcoin|util)/` },
+    },
+    {
+      name: 'only-main-starts-the-simulated-node',
+      severity: 'error',
+      comment: 'Product code never reaches into the simulated node; main.ts starts it when no node is configured.',
+      from: { path: '^src/', pathNot: `${SIMNET}|^src/main\\.ts$` },
+      to: { path: SIMNET },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'], extensions: ['.ts', '.js'] },
+    reporterOptions: { text: { highlightFocused: true } },
+  },
+};

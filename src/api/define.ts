@@ -1,0 +1,212 @@
+/**
+ * The shape of everything the service serves. A REST route and a JSON-RPC method are each declared
+ * once, with `defineRoute` / `defineRpcMethod`: family, price, zod request and response schemas, a
+ * one-line summary, an example, the catalogue errors it may answer with, and the handler. The
+ * registry (`registry.ts`) collects the declarations; fastify's routes, the payment gate's prices,
+ * capabilities, the README's route table and the public documents are derived from it.
+ *
+ * The handler's return type is the response schema's input type, so a handler that answers a
+ * field its schema does not declare (or misses one) does not compile.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import type { z } from 'zod';
+import type { Config } from '../config.js';
+import type { ErrorCode } from '../errors.js';
+import type { FeesService } from '../fees/plugin.js';
+import type { MempoolService } from '../mempool/plugin.js';
+import type { AddressSource } from '../node/addressSource.js';
+import type { BitcoinNode } from '../node/bitcoinNode.js';
+import type { ChainState } from '../node/chainState.js';
+import type { OptimizerHandle } from '../optimizer/plugin.js';
+import type { PaymentsInfo } from '../payments/plugin.js';
+
+/**
+ * What every handler receives: the service's dependencies and the services built from them. Built
+ * once by `app.ts` after the service plugins are registered; handlers never see the fastify instance.
+ */
+export interface ApiContext {
+  config: Config;
+  node: BitcoinNode;
+  addressSource: AddressSource;
+  /** `simulated` when the embedded node serves the data. */
+  nodeKind: 'simulated' | 'real';
+  /** Milliseconds since the epoch. */
+  now(): number;
+  /** When the process started serving, ms since the epoch. */
+  startedAt: number;
+  chain: ChainState;
+  mempool: MempoolService;
+  fees: FeesService;
+  optimizer: OptimizerHandle;
+  payments: PaymentsInfo;
+  /** What is served (capabilities and documents describe it). */
+  registry: Registry;
+  log: FastifyBaseLogger;
+  /** Check every answer against its declared schema before sending it (tests). */
+  checkResponses: boolean;
+}
+
+/** Everything the service serves, checked once (see `registry.ts`). */
+export interface Registry {
+  /** Every REST route, `POST /v1/rpc` included, in declaration order. */
+  routes: readonly Route[];
+  /** Every JSON-RPC method by name. */
+  methods: ReadonlyMap<string, RpcMethod>;
+}
+
+/** Families group routes and methods in documents and capabilities. */
+export type Family = 'system' | 'bitcoin' | 'mempool' | 'template' | 'rpc';
+
+export const FAMILY_TITLES: Readonly<Record<Family, string>> = {
+  system: 'Health and discovery',
+  bitcoin: 'Bitcoin reads',
+  mempool: 'Mempool intelligence',
+  template: 'Template intelligence',
+  rpc: 'JSON-RPC',
+};
+
+/** USD per request, or `'free'` (no payment asked, payment headers ignored). */
+export type Price = number | 'free';
+
+/** What a handler may use of the HTTP call besides its validated input. */
+export interface CallInfo {
+  log: FastifyBaseLogger;
+}
+
+/** Validated request parts (each `undefined` when the route declares no schema for it). */
+export interface RestInput<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+}
+
+type Schema = z.ZodType;
+type None = z.ZodUndefined;
+
+interface RouteSpecBase<P extends Schema, Q extends Schema, B extends Schema, R extends Schema> {
+  family: Family;
+  method: 'GET' | 'POST';
+  /** fastify route syntax, e.g. `/v1/tx/:txid`. */
+  path: string;
+  summary: string;
+  /** Longer explanation for the documents (units, sources, caveats). */
+  description?: string;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** The 200 answer. */
+  response: R;
+  /** Catalogue errors this route may answer with, besides `INVALID_REQUEST` for malformed input. */
+  errors: readonly ErrorCode[];
+  /**
+   * An example request and its answer; `'live'` only for a free GET route without parameters
+   * whose answer is too large to repeat (capabilities, cache statistics): calling it is the example.
+   */
+  example: { params?: z.input<P>; query?: z.input<Q>; body?: z.input<B>; response: z.input<R> } | 'live';
+}
+
+export interface RouteSpec<P extends Schema, Q extends Schema, B extends Schema, R extends Schema> extends RouteSpecBase<P, Q, B, R> {
+  price: Price;
+  /**
+   * Checks that need the node (e.g. an address's network), run before payment is asked: a request
+   * that cannot succeed is refused with 400 for free.
+   */
+  precheck?(ctx: ApiContext, input: RestInput<z.output<P>, z.output<Q>, z.output<B>>): Promise<void>;
+}
+
+export type RouteHandler<P extends Schema, Q extends Schema, B extends Schema, R extends Schema> = (
+  ctx: ApiContext,
+  input: RestInput<z.output<P>, z.output<Q>, z.output<B>>,
+  call: CallInfo,
+) => Promise<z.input<R>>;
+
+/** A REST route, type-erased for the registry. */
+export interface RestRoute {
+  kind: 'rest';
+  family: Family;
+  method: 'GET' | 'POST';
+  path: string;
+  price: Price;
+  summary: string;
+  description?: string;
+  params?: Schema;
+  query?: Schema;
+  body?: Schema;
+  response: Schema;
+  errors: readonly ErrorCode[];
+  example: { params?: unknown; query?: unknown; body?: unknown; response: unknown } | 'live';
+  precheck?(ctx: ApiContext, input: RestInput<unknown, unknown, unknown>): Promise<void>;
+  handler(ctx: ApiContext, input: RestInput<unknown, unknown, unknown>, call: CallInfo): Promise<unknown>;
+}
+
+/** `POST /v1/rpc`: the one route priced by its body (the sum of the methods it calls). */
+export interface JsonRpcRoute extends Omit<RestRoute, 'kind' | 'price' | 'handler' | 'precheck'> {
+  kind: 'jsonrpc';
+  price: 'per_call';
+}
+
+export type Route = RestRoute | JsonRpcRoute;
+
+export interface RpcMethodSpec<P extends Schema, R extends Schema> {
+  family: Family;
+  name: string;
+  price: Price;
+  summary: string;
+  description?: string;
+  /** Schema of the `params` array (a missing `params` is `[]`). */
+  params: P;
+  result: R;
+  errors: readonly ErrorCode[];
+  example: { params: z.input<P>; result: z.input<R> };
+  /** Checks that need the node, run while the call is planned, before payment is asked. */
+  precheck?(ctx: ApiContext, params: z.output<P>): Promise<void>;
+}
+
+export type RpcRunner<P extends Schema, R extends Schema> = (ctx: ApiContext, params: z.output<P>) => Promise<z.input<R>>;
+
+/** A JSON-RPC method, type-erased for the registry. */
+export interface RpcMethod {
+  kind: 'rpc';
+  family: Family;
+  name: string;
+  price: Price;
+  summary: string;
+  description?: string;
+  params: Schema;
+  result: Schema;
+  errors: readonly ErrorCode[];
+  example: { params: unknown; result: unknown };
+  precheck?(ctx: ApiContext, params: unknown): Promise<void>;
+  run(ctx: ApiContext, params: unknown): Promise<unknown>;
+}
+
+/**
+ * Declares a REST route: `defineRoute({ …declaration }).handle(async (ctx, input) => answer)`.
+ * Two steps so the handler is typed by the schemas already inferred (its answer must match the
+ * response schema exactly, literals included).
+ */
+export function defineRoute<P extends Schema = None, Q extends Schema = None, B extends Schema = None, R extends Schema = Schema>(
+  spec: RouteSpec<P, Q, B, R>,
+): { handle(handler: RouteHandler<P, Q, B, R>): RestRoute } {
+  return { handle: (handler) => ({ kind: 'rest', ...spec, handler }) as unknown as RestRoute };
+}
+
+/** Declares `POST /v1/rpc` itself (its handler is the dispatcher over the registry's methods). */
+export function defineJsonRpcRoute<B extends Schema, R extends Schema>(spec: RouteSpecBase<None, None, B, R>): JsonRpcRoute {
+  return { kind: 'jsonrpc', price: 'per_call', ...spec } as unknown as JsonRpcRoute;
+}
+
+/** Declares a JSON-RPC method: `defineRpcMethod({ …declaration }).run(async (ctx, params) => result)`. */
+export function defineRpcMethod<P extends Schema, R extends Schema>(spec: RpcMethodSpec<P, R>): { run(run: RpcRunner<P, R>): RpcMethod } {
+  return { run: (run) => ({ kind: 'rpc', ...spec, run }) as unknown as RpcMethod };
+}
+
+/** The USD price of a declaration: 0 for free. */
+export function priceUsd(price: Price): number {
+  return price === 'free' ? 0 : price;
+}
+
+/** `"<METHOD> <path>"`, the key of a REST route everywhere (gate, ledger, capabilities). */
+export function routeKey(route: Pick<Route, 'method' | 'path'>): string {
+  return `${route.method} ${route.path}`;
+}

@@ -1,0 +1,74 @@
+/**
+ * One error handler for the whole REST surface: every thrown error becomes the envelope
+ * `{ success: false, error: { code, message } }` with the right status (DESIGN §5).
+ *
+ * - zod validation failures: 400 `INVALID_REQUEST` (or the route's own code) naming the failing field;
+ * - fastify's own request errors (bad JSON, body too large, bad content type): 400/413/415;
+ * - catalogue errors (`src/errors.ts`): their own status, with `Retry-After` on 503;
+ * - anything else: 500 with a generic message; the full error and its cause are logged, never sent.
+ */
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { DEFAULT_RETRY_AFTER_SECONDS, Errors, type ErrorBody } from '../errors.js';
+
+/** A validation failure on one of these fields gets a field-specific code. */
+const FIELD_CODES: Record<string, string> = {
+  txid: 'INVALID_TXID',
+  txids: 'INVALID_TXID',
+  address: 'INVALID_ADDRESS',
+};
+
+export function errorBody(code: string, message: string, details?: unknown): ErrorBody {
+  return details === undefined ? { success: false, error: { code, message } } : { success: false, error: { code, message, details } };
+}
+
+interface ValidationIssue {
+  instancePath?: string;
+  message?: string;
+  params?: { issue?: { path?: PropertyKey[]; message?: string } };
+}
+
+function describeValidation(error: FastifyError & { validation?: ValidationIssue[]; validationContext?: string }): {
+  code: string;
+  message: string;
+} {
+  const first = error.validation?.[0];
+  const path = first?.params?.issue?.path ?? (first?.instancePath ?? '').split('/').filter(Boolean);
+  const field = path.map(String).join('.');
+  const where = error.validationContext ?? 'request';
+  const reason = first?.params?.issue?.message ?? first?.message ?? 'invalid value';
+  const head = String(path[0] ?? '');
+  const code = FIELD_CODES[head] ?? 'INVALID_REQUEST';
+  return { code, message: field ? `${where}.${field}: ${reason}` : `${where}: ${reason}` };
+}
+
+export function errorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  if (hasZodFastifySchemaValidationErrors(error) || (error as { validation?: unknown }).validation) {
+    const { code, message } = describeValidation(error);
+    void reply.code(400).send(errorBody(code, message));
+    return;
+  }
+  const status = error.statusCode ?? 500;
+  const code = error.code ?? '';
+  if (code.startsWith('FST_') && status < 500) {
+    // fastify's own request errors: unreadable JSON, body too large, wrong content type, bad URL.
+    const mapped = status === 413 ? 'BODY_TOO_LARGE' : status === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : 'INVALID_REQUEST';
+    void reply.code(status).send(errorBody(mapped, error.message));
+    return;
+  }
+  // A 5xx passes through only as a catalogue error; anything else (a Node ERR_* or SQLITE_* code,
+  // a library's error) is a generic 500, its message logged, never sent.
+  if (status >= 500 && !(code in Errors)) {
+    request.log.error({ err: error }, 'unhandled error');
+    void reply.code(500).send(errorBody('INTERNAL', 'Internal error'));
+    return;
+  }
+  if (status >= 500) request.log.warn({ err: error }, 'request failed');
+  if (status === 503 && !reply.hasHeader('retry-after')) reply.header('retry-after', String(DEFAULT_RETRY_AFTER_SECONDS));
+  void reply.code(status).send(errorBody(code || 'INTERNAL', error.message));
+}
+
+/** Router-level refusals (bad URL encoding, over-long path parameters), before any route runs. */
+export function frameworkErrorHandler(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  void reply.code(error.statusCode ?? 400).send(errorBody('INVALID_REQUEST', error.message.slice(0, 200)));
+}

@@ -1,0 +1,95 @@
+/**
+ * The one place fastify routes are made: every route of the registry, with its zod request
+ * schemas (validated before anything runs: a malformed request is a free 400), its price in the
+ * route config (read by the payment gate), its precheck before payment, and its handler. A wrong
+ * method on a known path answers 405 with `Allow`.
+ *
+ * With `checkResponses` (tests) every answer is also checked against the route's response schema
+ * before it is sent, so a handler that drifts from its declared shape fails the test that hit it.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { errorBody } from './errorHandler.js';
+import { priceUsd, routeKey, type ApiContext, type RestInput, type RestRoute } from './define.js';
+import { rpcRoute } from './rpc/rpcRoute.js';
+
+export interface ApiRoutesOptions {
+  ctx: ApiContext;
+}
+
+export async function apiRoutes(fastify: FastifyInstance, { ctx }: ApiRoutesOptions): Promise<void> {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+  for (const route of ctx.registry.routes) {
+    if (route.kind === 'jsonrpc') {
+      await app.register(rpcRoute, { ctx, route });
+      continue;
+    }
+    const input = (request: FastifyRequest): RestInput<unknown, unknown, unknown> => ({ params: request.params, query: request.query, body: request.body });
+    app.route({
+      method: route.method,
+      url: route.path,
+      // HEAD only where it costs nothing: a paid route answers HEAD with 405 (never charged for an empty body).
+      exposeHeadRoute: route.method === 'GET' && route.price === 'free',
+      config: { payment: { key: routeKey(route), priceUsd: priceUsd(route.price) } },
+      schema: {
+        summary: route.summary,
+        ...(route.params ? { params: route.params } : {}),
+        ...(route.query ? { querystring: route.query } : {}),
+        ...(route.body ? { body: route.body } : {}),
+      },
+      ...(route.precheck ? { preValidation: async (request: FastifyRequest) => route.precheck?.(ctx, input(request)) } : {}),
+      ...(ctx.checkResponses ? { preSerialization: responseCheck(route) } : {}),
+      handler: async (request) => route.handler(ctx, input(request), { log: request.log }),
+    });
+  }
+}
+
+function responseCheck(route: RestRoute) {
+  return async (_request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    if (reply.statusCode !== 200) return payload;
+    const checked = route.response.safeParse(payload);
+    if (checked.success) return payload;
+    const issue = checked.error.issues[0];
+    reply.code(500);
+    return errorBody('INTERNAL', `${routeKey(route)} answered outside its response schema: ${issue?.path.join('.') ?? ''}: ${issue?.message ?? ''}`);
+  };
+}
+
+/** `"<path pattern>"` → regexp matching concrete URLs (`:param` = one segment). */
+function pathPattern(path: string): RegExp {
+  const source = path
+    .split('/')
+    .map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('/');
+  return new RegExp(`^${source}/?$`);
+}
+
+/**
+ * The not-found handler: 405 with `Allow` when the path is served under another method, else 404.
+ * Complexity: O(routes) per unknown request.
+ */
+export function notFoundHandler(ctx: Pick<ApiContext, 'registry'>) {
+  const patterns = ctx.registry.routes.map((r) => ({
+    method: r.method,
+    headToo: r.kind === 'rest' && r.method === 'GET' && r.price === 'free',
+    pattern: pathPattern(r.path),
+  }));
+  return (request: FastifyRequest, reply: FastifyReply): void => {
+    const path = request.url.split('?')[0] ?? request.url;
+    const allowed = new Set<string>();
+    for (const p of patterns) {
+      if (!p.pattern.test(path)) continue;
+      allowed.add(p.method);
+      if (p.headToo) allowed.add('HEAD');
+    }
+    if (allowed.size > 0) {
+      const allow = [...allowed].sort().join(', ');
+      void reply
+        .code(405)
+        .header('allow', allow)
+        .send(errorBody('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${path}; allowed: ${allow}`));
+      return;
+    }
+    void reply.code(404).send(errorBody('NOT_FOUND', `No route ${request.method} ${path}`));
+  };
+}

@@ -1,0 +1,147 @@
+/**
+ * JSON-RPC 2.0 over one HTTP POST, in two steps:
+ * 1. `planRpc` parses the body (single call or batch), validates every call's envelope and params,
+ *    and prices the valid ones (a batch costs the sum). Invalid calls are answered for free.
+ * 2. `executeRpc` runs the planned calls (concurrently; a batch is bounded) and builds the answer.
+ * The payment gate sits between the two, using the plan's price.
+ */
+import { sumUsd } from '../../payments/prices.js';
+import { priceUsd, type ApiContext, type RpcMethod } from '../define.js';
+import { JsonRpcCall } from './endpoints.js';
+import {
+  InternalRpcError,
+  InvalidParamsRpcError,
+  InvalidRequestRpcError,
+  JsonRpcError,
+  MethodNotFoundRpcError,
+  ParseRpcError,
+  SERVER_ERROR_CODES,
+  toJsonRpcError,
+} from './rpcErrors.js';
+
+export type JsonRpcId = string | number | null;
+
+type PlannedCall =
+  | { id: JsonRpcId; method: RpcMethod; params: unknown; priceUsd: number }
+  | { id: JsonRpcId; error: JsonRpcError }
+  /** A valid notification (no `id` member): JSON-RPC 2.0 forbids answering it (Core answers 204). */
+  | { notification: true };
+
+export interface RpcPlan {
+  batch: boolean;
+  calls: PlannedCall[];
+  /** Sum of the prices of the calls that will run, USD. */
+  priceUsd: number;
+  /** Method names, for the payment description and logs. */
+  methods: string[];
+}
+
+export interface RpcAnswer {
+  /** The response object or array; undefined when every call was a notification (answer 204, no body). */
+  body: unknown;
+  /** True when at least one priced call answered with a result (false: nothing chargeable was served). */
+  chargeable: boolean;
+}
+
+function idOf(element: unknown): JsonRpcId {
+  const id = (element as { id?: unknown } | null)?.id;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
+
+async function planOne(element: unknown, methods: ReadonlyMap<string, RpcMethod>, ctx: ApiContext): Promise<PlannedCall> {
+  const envelope = JsonRpcCall.safeParse(element);
+  if (!envelope.success) {
+    const issue = envelope.error.issues[0];
+    return { id: idOf(element), error: new InvalidRequestRpcError(`${issue?.path.join('.') || 'request'}: ${issue?.message ?? 'invalid'}`) };
+  }
+  // Every method only reads, so a notification, which gets no answer, is neither run nor charged.
+  if (!('id' in (element as object))) return { notification: true };
+  const { method: name, params: rawParams = [] } = envelope.data;
+  const id = envelope.data.id ?? null;
+  const method = methods.get(name);
+  if (!method) return { id, error: new MethodNotFoundRpcError(name) };
+  if (!Array.isArray(rawParams)) return { id, error: new InvalidParamsRpcError('params must be an array') };
+  const params = method.params.safeParse(rawParams);
+  if (!params.success) {
+    const issue = params.error.issues[0];
+    const where = `params${(issue?.path ?? []).map((p) => `[${String(p)}]`).join('')}`;
+    return { id, error: new InvalidParamsRpcError(`${where}: ${issue?.message ?? 'invalid'}`) };
+  }
+  try {
+    await method.precheck?.(ctx, params.data);
+  } catch (error) {
+    return { id, error: toJsonRpcError(error) };
+  }
+  return { id, method, params: params.data, priceUsd: priceUsd(method.price) };
+}
+
+/** Parses and prices a request body (the raw text). Never throws: every failure is a planned error. */
+export async function planRpc(text: string, methods: ReadonlyMap<string, RpcMethod>, ctx: ApiContext, batchMax: number): Promise<RpcPlan> {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (error) {
+    return { batch: false, calls: [{ id: null, error: new ParseRpcError((error as Error).message.slice(0, 120)) }], priceUsd: 0, methods: [] };
+  }
+  const batch = Array.isArray(body);
+  const elements: unknown[] = Array.isArray(body) ? body : [body];
+  if (batch && elements.length === 0)
+    return { batch: false, calls: [{ id: null, error: new InvalidRequestRpcError('empty batch') }], priceUsd: 0, methods: [] };
+  if (elements.length > batchMax) {
+    return {
+      batch: false,
+      calls: [{ id: null, error: new InvalidRequestRpcError(`batch of ${elements.length} calls exceeds the limit of ${batchMax}`) }],
+      priceUsd: 0,
+      methods: [],
+    };
+  }
+  const calls = await Promise.all(elements.map((e) => planOne(e, methods, ctx)));
+  const prices: number[] = [];
+  const names: string[] = [];
+  for (const call of calls) {
+    if ('method' in call) {
+      prices.push(call.priceUsd);
+      names.push(call.method.name);
+    }
+  }
+  return { batch, calls, priceUsd: sumUsd(prices), methods: names };
+}
+
+/** Runs a plan and builds the JSON-RPC answer (an object, or an array for a batch). */
+export async function executeRpc(plan: RpcPlan, ctx: ApiContext): Promise<RpcAnswer> {
+  let chargeable = false;
+  const answered = plan.calls.filter((call): call is Exclude<PlannedCall, { notification: true }> => !('notification' in call));
+  if (answered.length === 0) return { body: undefined, chargeable: false };
+  const responses = await Promise.all(
+    answered.map(async (call) => {
+      if ('error' in call) return errorResponse(call.id, call.error);
+      try {
+        const result = await call.method.run(ctx, call.params);
+        if (ctx.checkResponses) {
+          const checked = call.method.result.safeParse(result);
+          if (!checked.success)
+            return errorResponse(
+              call.id,
+              new JsonRpcError(InternalRpcError.code, `${call.method.name} answered outside its result schema: ${checked.error.message}`),
+            );
+        }
+        if (call.priceUsd > 0) chargeable = true;
+        return { jsonrpc: '2.0', id: call.id, result: result ?? null };
+      } catch (error) {
+        const rpcError = toJsonRpcError(error);
+        if (!SERVER_ERROR_CODES.has(rpcError.code) && call.priceUsd > 0) chargeable = true;
+        if (rpcError.code === -32603) ctx.log.error({ err: error, method: call.method.name }, 'rpc method failed');
+        return errorResponse(call.id, rpcError);
+      }
+    }),
+  );
+  return { body: plan.batch ? responses : responses[0], chargeable };
+}
+
+function errorResponse(id: JsonRpcId, error: JsonRpcError) {
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: error.data === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, data: error.data },
+  };
+}

@@ -1,0 +1,49 @@
+/**
+ * `POST /v1/rpc`: the EVM-style JSON-RPC endpoint. The body is read as text (whatever the content
+ * type) so that malformed JSON becomes a JSON-RPC parse error (-32700) rather than an HTTP 400.
+ * The call is planned and priced in `preValidation`, which sets `request.paymentQuote` for the
+ * payment gate (DESIGN §5: payment before dispatch, nothing charged for calls that cannot succeed).
+ */
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type {} from '../../payments/plugin.js';
+import { routeKey, type ApiContext, type JsonRpcRoute } from '../define.js';
+import { executeRpc, planRpc, type RpcPlan } from './dispatch.js';
+
+export interface RpcRouteOptions {
+  ctx: ApiContext;
+  route: JsonRpcRoute;
+}
+
+export const rpcRoute: FastifyPluginAsync<RpcRouteOptions> = async (app, { ctx, route }) => {
+  const { methods } = ctx.registry;
+  const plans = new WeakMap<FastifyRequest, RpcPlan>();
+
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+
+  app.route({
+    method: route.method,
+    url: route.path,
+    exposeHeadRoute: false,
+    config: { payment: { key: routeKey(route), priceUsd: 'per_call' } },
+    schema: { summary: route.summary },
+    preValidation: async (request) => {
+      const text = typeof request.body === 'string' ? request.body : '';
+      const plan = await planRpc(text, methods, ctx, ctx.config.RPC_BATCH_MAX);
+      plans.set(request, plan);
+      request.paymentQuote = {
+        priceUsd: plan.priceUsd,
+        description: plan.methods.length ? `JSON-RPC ${[...new Set(plan.methods)].join(', ')}` : 'JSON-RPC',
+      };
+    },
+    handler: async (request, reply) => {
+      const plan = plans.get(request);
+      if (!plan) throw new Error('JSON-RPC request reached its handler without a plan');
+      const answer = await executeRpc(plan, ctx);
+      if (!answer.chargeable) request.paymentChargeable = false;
+      // Only notifications: JSON-RPC 2.0 returns nothing at all (as Bitcoin Core does, with 204).
+      if (answer.body === undefined) return reply.code(204).send();
+      return reply.code(200).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(answer.body));
+    },
+  });
+};

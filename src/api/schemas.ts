@@ -1,0 +1,40 @@
+/** zod schemas shared by the REST routes and the JSON-RPC methods: request parts and answer pieces. */
+import { z } from 'zod';
+import { NETWORK_NAMES } from '../bitcoin/network.js';
+
+/** A txid: 64 hex characters, any case; normalized to lower case. */
+export const Txid = z
+  .string()
+  .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hexadecimal characters')
+  .transform((s) => s.toLowerCase());
+
+/** An address as sent; checked against the node's network by `parseAddress`. */
+export const AddressParam = z.string().min(1).max(200);
+
+export const TxidParams = z.object({ txid: Txid });
+export const AddressParams = z.object({ address: AddressParam });
+
+/** A number of blocks from the query string: plain decimal digits only (no `0x10`, `1e3`, ` 6`). */
+export const blocksQuery = (defaultValue: number) =>
+  z
+    .string()
+    .regex(/^\d{1,5}$/, 'must be a whole number of blocks')
+    .transform(Number)
+    .pipe(z.number().int().min(1).max(1008))
+    .default(defaultValue);
+
+/** A confirmation target in a JSON body: 1..1008 blocks (Core's `estimatesmartfee` range). */
+export const TargetBlocks = z.number().int().min(1).max(1008).default(6);
+
+// --- answer pieces ---
+
+/** Every successful answer says so. */
+export const Success = z.literal(true);
+/** The one timestamp format of every answer: ISO 8601 UTC. */
+export const IsoTime = z.iso.datetime();
+export const Hash = z.string().regex(/^[0-9a-f]{64}$/);
+export const Sat = z.number().int();
+export const SatVb = z.number().nonnegative();
+export const Network = z.enum(NETWORK_NAMES);
+/** Ethereum-style hex quantity (`0x…`, no leading zeros). */
+export const HexQuantity = z.string().regex(/^0x(0|[1-9a-f][0-9a-f]*)$/);

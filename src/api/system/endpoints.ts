@@ -1,0 +1,76 @@
+/**
+ * Health and discovery, all free: `/health` (process, node, mempool view, optimizer, payments),
+ * capabilities (what is offered, at what price, and the optimizer's live state) and the optimizer's
+ * cycle statistics.
+ */
+import { defineRoute } from '../define.js';
+import { cacheStats, CacheStatsResponse } from './cacheStats.js';
+import { capabilities, CapabilitiesResponse } from './capabilities.js';
+import { health, HealthResponse } from './health.js';
+
+export const systemRoutes = [
+  defineRoute({
+    family: 'system',
+    method: 'GET',
+    path: '/health',
+    price: 'free',
+    summary: 'Service, node, mempool view, optimizer and payments health',
+    description: 'Always 200 while the process serves; `status` is `ok`, or `degraded` when the node is unreachable or the mempool view is failing.',
+    response: HealthResponse,
+    errors: [],
+    example: {
+      response: {
+        success: true,
+        status: 'ok',
+        service: { version: '0.1.0', uptimeSeconds: 3_600, pid: 4242, node: 'v20.20.2', memory: { rssMb: 310.5, heapUsedMb: 120.2 } },
+        node: {
+          kind: 'real',
+          addressSource: 'esplora',
+          reachable: true,
+          chain: 'main',
+          height: 850_000,
+          headers: 850_000,
+          lagBlocks: 0,
+          initialBlockDownload: false,
+          tipHash: '00000000000000000002a7c4c1e48d76c5a37902165a270156b7a8d72728a054',
+          error: null,
+        },
+        mempool: { ready: true, size: 41_000, lastPollAt: '2026-11-25T10:00:00.000Z', lastPollMs: 35, lastError: null, replacementsRecorded: 1_200 },
+        optimizer: { enabled: true, ready: true, cycleCount: 42, phase: 'idle', lastStatus: 'ok', lastError: null, cacheAgeMs: 21_000 },
+        payments: {
+          enabled: true,
+          settlement: 'facilitator',
+          note: '…',
+          payTo: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C',
+          networks: ['eip155:8453'],
+          replayStore: 'sqlite',
+          facilitator: { configured: true, reachable: true, checkedAt: '2026-11-25T09:59:30.000Z' },
+          ledger: { pending: 0, settled: 1_000, unsettled: 0, failed: 2 },
+        },
+      },
+    },
+  }).handle(async (ctx) => health(ctx)),
+
+  defineRoute({
+    family: 'system',
+    method: 'GET',
+    path: '/v1/template/capabilities',
+    price: 'free',
+    summary: 'What this service offers, its prices and its live optimizer state',
+    description: 'Every field of the specification’s Capabilities response, read from running state; prices, routes and methods come from the registry.',
+    response: CapabilitiesResponse,
+    errors: [],
+    example: 'live',
+  }).handle(async (ctx) => capabilities(ctx)),
+
+  defineRoute({
+    family: 'system',
+    method: 'GET',
+    path: '/v1/template/cache-stats',
+    price: 'free',
+    summary: 'Optimizer cycle statistics: running phase, timings, templates vs the upper bound',
+    response: CacheStatsResponse,
+    errors: [],
+    example: 'live',
+  }).handle(async (ctx) => cacheStats(ctx)),
+];

@@ -1,0 +1,116 @@
+/**
+ * `GET /health` (free): the process, the node (reachable, chain, tip, lag), the mempool view, the
+ * optimizer and payments. Always 200 while the process serves: `status` says `ok` or `degraded`
+ * (node unreachable or mempool view failing).
+ */
+import { z } from 'zod';
+import { isoFromMs } from '../../bitcoin/units.js';
+import { round } from '../../util/round.js';
+import { SERVICE_VERSION } from '../../version.js';
+import type { ApiContext } from '../define.js';
+import { Hash, IsoTime, Success } from '../schemas.js';
+
+export const HEALTH_NODE_TIMEOUT_MS = 2_000;
+
+export const HealthResponse = z.object({
+  success: Success,
+  status: z.enum(['ok', 'degraded']),
+  service: z.object({
+    version: z.string(),
+    uptimeSeconds: z.number().int().nonnegative(),
+    pid: z.number().int(),
+    node: z.string(),
+    memory: z.object({ rssMb: z.number(), heapUsedMb: z.number() }),
+  }),
+  node: z.object({
+    kind: z.enum(['simulated', 'real']),
+    addressSource: z.enum(['esplora', 'scantxoutset']),
+    reachable: z.boolean(),
+    chain: z.string().optional(),
+    height: z.number().int().optional(),
+    headers: z.number().int().optional(),
+    lagBlocks: z.number().int().optional(),
+    initialBlockDownload: z.boolean().optional(),
+    tipHash: Hash.optional(),
+    error: z.string().nullable(),
+  }),
+  mempool: z.object({
+    ready: z.boolean(),
+    size: z.number().int(),
+    lastPollAt: IsoTime.nullable(),
+    lastPollMs: z.number().nullable(),
+    lastError: z.string().nullable(),
+    replacementsRecorded: z.number().int(),
+  }),
+  optimizer: z.object({
+    enabled: z.boolean(),
+    ready: z.boolean(),
+    cycleCount: z.number().int(),
+    phase: z.string(),
+    lastStatus: z.string().nullable(),
+    lastError: z.string().nullable(),
+    cacheAgeMs: z.number().nullable(),
+  }),
+  payments: z.object({
+    enabled: z.boolean(),
+    settlement: z.enum(['facilitator', 'local-unsettled', 'demo']),
+    note: z.string(),
+    payTo: z.string(),
+    networks: z.array(z.string()),
+    replayStore: z.string(),
+    facilitator: z.object({ configured: z.boolean(), reachable: z.boolean().nullable(), checkedAt: IsoTime.nullable() }),
+    ledger: z.record(z.string(), z.number().int()),
+  }),
+});
+
+export async function health(ctx: ApiContext): Promise<z.input<typeof HealthResponse>> {
+  const now = ctx.now();
+  // A short timeout of its own: a load balancer's probe must not wait out a hung node.
+  const node = await ctx.chain
+    .info(1000, Math.min(HEALTH_NODE_TIMEOUT_MS, ctx.config.BITCOIN_RPC_TIMEOUT_MS))
+    .then((info) => ({
+      reachable: true,
+      chain: info.chain,
+      height: info.blocks,
+      headers: info.headers,
+      lagBlocks: info.headers - info.blocks,
+      initialBlockDownload: info.initialblockdownload,
+      tipHash: info.bestblockhash,
+      error: null,
+    }))
+    .catch((error: Error) => ({ reachable: false, error: error.message }));
+  const { mirror, tracker } = ctx.mempool;
+  const { service } = ctx.optimizer;
+  const memory = process.memoryUsage();
+  const mempoolOk = mirror.ready && mirror.lastError === null;
+  return {
+    success: true,
+    status: node.reachable && mempoolOk ? 'ok' : 'degraded',
+    service: {
+      version: SERVICE_VERSION,
+      uptimeSeconds: Math.max(0, Math.round((now - ctx.startedAt) / 1000)),
+      pid: process.pid,
+      node: process.version,
+      memory: { rssMb: round(memory.rss / 2 ** 20, 1), heapUsedMb: round(memory.heapUsed / 2 ** 20, 1) },
+    },
+    node: { kind: ctx.nodeKind, addressSource: ctx.addressSource.kind, ...node },
+    mempool: {
+      ready: mirror.ready,
+      size: mirror.txs.size,
+      lastPollAt: isoFromMs(mirror.lastPollAt),
+      lastPollMs: mirror.lastPollMs ?? null,
+      lastError: mirror.lastError,
+      replacementsRecorded: tracker.store.size(),
+    },
+    optimizer: {
+      enabled: ctx.optimizer.enabled,
+      ready: service.cache !== undefined,
+      cycleCount: service.cycleCount,
+      phase: service.phase,
+      lastStatus: service.lastStatus,
+      lastError: service.lastError,
+      cacheAgeMs: service.cache ? now - service.cache.cachedAt : null,
+    },
+    payments: ctx.payments.health(),
+  };
+}

@@ -1,0 +1,258 @@
+/**
+ * Template intelligence from the optimizer cache, over REST and as `svc_*` JSON-RPC methods (same
+ * answers, built by `templateAnswers.ts`): free health; paid membership checks (single and
+ * batch), the fee ladder, and the optimized txid list with its signed receipt. Before the first
+ * cycle has published, paid template answers are 503 with `Retry-After`, not wrong data.
+ */
+import { z } from 'zod';
+import type { TemplateCache } from '../../optimizer/templateCache.js';
+import { defineRoute, defineRpcMethod, type ApiContext } from '../define.js';
+import { Success, TargetBlocks, Txid } from '../schemas.js';
+import {
+  FeeLadderAnswer,
+  feeLadderAnswer,
+  OptimizedTxidsAnswer,
+  optimizedTxidsAnswer,
+  requireCache,
+  TemplateCheck,
+  templateCheck,
+  TemplateHealth,
+  templateHealth,
+} from './templateAnswers.js';
+
+export const BATCH_CHECK_MAX_TXIDS = 10;
+export const OPTIMIZED_TXIDS_MAX = 4000;
+
+/** An absent body (fastify gives null) is an empty object: these bodies are optional. */
+const optionalBody = <T extends z.ZodType>(schema: T) => z.preprocess((v) => v ?? {}, schema);
+
+export const TxidRequest = z.object({ txid: Txid, targetBlocks: TargetBlocks });
+export const BatchTxidRequest = z.object({ txids: z.array(Txid).min(1).max(BATCH_CHECK_MAX_TXIDS), targetBlocks: TargetBlocks });
+const TargetBlocksObject = z.object({ targetBlocks: TargetBlocks });
+export const TargetBlocksRequest = optionalBody(TargetBlocksObject);
+export const OptimizedTxidsRequest = optionalBody(z.object({ maxTxids: z.number().int().min(1).max(OPTIMIZED_TXIDS_MAX).default(OPTIMIZED_TXIDS_MAX) }));
+
+const BatchCheckAnswer = z.object({
+  success: Success,
+  targetBlocks: z.number().int(),
+  count: z.number().int(),
+  cachedAt: z.string(),
+  results: z.array(TemplateCheck),
+});
+
+const cache = (ctx: ApiContext): TemplateCache => requireCache(ctx.optimizer.service, ctx.optimizer.enabled);
+
+function batchCheck(ctx: ApiContext, txids: readonly string[], targetBlocks: number): z.input<typeof BatchCheckAnswer> {
+  const current = cache(ctx);
+  const now = ctx.now();
+  const results = txids.map((txid) => templateCheck(current, txid, targetBlocks, now));
+  return { success: true, targetBlocks, count: results.length, cachedAt: new Date(current.cachedAt).toISOString(), results };
+}
+
+async function ladder(ctx: ApiContext, targetBlocks: number): Promise<z.input<typeof FeeLadderAnswer>> {
+  const current = cache(ctx);
+  const [smartTargetSatVb, smartDaySatVb] = await Promise.all([ctx.fees.smartFees.get(targetBlocks), ctx.fees.smartFees.get(144)]);
+  return feeLadderAnswer({ cache: current, targetBlocks, floorSatVb: ctx.fees.floorFeeRateSatVb(), smartTargetSatVb, smartDaySatVb });
+}
+
+const EXAMPLE_TXID = 'e4b2c1a0f8d7e6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a3928170f6e5d4';
+const EXAMPLE_CHECK: z.input<typeof TemplateCheck> = {
+  success: true,
+  txid: EXAMPLE_TXID,
+  source: 'core_v31_optimizer_cache',
+  mode: 'live_cached',
+  inOptimizedTemplate: true,
+  inBaselineTemplate: false,
+  baselineComparisonAvailable: true,
+  optimizerAdvantage: true,
+  cachedAt: '2026-11-25T10:00:00.000Z',
+  comparison: { available: true, optimizedOnlyTxidCount: 12, overlapTxidCount: 3_180, baselineOnlyTxidCount: 9 },
+  note: 'Template signals are intelligence from the latest cached optimizer cycle, not a guarantee that any miner includes a transaction.',
+  targetBlocks: 6,
+  cacheAgeMs: 21_000,
+  height: 850_001,
+  baselineSource: 'node_getblocktemplate',
+  inMempoolSnapshot: true,
+  chunkFeeRateSatVb: 14.5,
+  projectedBlock: 1,
+  withinTarget: true,
+};
+const EXAMPLE_HEALTH: z.input<typeof TemplateHealth> = {
+  success: true,
+  enabled: true,
+  ready: true,
+  status: 'ok',
+  source: 'core_v31_optimizer_cache',
+  mode: 'live_cached',
+  cachedAt: '2026-11-25T10:00:00.000Z',
+  cacheAgeMs: 21_000,
+  height: 850_001,
+  cycleCount: 42,
+  refreshInProgress: false,
+  phase: 'idle',
+  lastStatus: 'ok',
+  lastError: null,
+  lastDurationMs: 1_450,
+  nextRefreshAt: '2026-11-25T10:01:00.000Z',
+  note: 'Template signals are intelligence from the latest cached optimizer cycle, not a guarantee that any miner includes a transaction.',
+};
+const rung = (satVb: number) => ({ satVb, useWhen: '…', derivation: '…' });
+const EXAMPLE_LADDER: z.input<typeof FeeLadderAnswer> = {
+  success: true,
+  targetBlocks: 6,
+  ladder: { urgent: rung(15.3), normal: rung(6.1), cheap: rung(2.4) },
+  unit: 'sat/vB',
+  source: 'core_v31_optimizer_cache',
+  mode: 'live_cached',
+  cachedAt: '2026-11-25T10:00:00.000Z',
+  projectedBlocks: [{ block: 1, txCount: 3_200, feeSat: 25_000_000, weightWu: 3_992_000, minFeeRateSatVb: 14.5, medianFeeRateSatVb: 21, maxFeeRateSatVb: 600 }],
+  floorFeeRateSatVb: 1,
+  note: '…',
+};
+
+export const templateRoutes = [
+  defineRoute({
+    family: 'template',
+    method: 'GET',
+    path: '/v1/template/health',
+    price: 'free',
+    summary: 'Optimizer cache readiness and status',
+    response: TemplateHealth,
+    errors: [],
+    example: { response: EXAMPLE_HEALTH },
+  }).handle(async (ctx) => templateHealth(ctx.optimizer.service, ctx.optimizer.enabled, ctx.now())),
+
+  defineRoute({
+    family: 'template',
+    method: 'POST',
+    path: '/v1/template/check',
+    price: 0.01,
+    summary: 'Is this txid in the optimized and in the baseline template?',
+    description: 'From the latest cached optimizer cycle: membership in both templates, the chunk fee rate and the projected block (1 = next).',
+    body: TxidRequest,
+    response: TemplateCheck,
+    errors: ['INVALID_TXID', 'TEMPLATE_NOT_READY'],
+    example: { body: { txid: EXAMPLE_TXID, targetBlocks: 6 }, response: EXAMPLE_CHECK },
+  }).handle(async (ctx, { body }) => templateCheck(cache(ctx), body.txid, body.targetBlocks, ctx.now())),
+
+  defineRoute({
+    family: 'template',
+    method: 'POST',
+    path: '/v1/template/batch-check',
+    price: 0.05,
+    summary: `Template check for 1 to ${BATCH_CHECK_MAX_TXIDS} txids`,
+    body: BatchTxidRequest,
+    response: BatchCheckAnswer,
+    errors: ['INVALID_TXID', 'TEMPLATE_NOT_READY'],
+    example: {
+      body: { txids: [EXAMPLE_TXID], targetBlocks: 6 },
+      response: { success: true, targetBlocks: 6, count: 1, cachedAt: '2026-11-25T10:00:00.000Z', results: [EXAMPLE_CHECK] },
+    },
+  }).handle(async (ctx, { body }) => batchCheck(ctx, body.txids, body.targetBlocks)),
+
+  defineRoute({
+    family: 'template',
+    method: 'POST',
+    path: '/v1/template/fee-ladder',
+    price: 0.01,
+    summary: 'Urgent / normal / cheap fee rates (sat/vB) from the projected blocks',
+    description:
+      'urgent = cutoff of projected block 1 × 1.05 + 0.1; normal = cutoff of block targetBlocks when it is full, else estimatesmartfee(targetBlocks) capped at urgent; cheap = estimatesmartfee(144) or the last cutoff, capped at normal. Every rung ≥ the node floor, rounded up to 0.1 sat/vB. The body is optional.',
+    body: TargetBlocksRequest,
+    response: FeeLadderAnswer,
+    errors: ['TEMPLATE_NOT_READY', 'NODE_UNAVAILABLE', 'NODE_TIMEOUT'],
+    example: { body: { targetBlocks: 6 }, response: EXAMPLE_LADDER },
+  }).handle(async (ctx, { body }) => ladder(ctx, body.targetBlocks)),
+
+  defineRoute({
+    family: 'template',
+    method: 'POST',
+    path: '/v1/template/optimized-txids',
+    price: 0.05,
+    summary: 'The optimized template txids in block order with the signed receipt',
+    description:
+      'For miners (Stratum v2 job declaration) and benchmarkers: up to 4,000 txids, parents before children, with the cycle’s Ed25519 bench-receipt/1 (verify it with the public key in capabilities). The body is optional.',
+    body: OptimizedTxidsRequest,
+    response: OptimizedTxidsAnswer,
+    errors: ['TEMPLATE_NOT_READY'],
+    example: {
+      body: { maxTxids: 2 },
+      response: {
+        success: true,
+        source: 'core_v31_optimizer_cache',
+        mode: 'live_cached',
+        height: 850_001,
+        previousBlockHash: '00000000000000000002a7c4c1e48d76c5a37902165a270156b7a8d72728a054',
+        cachedAt: '2026-11-25T10:00:00.000Z',
+        cacheAgeMs: 21_000,
+        weightLimit: 4_000_000,
+        txCount: 3_200,
+        feeSat: 25_000_000,
+        weightWu: 3_992_000,
+        sigopCost: 12_000,
+        returnedTxidCount: 2,
+        truncated: true,
+        txids: [EXAMPLE_TXID, EXAMPLE_TXID.split('').reverse().join('')],
+        receipt: {
+          schema: 'bench-receipt/1',
+          alg: 'Ed25519',
+          keyId: 'ed25519:3f1c…',
+          publicKey: '…base64…',
+          payload: { schema: 'bench-receipt/1', optimized: { txidsSha256: '…' } },
+          signature: '…base64…',
+          covers: '…',
+        },
+        note: '…',
+      },
+    },
+  }).handle(async (ctx, { body }) => optimizedTxidsAnswer(cache(ctx), body.maxTxids, ctx.now())),
+];
+
+export const templateMethods = [
+  defineRpcMethod({
+    family: 'template',
+    name: 'svc_templateHealth',
+    price: 'free',
+    summary: 'Optimizer cache readiness (as GET /v1/template/health)',
+    params: z.union([z.tuple([]), z.tuple([z.object({})])]),
+    result: TemplateHealth,
+    errors: [],
+    example: { params: [], result: EXAMPLE_HEALTH },
+  }).run(async (ctx) => templateHealth(ctx.optimizer.service, ctx.optimizer.enabled, ctx.now())),
+
+  defineRpcMethod({
+    family: 'template',
+    name: 'svc_templateCheck',
+    price: 0.01,
+    summary: 'As POST /v1/template/check; params [{txid, targetBlocks?}]',
+    params: z.tuple([TxidRequest]),
+    result: TemplateCheck,
+    errors: ['INVALID_TXID', 'TEMPLATE_NOT_READY'],
+    example: { params: [{ txid: EXAMPLE_TXID, targetBlocks: 6 }], result: EXAMPLE_CHECK },
+  }).run(async (ctx, [{ txid, targetBlocks }]) => templateCheck(cache(ctx), txid, targetBlocks, ctx.now())),
+
+  defineRpcMethod({
+    family: 'template',
+    name: 'svc_templateBatchCheck',
+    price: 0.05,
+    summary: 'As POST /v1/template/batch-check; params [{txids, targetBlocks?}]',
+    params: z.tuple([BatchTxidRequest]),
+    result: BatchCheckAnswer,
+    errors: ['INVALID_TXID', 'TEMPLATE_NOT_READY'],
+    example: {
+      params: [{ txids: [EXAMPLE_TXID], targetBlocks: 6 }],
+      result: { success: true, targetBlocks: 6, count: 1, cachedAt: '2026-11-25T10:00:00.000Z', results: [EXAMPLE_CHECK] },
+    },
+  }).run(async (ctx, [{ txids, targetBlocks }]) => batchCheck(ctx, txids, targetBlocks)),
+
+  defineRpcMethod({
+    family: 'template',
+    name: 'svc_feeLadder',
+    price: 0.01,
+    summary: 'As POST /v1/template/fee-ladder; params [{targetBlocks?}]',
+    params: z.union([z.tuple([]), z.tuple([TargetBlocksObject])]),
+    result: FeeLadderAnswer,
+    errors: ['TEMPLATE_NOT_READY', 'NODE_UNAVAILABLE', 'NODE_TIMEOUT'],
+    example: { params: [{ targetBlocks: 6 }], result: EXAMPLE_LADDER },
+  }).run(async (ctx, params) => ladder(ctx, params[0]?.targetBlocks ?? 6)),
+];

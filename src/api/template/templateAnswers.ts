@@ -1,0 +1,264 @@
+/**
+ * Answers built from the optimizer cache, shared by the REST template routes and the `svc_*`
+ * JSON-RPC methods so both say exactly the same thing. Field names follow SPEC §2.
+ */
+import { z } from 'zod';
+import { MAX_BLOCK_WEIGHT_WU } from '../../bitcoin/consensus.js';
+import { isoFromMs } from '../../bitcoin/units.js';
+import { Errors } from '../../errors.js';
+import { feeLadder } from '../../fees/feeLadder.js';
+import type { OptimizerService } from '../../optimizer/optimizerService.js';
+import { txChunkFeeRate, txProjectedPlacement, type TemplateCache } from '../../optimizer/templateCache.js';
+import { round } from '../../util/round.js';
+import { Hash, IsoTime, Sat, SatVb, Success } from '../schemas.js';
+
+export const TEMPLATE_SOURCE = 'core_v31_optimizer_cache';
+export const TEMPLATE_MODE = 'live_cached';
+export const TEMPLATE_NOTE = 'Template signals are intelligence from the latest cached optimizer cycle, not a guarantee that any miner includes a transaction.';
+/** A projected block at least this full (within 100,000 WU of the limit) has a real cutoff fee rate. */
+const FULL_BLOCK_WU = MAX_BLOCK_WEIGHT_WU - 100_000;
+
+const Source = z.literal(TEMPLATE_SOURCE);
+const Mode = z.literal(TEMPLATE_MODE);
+
+export const TemplateCheck = z.object({
+  success: Success,
+  txid: Hash,
+  source: Source,
+  mode: Mode,
+  inOptimizedTemplate: z.boolean(),
+  inBaselineTemplate: z.boolean(),
+  baselineComparisonAvailable: z.boolean(),
+  /** In the optimized template and absent from the baseline. */
+  optimizerAdvantage: z.boolean(),
+  cachedAt: IsoTime,
+  comparison: z.object({
+    available: z.boolean(),
+    optimizedOnlyTxidCount: z.number().int(),
+    overlapTxidCount: z.number().int(),
+    baselineOnlyTxidCount: z.number().int(),
+  }),
+  note: z.string(),
+  targetBlocks: z.number().int(),
+  cacheAgeMs: z.number().int().nonnegative(),
+  height: z.number().int(),
+  baselineSource: z.enum(['node_getblocktemplate', 'native_v31']),
+  inMempoolSnapshot: z.boolean(),
+  chunkFeeRateSatVb: SatVb.nullable(),
+  /** 1-based; null when not in the snapshot or beyond the projected blocks. */
+  projectedBlock: z.number().int().positive().nullable(),
+  /** Null when unknown: not in the snapshot, or beyond the projected blocks with a target further out than they reach. */
+  withinTarget: z.boolean().nullable(),
+});
+
+export const ProjectedBlockRow = z.object({
+  block: z.number().int().positive(),
+  txCount: z.number().int(),
+  feeSat: Sat,
+  weightWu: z.number().int(),
+  minFeeRateSatVb: SatVb,
+  medianFeeRateSatVb: SatVb,
+  maxFeeRateSatVb: SatVb,
+});
+
+const Rung = z.object({ satVb: SatVb, useWhen: z.string(), derivation: z.string() });
+
+export const FeeLadderAnswer = z.object({
+  success: Success,
+  targetBlocks: z.number().int(),
+  ladder: z.object({ urgent: Rung, normal: Rung, cheap: Rung }),
+  unit: z.literal('sat/vB'),
+  source: Source,
+  mode: Mode,
+  cachedAt: IsoTime,
+  projectedBlocks: z.array(ProjectedBlockRow),
+  floorFeeRateSatVb: SatVb,
+  note: z.string(),
+});
+
+export const OptimizedTxidsAnswer = z.object({
+  success: Success,
+  source: Source,
+  mode: Mode,
+  height: z.number().int(),
+  previousBlockHash: Hash,
+  cachedAt: IsoTime,
+  cacheAgeMs: z.number().int().nonnegative(),
+  weightLimit: z.number().int(),
+  txCount: z.number().int(),
+  feeSat: Sat,
+  weightWu: z.number().int(),
+  sigopCost: z.number().int().nullable(),
+  returnedTxidCount: z.number().int(),
+  truncated: z.boolean(),
+  txids: z.array(Hash),
+  receipt: z.object({
+    schema: z.literal('bench-receipt/1'),
+    alg: z.literal('Ed25519'),
+    keyId: z.string(),
+    publicKey: z.string(),
+    /** The signed object (RFC 8785 canonical JSON is what is signed). */
+    payload: z.object({ schema: z.literal('bench-receipt/1'), optimized: z.object({ txidsSha256: z.string() }) }),
+    signature: z.string(),
+    covers: z.string(),
+  }),
+  note: z.string(),
+});
+
+export const TemplateHealth = z.object({
+  success: Success,
+  enabled: z.boolean(),
+  ready: z.boolean(),
+  status: z.enum(['disabled', 'ok', 'degraded', 'failing', 'warming_up']),
+  source: Source,
+  mode: Mode,
+  cachedAt: IsoTime.nullable(),
+  cacheAgeMs: z.number().int().nonnegative().nullable(),
+  height: z.number().int().nullable(),
+  cycleCount: z.number().int(),
+  refreshInProgress: z.boolean(),
+  phase: z.string(),
+  lastStatus: z.string().nullable(),
+  lastError: z.string().nullable(),
+  lastDurationMs: z.number().nullable(),
+  nextRefreshAt: IsoTime.nullable(),
+  note: z.string(),
+});
+
+/** The published cache, or 503 `TEMPLATE_NOT_READY` (with `Retry-After`) before the first cycle. */
+export function requireCache(service: OptimizerService, enabled: boolean): TemplateCache {
+  if (!enabled) throw new Errors.TEMPLATE_NOT_READY('the optimizer is disabled on this server (OPTIMIZER_ENABLED=false)');
+  const cache = service.cache;
+  if (!cache) {
+    throw new Errors.TEMPLATE_NOT_READY(
+      service.lastError ? `the first cycle failed (${service.lastError}); retrying` : `the first cycle is running (phase ${service.phase})`,
+    );
+  }
+  return cache;
+}
+
+export function templateCheck(cache: TemplateCache, txid: string, targetBlocks: number, now: number): z.input<typeof TemplateCheck> {
+  const inOptimizedTemplate = cache.optimized.txidSet.has(txid);
+  const inBaselineTemplate = cache.baseline.txidSet.has(txid);
+  const available = cache.comparison.available;
+  const chunkRate = txChunkFeeRate(cache, txid);
+  const placement = txProjectedPlacement(cache, txid);
+  return {
+    success: true,
+    txid,
+    source: TEMPLATE_SOURCE,
+    mode: TEMPLATE_MODE,
+    inOptimizedTemplate,
+    inBaselineTemplate,
+    baselineComparisonAvailable: available,
+    optimizerAdvantage: available && inOptimizedTemplate && !inBaselineTemplate,
+    cachedAt: isoFromMs(cache.cachedAt),
+    comparison: {
+      available,
+      optimizedOnlyTxidCount: cache.comparison.optimizedOnlyTxidCount,
+      overlapTxidCount: cache.comparison.overlapTxidCount,
+      baselineOnlyTxidCount: cache.comparison.baselineOnlyTxidCount,
+    },
+    note: TEMPLATE_NOTE,
+    targetBlocks,
+    cacheAgeMs: Math.max(0, now - cache.cachedAt),
+    height: cache.height,
+    baselineSource: cache.baseline.source,
+    inMempoolSnapshot: placement !== undefined,
+    chunkFeeRateSatVb: chunkRate === undefined ? null : round(chunkRate),
+    projectedBlock: placement === undefined || placement.beyond ? null : placement.block,
+    withinTarget:
+      placement === undefined ? null : !placement.beyond ? placement.block <= targetBlocks : targetBlocks <= cache.projectedBlocks.length ? false : null,
+  };
+}
+
+/**
+ * A projected block is full (its lowest rate is a real cutoff) when it reached the weight limit or
+ * the cycle's transaction cap: projected blocks obey `max_tx_count` too, so in a mempool of small
+ * txs they fill up by count first.
+ */
+export function projectedBlockSummaries(cache: TemplateCache) {
+  return cache.projectedBlocks.map((b) => ({
+    minFeeRateSatVb: b.minFeeRateSatVb,
+    full: b.weightWu >= FULL_BLOCK_WU || (cache.maxTxCount !== null && b.txCount >= cache.maxTxCount),
+  }));
+}
+
+export interface LadderInputs {
+  cache: TemplateCache;
+  targetBlocks: number;
+  floorSatVb: number;
+  smartTargetSatVb: number | null;
+  smartDaySatVb: number | null;
+}
+
+export function feeLadderAnswer({ cache, targetBlocks, floorSatVb, smartTargetSatVb, smartDaySatVb }: LadderInputs): z.input<typeof FeeLadderAnswer> {
+  const ladder = feeLadder({ targetBlocks, projectedBlocks: projectedBlockSummaries(cache), floorSatVb, smartTargetSatVb, smartDaySatVb });
+  return {
+    success: true,
+    targetBlocks,
+    ladder,
+    unit: 'sat/vB',
+    source: TEMPLATE_SOURCE,
+    mode: TEMPLATE_MODE,
+    cachedAt: isoFromMs(cache.cachedAt),
+    projectedBlocks: cache.projectedBlocks.map((b, k) => ({ block: k + 1, ...b })),
+    floorFeeRateSatVb: round(floorSatVb),
+    note: TEMPLATE_NOTE,
+  };
+}
+
+export function optimizedTxidsAnswer(cache: TemplateCache, maxTxids: number, now: number): z.input<typeof OptimizedTxidsAnswer> {
+  const txids = cache.optimized.txids.slice(0, maxTxids);
+  return {
+    success: true,
+    source: TEMPLATE_SOURCE,
+    mode: TEMPLATE_MODE,
+    height: cache.height,
+    previousBlockHash: cache.previousBlockHash,
+    cachedAt: isoFromMs(cache.cachedAt),
+    cacheAgeMs: Math.max(0, now - cache.cachedAt),
+    weightLimit: cache.weightLimitWu,
+    txCount: cache.optimized.txCount,
+    feeSat: cache.optimized.feeSat,
+    weightWu: cache.optimized.weightWu,
+    sigopCost: cache.optimized.sigopCost,
+    returnedTxidCount: txids.length,
+    truncated: txids.length < cache.optimized.txids.length,
+    txids,
+    receipt: {
+      schema: cache.receipt.payload.schema,
+      alg: cache.receipt.payload.alg,
+      keyId: cache.receipt.payload.keyId,
+      publicKey: cache.receipt.publicKey,
+      payload: cache.receipt.payload,
+      signature: cache.receipt.signature,
+      covers:
+        'payload.optimized.txidsSha256 is SHA-256 of the full optimized list (all txCount txids, block order, joined by "\\n"); a truncated answer is a prefix of it',
+    },
+    note: `${TEMPLATE_NOTE} Txids are in block order: parents before children, for Stratum v2 job declaration.`,
+  };
+}
+
+export function templateHealth(service: OptimizerService, enabled: boolean, now: number): z.input<typeof TemplateHealth> {
+  const cache = service.cache;
+  return {
+    success: true,
+    enabled,
+    ready: cache !== undefined,
+    status: !enabled ? 'disabled' : cache ? (service.lastStatus === 'ok' ? 'ok' : 'degraded') : service.lastError ? 'failing' : 'warming_up',
+    source: TEMPLATE_SOURCE,
+    mode: TEMPLATE_MODE,
+    cachedAt: isoFromMs(cache?.cachedAt),
+    cacheAgeMs: cache ? Math.max(0, now - cache.cachedAt) : null,
+    height: cache?.height ?? null,
+    cycleCount: service.cycleCount,
+    refreshInProgress: service.refreshInProgress,
+    phase: service.phase,
+    lastStatus: service.lastStatus,
+    lastError: service.lastError,
+    lastDurationMs: service.lastDurationMs,
+    nextRefreshAt: isoFromMs(service.nextRefreshAt),
+    note: TEMPLATE_NOTE,
+  };
+}
