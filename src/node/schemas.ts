@@ -107,25 +107,8 @@ export const RawTransaction = DecodedTx.extend({
 });
 export type RawTransaction = z.output<typeof RawTransaction>;
 
-const BlockBase = z.looseObject({
-  hash,
-  confirmations: int,
-  size: int,
-  strippedsize: int.optional(),
-  weight: int,
-  height: int,
-  version: int,
-  merkleroot: hash,
-  time: int,
-  mediantime: int,
-  nonce: num,
-  bits: z.string(),
-  difficulty: num,
-  chainwork: z.string(),
-  nTx: int,
-  previousblockhash: hash.optional(),
-  nextblockhash: hash.optional(),
-});
+/** A block's header fields as `getblock` reports them, plus its sizes. */
+const BlockBase = BlockHeader.extend({ size: int, strippedsize: int.optional(), weight: int });
 export const BlockVerbose1 = BlockBase.extend({ tx: z.array(hash) });
 export type BlockVerbose1 = z.output<typeof BlockVerbose1>;
 export const BlockVerbose2 = BlockBase.extend({ tx: z.array(DecodedTx) });
