@@ -19,9 +19,9 @@ import { Worker } from 'node:worker_threads';
 import { z } from 'zod';
 import { workerFile } from '../util/workerFile.js';
 import type { ControlMethod, OwnerMessage, WorkerInit, WorkerMessage } from './protocol.js';
-import type { CreateSpendOptions, CreatedSpend, SimulatorStats, WalletAddressInfo } from './simulator.js';
+import type { CreateSpendOptions, CreatedSpend, SimulatorStats, WalletAddressInfo } from './node/simulator.js';
 
-export type { CreateSpendOptions, CreatedSpend, SimulatorStats, WalletAddressInfo } from './simulator.js';
+export type { CreateSpendOptions, CreatedSpend, SimulatorStats, WalletAddressInfo } from './node/simulator.js';
 
 export interface SimnetOptions {
   /** Seed of every random choice (default 1). Same seed + same control calls (automatic off) = same chain and mempool. */

@@ -6,12 +6,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
-import { Automation } from './automation.js';
-import { bootstrapSimulator } from './bootstrap.js';
+import { Automation } from './node/automation.js';
+import { bootstrapSimulator } from './node/bootstrap.js';
 import { ControlArgs, type ControlMethod, type OwnerMessage, type WorkerInit, type WorkerMessage } from './protocol.js';
 import { simnetMethods } from './rpc/methods.js';
-import { startRpcServer, type RunningServer } from './rpcServer.js';
-import type { Simulator } from './simulator.js';
+import { startRpcServer, type RunningServer } from './rpc/server.js';
+import type { Simulator } from './node/simulator.js';
 
 const port = parentPort;
 if (!port) throw new Error('simnet worker must run in a worker thread');

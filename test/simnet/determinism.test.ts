@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { startSimnet } from '../../src/simnet/index.js';
-import { bootstrapSimulator } from '../../src/simnet/bootstrap.js';
+import { bootstrapSimulator } from '../../src/simnet/node/bootstrap.js';
 import { bitcoinNode, TEST_SIM } from './helpers.js';
 
 async function run(seed: number): Promise<{ tips: string[]; mempool: string[]; wtxids: string[]; replaced: string[] }> {

@@ -3,10 +3,10 @@
  * scratch, whatever happened in between (arrivals, replacements, blocks, relayed children).
  */
 import { describe, expect, it } from 'vitest';
-import { bootstrapSimulator } from '../../src/simnet/bootstrap.js';
-import { EntryInfoCache } from '../../src/simnet/entryInfo.js';
-import { RawJson, stringifyCore } from '../../src/simnet/coreJson.js';
-import type { Simulator } from '../../src/simnet/simulator.js';
+import { bootstrapSimulator } from '../../src/simnet/node/bootstrap.js';
+import { EntryInfoCache } from '../../src/simnet/mempool/entryInfo.js';
+import { RawJson, stringifyCore } from '../../src/simnet/rpc/coreJson.js';
+import type { Simulator } from '../../src/simnet/node/simulator.js';
 
 function fromScratch(sim: Simulator): unknown {
   return JSON.parse(stringifyCore(new EntryInfoCache(sim.mempool).verboseMempool()));

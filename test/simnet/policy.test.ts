@@ -4,11 +4,11 @@
  * (the native optimizer behind `runMempoolPolicy`) must keep.
  */
 import { describe, expect, it } from 'vitest';
-import { assertPolicyInput, runMempoolPolicy, type PolicyInput } from '../../src/simnet/mempoolPolicy.js';
-import { improvesDiagram } from '../../src/simnet/feerateDiagram.js';
-import { FeeEstimator } from '../../src/simnet/feeEstimator.js';
-import { Mempool } from '../../src/simnet/mempool.js';
-import { MempoolView } from '../../src/simnet/mempoolView.js';
+import { assertPolicyInput, runMempoolPolicy, type PolicyInput } from '../../src/simnet/mempool/policy.js';
+import { improvesDiagram } from '../../src/simnet/mempool/feerateDiagram.js';
+import { FeeEstimator } from '../../src/simnet/mining/feeEstimator.js';
+import { Mempool } from '../../src/simnet/mempool/mempool.js';
+import { MempoolView } from '../../src/simnet/mining/mempoolView.js';
 import { Rng } from '../../src/simnet/random.js';
 
 function graph(txs: Array<{ fee: number; weight: number; parents?: number[] }>): PolicyInput {

@@ -5,15 +5,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import { p2pk, p2pkh, p2sh, p2tr, p2wpkh, p2wsh, RawTx, SigHash, Transaction } from '@scure/btc-signer';
-import { REGTEST_NETWORK } from '../../src/simnet/consensus.js';
+import { REGTEST_NETWORK } from '../../src/simnet/consensus/params.js';
 import { secp256k1, schnorr } from '@noble/curves/secp256k1.js';
-import { ADDRESS_TYPES, deriveAddresses, type SimAddress } from '../../src/simnet/keys.js';
+import { ADDRESS_TYPES, deriveAddresses, type SimAddress } from '../../src/simnet/wallet/keys.js';
 import { Rng } from '../../src/simnet/random.js';
-import { SighashCache } from '../../src/simnet/sighash.js';
-import { signSpend, estimateWeight, type SpendInput } from '../../src/simnet/txSigner.js';
-import { decodeTx, buildTx } from '../../src/simnet/txCodec.js';
-import { displayHex, sha256d } from '../../src/simnet/hash.js';
-import { SIGNING_BACKEND } from '../../src/simnet/signer.js';
+import { SighashCache } from '../../src/simnet/tx/sighash.js';
+import { signSpend, estimateWeight, type SpendInput } from '../../src/simnet/tx/txSigner.js';
+import { decodeTx, buildTx } from '../../src/simnet/tx/txCodec.js';
+import { displayHex, sha256d } from '../../src/simnet/tx/hash.js';
+import { SIGNING_BACKEND } from '../../src/simnet/tx/signer.js';
 
 const addresses = deriveAddresses(7, 5, new Rng(7, 'keys'));
 const byType = (t: SimAddress['type']): SimAddress => addresses.find((a) => a.type === t)!;

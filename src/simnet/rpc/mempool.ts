@@ -7,7 +7,7 @@
  * `-deprecatedrpc=bip125`) report it. Entry data and JSON come from `EntryInfoCache`, which only
  * recomputes the clusters a change touched.
  */
-import { Btc } from '../amount.js';
+import { Btc } from '../consensus/amount.js';
 import {
   CLUSTER_COUNT_LIMIT,
   CLUSTER_SIZE_LIMIT_VB,
@@ -15,11 +15,11 @@ import {
   INCREMENTAL_RELAY_FEE_SAT_KVB,
   MAX_DATACARRIER_BYTES,
   MIN_RELAY_FEE_SAT_KVB,
-} from '../consensus.js';
-import { RawJson } from '../coreJson.js';
-import { RPC_ERROR, RpcError } from '../rpcErrors.js';
-import { parseHash } from '../rpcParams.js';
-import type { Simulator } from '../simulator.js';
+} from '../consensus/params.js';
+import { RawJson } from './coreJson.js';
+import { RPC_ERROR, RpcError } from './errors.js';
+import { parseHash } from './params.js';
+import type { Simulator } from '../node/simulator.js';
 import type { MethodTable } from './rpcMethod.js';
 
 /** `{ txid: entry, … }` for `txids`, in that order. */

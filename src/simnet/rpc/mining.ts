@@ -3,15 +3,15 @@
  * is the node's mining policy, the same one that mines its blocks), `getmininginfo` and
  * `estimatesmartfee` (see `feeEstimator.ts` for how it estimates).
  */
-import { Btc } from '../amount.js';
-import { buildCoinbase, difficulty, targetFromBits, witnessCommitmentHex } from '../block.js';
-import { blockSubsidySat, BLOCK_VERSION, MAX_BLOCK_SIGOPS_COST, MAX_BLOCK_WEIGHT_WU } from '../consensus.js';
-import { RawJson, stringifyCore } from '../coreJson.js';
-import type { EstimateMode } from '../feeEstimator.js';
-import { RPC_ERROR, RpcError } from '../rpcErrors.js';
-import { parseInt32 } from '../rpcParams.js';
-import type { Simulator } from '../simulator.js';
-import { txHex } from '../txCodec.js';
+import { Btc } from '../consensus/amount.js';
+import { buildCoinbase, difficulty, targetFromBits, witnessCommitmentHex } from '../chain/block.js';
+import { blockSubsidySat, BLOCK_VERSION, MAX_BLOCK_SIGOPS_COST, MAX_BLOCK_WEIGHT_WU } from '../consensus/params.js';
+import { RawJson, stringifyCore } from './coreJson.js';
+import type { EstimateMode } from '../mining/feeEstimator.js';
+import { RPC_ERROR, RpcError } from './errors.js';
+import { parseInt32 } from './params.js';
+import type { Simulator } from '../node/simulator.js';
+import { txHex } from '../tx/txCodec.js';
 import type { MethodTable } from './rpcMethod.js';
 
 function blockTemplate(sim: Simulator, request: Record<string, unknown> | undefined): unknown {

@@ -5,14 +5,14 @@
  * `testmempoolaccept`, with Core's error codes: -5 unknown transaction, -22 undecodable hex,
  * -25 missing inputs / max fee, -26 policy rejection (`reason, details`), -27 already confirmed.
  */
-import type { AcceptOutcome } from '../acceptance.js';
-import { Btc } from '../amount.js';
-import { DEFAULT_MAX_RAW_TX_FEE_RATE_SAT_KVB } from '../consensus.js';
-import { RPC_ERROR, RpcError } from '../rpcErrors.js';
-import { parseAmountSat, parseFeeRateSatKvb, parseHash, parseVerbosity } from '../rpcParams.js';
-import type { Simulator } from '../simulator.js';
-import { decodeTx, outpointKey, txHex, type SimTx } from '../txCodec.js';
-import { txJson } from '../txJson.js';
+import type { AcceptOutcome } from '../mempool/acceptance.js';
+import { Btc } from '../consensus/amount.js';
+import { DEFAULT_MAX_RAW_TX_FEE_RATE_SAT_KVB } from '../consensus/params.js';
+import { RPC_ERROR, RpcError } from './errors.js';
+import { parseAmountSat, parseFeeRateSatKvb, parseHash, parseVerbosity } from './params.js';
+import type { Simulator } from '../node/simulator.js';
+import { decodeTx, outpointKey, txHex, type SimTx } from '../tx/txCodec.js';
+import { txJson } from './txJson.js';
 import type { MethodTable } from './rpcMethod.js';
 
 const DECODE_HINT = 'Make sure the tx has at least one input.';

@@ -1,0 +1,59 @@
+/**
+ * The one seam between the simulated node and the project's implementation of Core's mining
+ * algorithm. Everything that needs a linearization goes through `runMempoolPolicy`: the block
+ * template (`getblocktemplate`, and so every mined block), the v31 chunk fields of mempool entries
+ * (`fees.chunk`, `chunkweight`), `getmempoolinfo.optimal`, the fee estimator's mempool projection
+ * and RBF rule 6. The input is exactly the typed arrays the native optimizer
+ * (`src/optimizer/native.ts`, `buildTemplates`) takes, and the native optimizer is what runs:
+ * there is one implementation of Core's algorithm in the project.
+ */
+import { nativePolicy } from '../../optimizer/coreV31Policy.js';
+
+/** A mempool (or any set of unconfirmed transactions) in the optimizer's array form. Index i is one transaction. */
+export interface PolicyInput {
+  /** Fee of each transaction, satoshis (modified fee; the simulator has no prioritisation, so the base fee). */
+  feeSat: Float64Array;
+  /** BIP141 weight of each transaction, WU. */
+  weightWu: Uint32Array;
+  /** Sigop cost of each transaction (sizes are sigop-adjusted with 20 vB per sigop, as Core's `-bytespersigop`). */
+  sigopCost: Uint32Array;
+  /** CSR of in-mempool parents: the parents of i are `parentIndices[parentOffsets[i] .. parentOffsets[i+1])`. Length n + 1. */
+  parentOffsets: Uint32Array;
+  parentIndices: Uint32Array;
+  /** Rank of each txid in Core's uint256 order (byte-reversed display hex), for deterministic tie-breaks. */
+  txidRank: Uint32Array;
+}
+
+export interface PolicyResult {
+  /** The block template's transactions (indices into the input), in block order (parents first). */
+  templateIndices: Uint32Array;
+  /** Fee of the chunk each transaction belongs to in its cluster's linearization, satoshis. */
+  txChunkFeeSat: Float64Array;
+  /** Sigop-adjusted weight of that chunk, WU. */
+  txChunkWeightWu: Uint32Array;
+  /** Whether every cluster's linearization is proven optimal (Core's `getmempoolinfo.optimal`). */
+  optimal: boolean;
+}
+
+export type MempoolPolicy = (input: PolicyInput) => PolicyResult;
+
+/** The implementation in use: the native optimizer's Core-v31 baseline and chunks. */
+export const runMempoolPolicy: MempoolPolicy = nativePolicy;
+
+/** Checks the CSR shape of `input` (lengths, monotone offsets, indices in range and not self-loops). */
+export function assertPolicyInput(input: PolicyInput): void {
+  const n = input.feeSat.length;
+  if (input.weightWu.length !== n || input.sigopCost.length !== n || input.txidRank.length !== n || input.parentOffsets.length !== n + 1) {
+    throw new Error('policy input: array lengths disagree');
+  }
+  if (input.parentOffsets[0] !== 0 || input.parentOffsets[n] !== input.parentIndices.length) throw new Error('policy input: bad offsets');
+  for (let i = 0; i < n; i++) {
+    const from = input.parentOffsets[i]!;
+    const to = input.parentOffsets[i + 1]!;
+    if (to < from) throw new Error('policy input: offsets not monotone');
+    for (let k = from; k < to; k++) {
+      const p = input.parentIndices[k]!;
+      if (p >= n || p === i) throw new Error('policy input: parent index out of range');
+    }
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * The simulator's keys and addresses, derived deterministically from the seed. Every standard
+ * address type appears: P2WPKH (bcrt1q…), P2TR key-path (bcrt1p…), P2SH-P2WPKH (2…), P2PKH (m…/n…)
+ * and P2WSH (`<pubkey> OP_CHECKSIG` witness script, bcrt1q… of 62 chars). Everything a signer needs
+ * (script code, tweaked Taproot key) is computed once here.
+ */
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { hash160, sha256, taggedHash, toHex } from '../tx/hash.js';
+import type { Rng } from '../random.js';
+import { scriptAddress } from '../tx/script.js';
+import { bigIntToBytes, bytesToBigInt, publicKey33, schnorrKey, type SchnorrKey } from '../tx/signer.js';
+
+const N = secp256k1.Point.CURVE().n;
+
+export const ADDRESS_TYPES = ['p2wpkh', 'p2tr', 'p2sh-p2wpkh', 'p2pkh', 'p2wsh'] as const;
+export type AddressType = (typeof ADDRESS_TYPES)[number];
+
+/** Roughly today's mainnet output mix (share of new outputs by type). */
+const TYPE_WEIGHTS: Record<AddressType, number> = { p2wpkh: 45, p2tr: 22, 'p2sh-p2wpkh': 12, p2pkh: 11, p2wsh: 10 };
+
+export interface SimAddress {
+  /** Position in the wallet's address list. */
+  id: number;
+  type: AddressType;
+  address: string;
+  /** scriptPubKey. */
+  script: Uint8Array;
+  scriptHex: string;
+  secret: Uint8Array;
+  publicKey: Uint8Array;
+  /** P2SH-P2WPKH: the redeem script `0014<keyhash>` pushed by the scriptSig. */
+  redeemScript?: Uint8Array;
+  /** P2WSH: the witness script `<pubkey> OP_CHECKSIG`. */
+  witnessScript?: Uint8Array;
+  /** Script code signed by legacy/BIP143 sighashes (P2PKH script of the key, or the witness script). */
+  scriptCode?: Uint8Array;
+  /** P2TR: the BIP341-tweaked key in BIP340 form. */
+  taprootKey?: SchnorrKey;
+}
+
+/**
+ * Derives `count` addresses for `seed`; types are drawn with mainnet-like weights, but the first
+ * five cover every type so that small wallets still have all of them.
+ * Complexity: O(count) key derivations (one point multiplication each, two for P2TR).
+ */
+export function deriveAddresses(seed: number, count: number, rng: Rng): SimAddress[] {
+  const weights = ADDRESS_TYPES.map((t) => TYPE_WEIGHTS[t]);
+  const addresses: SimAddress[] = [];
+  for (let id = 0; id < count; id++) {
+    const type: AddressType = id < ADDRESS_TYPES.length ? ADDRESS_TYPES[id]! : ADDRESS_TYPES[rng.weighted(weights)]!;
+    addresses.push(makeAddress(id, type, deriveSecret(seed, id)));
+  }
+  return addresses;
+}
+
+/** 32-byte secret `sha256("simnet key <seed> <id>[ <retry>]")`, retried in the ~2^-128 case it is not a valid scalar. */
+function deriveSecret(seed: number, id: number): Uint8Array {
+  for (let retry = 0; ; retry++) {
+    const secret = sha256(new TextEncoder().encode(`simnet key ${seed} ${id}${retry ? ` ${retry}` : ''}`));
+    if (secp256k1.utils.isValidSecretKey(secret)) return secret;
+  }
+}
+
+/**
+ * Scripts are assembled from their templates (the unit tests compare them with
+ * @scure/btc-signer's payments): btc-signer validates every public key by decompressing it in pure
+ * JS, which would cost seconds for a thousand addresses.
+ */
+function makeAddress(id: number, type: AddressType, secret: Uint8Array): SimAddress {
+  const publicKey = publicKey33(secret);
+  const keyHash = hash160(publicKey);
+  const p2pkhScript = Uint8Array.from([0x76, 0xa9, 20, ...keyHash, 0x88, 0xac]);
+  const p2wpkhScript = Uint8Array.from([0x00, 20, ...keyHash]);
+  let script: Uint8Array;
+  const extra: Partial<SimAddress> = {};
+  switch (type) {
+    case 'p2wpkh':
+      script = p2wpkhScript;
+      extra.scriptCode = p2pkhScript;
+      break;
+    case 'p2sh-p2wpkh':
+      script = Uint8Array.from([0xa9, 20, ...hash160(p2wpkhScript), 0x87]);
+      extra.redeemScript = p2wpkhScript;
+      extra.scriptCode = p2pkhScript;
+      break;
+    case 'p2pkh':
+      script = p2pkhScript;
+      extra.scriptCode = p2pkhScript;
+      break;
+    case 'p2wsh': {
+      const witnessScript = Uint8Array.from([33, ...publicKey, 0xac]);
+      script = Uint8Array.from([0x00, 32, ...sha256(witnessScript)]);
+      extra.witnessScript = witnessScript;
+      extra.scriptCode = witnessScript;
+      break;
+    }
+    case 'p2tr': {
+      // BIP86 key path: Q = P_even + H_TapTweak(P.x)·G, computed on scalars so that the one point
+      // multiplication runs in libsecp256k1.
+      const d = bytesToBigInt(secret);
+      const dEven = publicKey[0] === 0x02 ? d : N - d;
+      const tweak = bytesToBigInt(taggedHash('TapTweak', publicKey.subarray(1)));
+      extra.taprootKey = schnorrKey(bigIntToBytes((dEven + tweak) % N));
+      script = Uint8Array.from([0x51, 32, ...extra.taprootKey.px]);
+      break;
+    }
+  }
+  const address = scriptAddress(script);
+  if (!address) throw new Error(`no address for ${type}`);
+  return { id, type, address, script, scriptHex: toHex(script), secret, publicKey, ...extra };
+}
