@@ -4,8 +4,13 @@
  * port; talk to it with the `bitcoin-core` client exactly as to a real node), its Esplora base URL,
  * and a control handle for the owning process only.
  *
+ * The node has no mining policy of its own: `policyModule` names a module that the worker
+ * `import()`s and whose `mempoolPolicy` export chooses block templates and chunks (the project's is
+ * `src/optimizer/coreV31Policy.ts`, Core v31's algorithm through the native optimizer).
+ *
  * @example
- * const sim = await startSimnet({ seed: 7, initialTxs: 500 });
+ * const policyModule = moduleUrl(import.meta.url, '../optimizer/coreV31Policy');
+ * const sim = await startSimnet({ seed: 7, initialTxs: 500, policyModule });
  * const node = new BitcoinNode({ url: sim.rpcUrl, timeoutMs: 5000, scanTimeoutMs: 30000 });
  * await node.getBlockCount();          // 212
  * await sim.control.mineBlocks(1);     // the template's transactions leave the mempool
@@ -24,6 +29,12 @@ import type { CreateSpendOptions, CreatedSpend, SimulatorStats, WalletAddressInf
 export type { CreateSpendOptions, CreatedSpend, SimulatorStats, WalletAddressInfo } from './node/simulator.js';
 
 export interface SimnetOptions {
+  /**
+   * URL (`file:` or any specifier `import()` accepts in the worker) of the module whose
+   * `mempoolPolicy(input: PolicyInput): PolicyResult` export is the node's block-template and
+   * chunk policy. Required: the simulator never falls back to a policy of its own.
+   */
+  policyModule: string;
   /** Seed of every random choice (default 1). Same seed + same control calls (automatic off) = same chain and mempool. */
   seed?: number;
   /** Mean block interval in seconds, exponential (default 0 = only on demand). */
@@ -85,6 +96,9 @@ export interface SimnetHandle {
 const FIXED_START_TIME = 1_767_225_600; // 2026-01-01T00:00:00Z
 
 const Options = z.object({
+  policyModule: z
+    .string({ error: 'required: the URL of a module exporting mempoolPolicy(input), the block-template policy (e.g. src/optimizer/coreV31Policy.ts)' })
+    .refine((s) => URL.canParse(s), 'not a URL'),
   seed: z
     .number()
     .int()
@@ -135,7 +149,7 @@ function defaultLog(level: 'info' | 'warn' | 'error', message: string): void {
  * Starts a simulated node in a worker thread and resolves when its RPC server answers.
  * @throws Error for an invalid option, when the worker fails to start (the error names the cause) or times out
  */
-export function startSimnet(options: SimnetOptions = {}): Promise<SimnetHandle> {
+export function startSimnet(options: SimnetOptions): Promise<SimnetHandle> {
   const checked = Options.safeParse({ ...options, log: undefined });
   if (!checked.success) {
     const issue = checked.error.issues[0]!;
@@ -154,6 +168,7 @@ export function startSimnet(options: SimnetOptions = {}): Promise<SimnetHandle> 
     fundingUtxos: options.fundingUtxos ?? Math.max(8_000, 2 * initialTxs),
     addressCount: 1024,
     historyBlocks: 8,
+    policyModule: checked.data.policyModule,
   };
   const log = options.log ?? defaultLog;
   const worker = spawnWorker(init);

@@ -7,9 +7,10 @@ import { bootstrapSimulator } from '../../src/simnet/node/bootstrap.js';
 import { EntryInfoCache } from '../../src/simnet/mempool/entryInfo.js';
 import { RawJson, stringifyCore } from '../../src/simnet/rpc/coreJson.js';
 import type { Simulator } from '../../src/simnet/node/simulator.js';
+import { mempoolPolicy } from '../../src/optimizer/coreV31Policy.js';
 
 function fromScratch(sim: Simulator): unknown {
-  return JSON.parse(stringifyCore(new EntryInfoCache(sim.mempool).verboseMempool()));
+  return JSON.parse(stringifyCore(new EntryInfoCache(sim.mempool, sim.policy).verboseMempool()));
 }
 
 function cached(sim: Simulator): unknown {
@@ -29,6 +30,7 @@ describe('entry info cache', () => {
       historyBlocks: 1,
       historyTxsPerBlock: 20,
       initialTxs: 300,
+      policy: mempoolPolicy,
     });
     expect(cached(sim)).toEqual(fromScratch(sim));
     for (let round = 0; round < 6; round++) {
@@ -43,6 +45,6 @@ describe('entry info cache', () => {
       expect(Object.keys(pool)).toHaveLength(sim.mempool.size);
       expect(pool).toEqual(fromScratch(sim));
     }
-    expect(sim.entryInfo.allClustersOptimal()).toBe(new EntryInfoCache(sim.mempool).allClustersOptimal());
+    expect(sim.entryInfo.allClustersOptimal()).toBe(new EntryInfoCache(sim.mempool, sim.policy).allClustersOptimal());
   });
 });

@@ -23,6 +23,7 @@ import {
 } from '../consensus/params.js';
 import type { Chain, Coin } from '../chain/chain.js';
 import { MEMPOOL_HEIGHT, type Mempool, type MempoolEntry } from './mempool.js';
+import type { MempoolPolicy } from './policy.js';
 import { checkDiagram, checkReplacementFees, evictionSet, type ReplacementCandidate } from './rbf.js';
 import { outputType } from '../tx/script.js';
 import { transactionSigOpCost } from '../tx/sigops.js';
@@ -33,6 +34,8 @@ import { formatMoney } from '../consensus/amount.js';
 export interface AcceptContext {
   chain: Chain;
   mempool: Mempool;
+  /** Linearization for RBF rule 6. */
+  policy: MempoolPolicy;
   /** Current time, Unix seconds (entry time). */
   now(): number;
 }
@@ -118,7 +121,7 @@ export function acceptTransaction(ctx: AcceptContext, tx: SimTx, options: Accept
     return reject(tx, { reason: 'too-large-cluster' });
   }
   if (directConflicts.size) {
-    const diagram = checkDiagram(mempool, candidate, directConflicts, originals);
+    const diagram = checkDiagram(mempool, candidate, directConflicts, originals, ctx.policy);
     if (diagram) return reject(tx, diagram);
   }
   if (options.maxFeeRateSatKvb > 0 && feeSat > feeForVsize(options.maxFeeRateSatKvb, vsizeAdjusted)) {

@@ -5,7 +5,7 @@
  * All of it depends only on the entry's cluster, so a mempool change only invalidates the
  * clusters it touches: an arrival dirties its (new) cluster, a removal the clusters of the removed
  * transactions' remaining neighbours. Dirty clusters are recomputed on demand — relatives by
- * walking the cluster, chunks by running `runMempoolPolicy` on the cluster alone (the policy's
+ * walking the cluster, chunks by running the node's `MempoolPolicy` on the cluster alone (the policy's
  * chunks are a per-cluster property; singletons need no run). `getrawmempool true` on 50,000
  * entries then costs the changed clusters plus one concatenation.
  * Invariant: every entry not in `dirty` has an up-to-date `info` record.
@@ -13,7 +13,7 @@
 import { btcString } from '../consensus/amount.js';
 import { RawJson } from '../rpc/coreJson.js';
 import { feerateDiagramInput } from './feerateDiagram.js';
-import { runMempoolPolicy } from './policy.js';
+import type { MempoolPolicy } from './policy.js';
 import type { Mempool, MempoolEntry, MempoolListener } from './mempool.js';
 import { BYTES_PER_SIGOP } from '../consensus/params.js';
 
@@ -48,7 +48,10 @@ export class EntryInfoCache implements MempoolListener {
   private readonly pieces = new Map<number, string>();
   private readonly dirtyPieces = new Set<number>();
 
-  constructor(private readonly mempool: Mempool) {
+  constructor(
+    private readonly mempool: Mempool,
+    private readonly policy: MempoolPolicy,
+  ) {
     mempool.listen(this);
     for (const e of mempool.all()) {
       this.dirty.add(e.tx.txid);
@@ -164,7 +167,7 @@ export class EntryInfoCache implements MempoolListener {
       return;
     }
     const members = [...this.mempool.cluster(txid)].map((t) => this.mempool.get(t)!);
-    const chunks = chunkData(members);
+    const chunks = chunkData(members, this.policy);
     const byTxid = new Map(members.map((e) => [e.tx.txid, e]));
     members.forEach((e, k) => {
       const anc = walk(byTxid, e, 'parents');
@@ -199,12 +202,12 @@ function pieceOf(e: MempoolEntry): number {
 }
 
 /** Chunk fee and weight of each member (aligned with `members`). */
-function chunkData(members: readonly MempoolEntry[]): { fee: ArrayLike<number>; weight: ArrayLike<number>; optimal: boolean } {
+function chunkData(members: readonly MempoolEntry[], policy: MempoolPolicy): { fee: ArrayLike<number>; weight: ArrayLike<number>; optimal: boolean } {
   if (members.length === 1) {
     const e = members[0]!;
     return { fee: [e.feeSat], weight: [Math.max(e.tx.weight, e.sigopCost * BYTES_PER_SIGOP)], optimal: true };
   }
-  const result = runMempoolPolicy(
+  const result = policy(
     feerateDiagramInput(members.map((e) => ({ txid: e.tx.txid, feeSat: e.feeSat, weightWu: e.tx.weight, sigopCost: e.sigopCost, parents: [...e.parents] }))),
   );
   return { fee: result.txChunkFeeSat, weight: result.txChunkWeightWu, optimal: result.optimal };

@@ -1,11 +1,11 @@
 /**
  * Feerate diagrams for RBF rule 6 (v31 `ImprovesFeerateDiagram`): the chunks of a set of
  * transactions, sorted by decreasing feerate and accumulated into a concave curve of
- * (sigop-adjusted weight, fee). Chunks come from `runMempoolPolicy`, the same linearization the
- * template uses, so rule 6 judges with whatever algorithm the node mines with.
+ * (sigop-adjusted weight, fee). Chunks come from the node's `MempoolPolicy`, the same linearization
+ * the template uses, so rule 6 judges with whatever algorithm the node mines with.
  */
 import { BYTES_PER_SIGOP } from '../consensus/params.js';
-import { runMempoolPolicy, type PolicyInput } from './policy.js';
+import type { MempoolPolicy, PolicyInput } from './policy.js';
 
 export interface DiagramTx {
   txid: string;
@@ -49,10 +49,10 @@ export function feerateDiagramInput(txs: readonly DiagramTx[]): PolicyInput {
 }
 
 /** Chunks of `txs`, highest feerate first. Complexity: one policy run over the set. */
-export function feerateDiagram(txs: readonly DiagramTx[]): Segment[] {
+export function feerateDiagram(txs: readonly DiagramTx[], policy: MempoolPolicy): Segment[] {
   if (txs.length === 0) return [];
   const input = feerateDiagramInput(txs);
-  const result = runMempoolPolicy(input);
+  const result = policy(input);
   // Group by (chunk fee, chunk weight): a group holds whole chunks of one feerate, so its fee is
   // (its weight / chunk weight) × chunk fee, exactly.
   const groups = new Map<string, { chunkFee: number; chunkWeight: number; weight: number }>();

@@ -1,13 +1,16 @@
 /**
- * The one seam between the simulated node and the project's implementation of Core's mining
- * algorithm. Everything that needs a linearization goes through `runMempoolPolicy`: the block
- * template (`getblocktemplate`, and so every mined block), the v31 chunk fields of mempool entries
+ * The one seam between the simulated node and an implementation of Core's mining algorithm.
+ * Everything that needs a linearization calls the node's `MempoolPolicy`: the block template
+ * (`getblocktemplate`, and so every mined block), the v31 chunk fields of mempool entries
  * (`fees.chunk`, `chunkweight`), `getmempoolinfo.optimal`, the fee estimator's mempool projection
- * and RBF rule 6. The input is exactly the typed arrays the native optimizer
- * (`src/optimizer/native.ts`, `buildTemplates`) takes, and the native optimizer is what runs:
- * there is one implementation of Core's algorithm in the project.
+ * and RBF rule 6 (in Core v31 the mempool itself keeps clusters linearized, hence this file's place).
+ *
+ * The simulator does not choose the policy: it is handed in when the node is built
+ * (`SimulatorOptions.policy`, or `startSimnet({ policyModule })`, a module exporting
+ * `mempoolPolicy`). The project hands in the native optimizer's Core-v31 baseline
+ * (`src/optimizer/coreV31Policy.ts`), which matches these types structurally; the input is exactly
+ * the typed arrays that optimizer takes, so there is one implementation of Core's algorithm.
  */
-import { nativePolicy } from '../../optimizer/coreV31Policy.js';
 
 /** A mempool (or any set of unconfirmed transactions) in the optimizer's array form. Index i is one transaction. */
 export interface PolicyInput {
@@ -37,9 +40,6 @@ export interface PolicyResult {
 
 export type MempoolPolicy = (input: PolicyInput) => PolicyResult;
 
-/** The implementation in use: the native optimizer's Core-v31 baseline and chunks. */
-export const runMempoolPolicy: MempoolPolicy = nativePolicy;
-
 /** Checks the CSR shape of `input` (lengths, monotone offsets, indices in range and not self-loops). */
 export function assertPolicyInput(input: PolicyInput): void {
   const n = input.feeSat.length;
@@ -56,4 +56,29 @@ export function assertPolicyInput(input: PolicyInput): void {
       if (p >= n || p === i) throw new Error('policy input: parent index out of range');
     }
   }
+}
+
+/** Checks that `result` fits `input`: per-transaction arrays of length n, template indices in range and distinct. */
+export function assertPolicyResult(input: PolicyInput, result: PolicyResult): void {
+  const n = input.feeSat.length;
+  if (result.txChunkFeeSat.length !== n || result.txChunkWeightWu.length !== n) throw new Error('policy result: chunk arrays do not match the input');
+  if (result.templateIndices.length > n) throw new Error('policy result: template longer than the input');
+  const seen = new Uint8Array(n);
+  for (const i of result.templateIndices) {
+    if (i >= n || seen[i] === 1) throw new Error('policy result: template index out of range or repeated');
+    seen[i] = 1;
+  }
+}
+
+/**
+ * `policy` with its input and result checked on every call (a handed-in policy is a boundary).
+ * Complexity: O(n + parents) per call on top of the policy's own cost.
+ */
+export function checkedPolicy(policy: MempoolPolicy): MempoolPolicy {
+  return (input) => {
+    assertPolicyInput(input);
+    const result = policy(input);
+    assertPolicyResult(input, result);
+    return result;
+  };
 }

@@ -9,7 +9,7 @@
  * - rule 6: the feerate diagram of the affected clusters strictly improves ("replacement-failed").
  *   What is checked: the clusters of the direct conflicts and of the replacement's in-mempool
  *   parents, as they are, against the same transactions minus everything evicted plus the
- *   replacement; both sides are chunked by `runMempoolPolicy` (the native optimizer's
+ *   replacement; both sides are chunked by the node's `MempoolPolicy` (the native optimizer's
  *   spanning-forest linearization, as Core's TxGraph) and compared point by point
  *   (`feerateDiagram.ts`), strictly better somewhere and nowhere worse, as `CompareChunks`.
  */
@@ -17,6 +17,7 @@ import { formatMoney } from '../consensus/amount.js';
 import { feeForVsize, INCREMENTAL_RELAY_FEE_SAT_KVB, MAX_REPLACEMENT_CANDIDATES } from '../consensus/params.js';
 import { feerateDiagram, improvesDiagram, type DiagramTx } from './feerateDiagram.js';
 import type { Mempool, MempoolEntry } from './mempool.js';
+import type { MempoolPolicy } from './policy.js';
 import type { Rejection } from './standardness.js';
 import type { SimTx } from '../tx/txCodec.js';
 
@@ -86,6 +87,7 @@ export function checkDiagram(
   candidate: ReplacementCandidate,
   directConflicts: ReadonlySet<string>,
   originals: ReadonlySet<string>,
+  policy: MempoolPolicy,
 ): Rejection | undefined {
   const affected = new Set<string>();
   for (const seed of [...directConflicts, ...candidate.parents]) {
@@ -107,7 +109,7 @@ export function checkDiagram(
     sigopCost: candidate.sigopCost,
     parents: [...candidate.parents],
   });
-  if (!improvesDiagram(feerateDiagram(after), feerateDiagram(before))) {
+  if (!improvesDiagram(feerateDiagram(after, policy), feerateDiagram(before, policy))) {
     return { reason: 'replacement-failed', details: 'insufficient feerate: does not improve feerate diagram' };
   }
   return undefined;

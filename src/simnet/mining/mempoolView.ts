@@ -4,7 +4,7 @@
  * values computed lazily and at most once. Used by the template, mining and the fee estimator;
  * per-entry RPC data comes from `EntryInfoCache` instead, which works cluster by cluster.
  */
-import { assertPolicyInput, runMempoolPolicy, type PolicyInput, type PolicyResult } from '../mempool/policy.js';
+import type { MempoolPolicy, PolicyInput, PolicyResult } from '../mempool/policy.js';
 import type { Mempool, MempoolEntry } from '../mempool/mempool.js';
 
 export class MempoolView {
@@ -16,8 +16,11 @@ export class MempoolView {
   private policyResult: PolicyResult | undefined;
   private readonly memo = new Map<string, unknown>();
 
-  /** Complexity: O(n log n) (the txid ranking sort). */
-  constructor(mempool: Mempool) {
+  /** Complexity: O(n log n) (the txid ranking sort); the policy runs on first use of `policy`. */
+  constructor(
+    mempool: Mempool,
+    private readonly runPolicy: MempoolPolicy,
+  ) {
     this.version = mempool.version;
     this.entries = [...mempool.all()];
     const n = this.entries.length;
@@ -44,10 +47,7 @@ export class MempoolView {
 
   /** Template order and chunks, computed on first use. */
   get policy(): PolicyResult {
-    if (!this.policyResult) {
-      assertPolicyInput(this.input);
-      this.policyResult = runMempoolPolicy(this.input);
-    }
+    this.policyResult ??= this.runPolicy(this.input);
     return this.policyResult;
   }
 

@@ -15,6 +15,7 @@ import { FeeEstimator } from '../mining/feeEstimator.js';
 import { deriveAddresses } from '../wallet/keys.js';
 import { Mempool } from '../mempool/mempool.js';
 import { MempoolView } from '../mining/mempoolView.js';
+import { checkedPolicy, type MempoolPolicy } from '../mempool/policy.js';
 import { Rng } from '../random.js';
 import { buildChild, buildReplacement } from '../traffic/replacementFactory.js';
 import { SIGNING_BACKEND } from '../tx/signer.js';
@@ -32,6 +33,11 @@ export interface SimulatorOptions {
   startTime: number;
   /** Number of wallet addresses. */
   addressCount: number;
+  /**
+   * The mining policy (template order and chunks), handed in by whoever builds the node; the
+   * simulator has none of its own. Checked on every call (`checkedPolicy`).
+   */
+  policy: MempoolPolicy;
 }
 
 export interface CreateSpendOptions {
@@ -81,7 +87,8 @@ export class Simulator {
   readonly clock: SimClock;
   readonly estimator = new FeeEstimator();
   /** Per-entry RPC data, recomputed only for clusters that changed. */
-  readonly entryInfo = new EntryInfoCache(this.mempool);
+  readonly entryInfo: EntryInfoCache;
+  readonly policy: MempoolPolicy;
   readonly rng: Rng;
   readonly factory: TxFactory;
   private view: MempoolView | undefined;
@@ -89,6 +96,8 @@ export class Simulator {
   private readonly recent: string[] = [];
 
   constructor(readonly options: SimulatorOptions) {
+    this.policy = checkedPolicy(options.policy);
+    this.entryInfo = new EntryInfoCache(this.mempool, this.policy);
     this.rng = new Rng(options.seed, 'simulator');
     this.clock = new SimClock(options.startTime);
     this.wallet = new Wallet(deriveAddresses(options.seed, options.addressCount, new Rng(options.seed, 'keys')), this.chain, this.mempool);
@@ -97,13 +106,13 @@ export class Simulator {
 
   /** The array-form mempool of the current version (rebuilt after any change). */
   currentView(): MempoolView {
-    if (!this.view || this.view.version !== this.mempool.version) this.view = new MempoolView(this.mempool);
+    if (!this.view || this.view.version !== this.mempool.version) this.view = new MempoolView(this.mempool, this.policy);
     return this.view;
   }
 
   /** Validates and (unless `testOnly`) adds a transaction, as `sendrawtransaction` does. */
   submit(tx: SimTx, options: Partial<AcceptOptions> = {}): AcceptOutcome {
-    return acceptTransaction({ chain: this.chain, mempool: this.mempool, now: () => this.clock.now() }, tx, {
+    return acceptTransaction({ chain: this.chain, mempool: this.mempool, policy: this.policy, now: () => this.clock.now() }, tx, {
       testOnly: options.testOnly ?? false,
       maxFeeRateSatKvb: options.maxFeeRateSatKvb ?? DEFAULT_MAX_RAW_TX_FEE_RATE_SAT_KVB,
     });
