@@ -5,17 +5,15 @@
 import { describe, expect, it } from 'vitest';
 import { bootstrapSimulator } from '../../src/simnet/node/bootstrap.js';
 import { EntryInfoCache } from '../../src/simnet/mempool/entryInfo.js';
-import { RawJson, stringifyCore } from '../../src/simnet/rpc/coreJson.js';
 import type { Simulator } from '../../src/simnet/node/simulator.js';
 import { mempoolPolicy } from '../../src/optimizer/coreV31Policy.js';
 
 function fromScratch(sim: Simulator): unknown {
-  return JSON.parse(stringifyCore(new EntryInfoCache(sim.mempool, sim.policy).verboseMempool()));
+  return JSON.parse(new EntryInfoCache(sim.mempool, sim.policy).verboseMempool().join(''));
 }
 
 function cached(sim: Simulator): unknown {
-  const json: RawJson = sim.entryInfo.verboseMempool();
-  return JSON.parse(stringifyCore(json));
+  return JSON.parse(sim.entryInfo.verboseMempool().join(''));
 }
 
 describe('entry info cache', () => {

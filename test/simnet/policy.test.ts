@@ -10,7 +10,7 @@ import { improvesDiagram } from '../../src/simnet/mempool/feerateDiagram.js';
 import { FeeEstimator } from '../../src/simnet/mining/feeEstimator.js';
 import { Mempool } from '../../src/simnet/mempool/mempool.js';
 import { MempoolView } from '../../src/simnet/mining/mempoolView.js';
-import { Rng } from '../../src/simnet/random.js';
+import { Rng } from '../../src/simnet/util/random.js';
 
 /** The adapter matches simnet's policy type structurally (this line fails to compile if it drifts). */
 const runMempoolPolicy: MempoolPolicy = mempoolPolicy;

@@ -8,9 +8,9 @@ import { p2pk, p2pkh, p2sh, p2tr, p2wpkh, p2wsh, RawTx, SigHash, Transaction } f
 import { REGTEST_NETWORK } from '../../src/simnet/consensus/params.js';
 import { secp256k1, schnorr } from '@noble/curves/secp256k1.js';
 import { ADDRESS_TYPES, deriveAddresses, type SimAddress } from '../../src/simnet/wallet/keys.js';
-import { Rng } from '../../src/simnet/random.js';
+import { Rng } from '../../src/simnet/util/random.js';
 import { SighashCache } from '../../src/simnet/tx/sighash.js';
-import { signSpend, estimateWeight, type SpendInput } from '../../src/simnet/tx/txSigner.js';
+import { signSpend, estimateWeight, type SpendInput } from '../../src/simnet/wallet/txSigner.js';
 import { decodeTx, buildTx } from '../../src/simnet/tx/txCodec.js';
 import { displayHex, sha256d } from '../../src/simnet/tx/hash.js';
 import { SIGNING_BACKEND } from '../../src/simnet/tx/signer.js';

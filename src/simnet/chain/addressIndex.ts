@@ -5,7 +5,7 @@
  * UTXO set). Keyed by scriptPubKey hex.
  */
 import { scriptHex } from '../tx/hash.js';
-import type { Coin } from './chain.js';
+import type { Coin } from './coin.js';
 import { outpointKey, type SimTx } from '../tx/txCodec.js';
 
 export interface ScriptStats {

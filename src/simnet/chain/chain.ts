@@ -8,18 +8,8 @@
  */
 import { blockWork, regtestGenesis, type AssembledBlock } from './block.js';
 import { AddressIndex } from './addressIndex.js';
+import type { Coin } from './coin.js';
 import { outpointKey } from '../tx/txCodec.js';
-
-/** An unspent (or, in undo data, spent) output. */
-export interface Coin {
-  txid: string;
-  vout: number;
-  valueSat: number;
-  script: Uint8Array;
-  /** Height of the block that created it. */
-  height: number;
-  coinbase: boolean;
-}
 
 export interface ChainBlock extends AssembledBlock {
   height: number;

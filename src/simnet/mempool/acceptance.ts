@@ -21,7 +21,8 @@ import {
   adjustedVsize,
   SEQUENCE_LOCKTIME_ENABLED,
 } from '../consensus/params.js';
-import type { Chain, Coin } from '../chain/chain.js';
+import type { Chain } from '../chain/chain.js';
+import type { Coin } from '../chain/coin.js';
 import { MEMPOOL_HEIGHT, type Mempool, type MempoolEntry } from './mempool.js';
 import type { MempoolPolicy } from './policy.js';
 import { checkDiagram, checkReplacementFees, evictionSet, type ReplacementCandidate } from './rbf.js';

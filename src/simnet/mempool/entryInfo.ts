@@ -11,7 +11,6 @@
  * Invariant: every entry not in `dirty` has an up-to-date `info` record.
  */
 import { btcString } from '../consensus/amount.js';
-import { RawJson } from '../rpc/coreJson.js';
 import { feerateDiagramInput } from './feerateDiagram.js';
 import type { MempoolPolicy } from './policy.js';
 import type { Mempool, MempoolEntry, MempoolListener } from './mempool.js';
@@ -40,7 +39,7 @@ export class EntryInfoCache implements MempoolListener {
   private readonly dirty = new Set<string>();
   /** Entries whose cluster's linearization is not proven optimal. */
   private unprovenMembers = 0;
-  private verbose: { version: number; json: RawJson } | undefined;
+  private verbose: { version: number; json: readonly string[] } | undefined;
   /**
    * The verbose answer is kept in pieces of `PIECE_SIZE` consecutive entry sequence numbers; a
    * change rebuilds only the pieces whose members were added, removed or recomputed.
@@ -95,8 +94,11 @@ export class EntryInfoCache implements MempoolListener {
     return this.unprovenMembers === 0;
   }
 
-  /** `{ txid: entry, … }` of the whole mempool in entry order, cached per mempool version. */
-  verboseMempool(): RawJson {
+  /**
+   * `{ txid: entry, … }` of the whole mempool in entry order, as consecutive pieces of one JSON text
+   * (large: sent as they are, never re-serialized), cached per mempool version.
+   */
+  verboseMempool(): readonly string[] {
     if (this.verbose?.version === this.mempool.version) return this.verbose.json;
     this.refreshAll();
     if (this.dirtyPieces.size) {
@@ -122,9 +124,8 @@ export class EntryInfoCache implements MempoolListener {
       out.push(this.pieces.get(k)!);
     }
     out.push('}');
-    const json = new RawJson(out);
-    this.verbose = { version: this.mempool.version, json };
-    return json;
+    this.verbose = { version: this.mempool.version, json: out };
+    return out;
   }
 
   private refreshAll(): void {

@@ -6,7 +6,7 @@
  * Invariants: every parent/child link joins two entries; `spends` maps exactly the inputs of the
  * entries; `version` changes whenever the set of entries changes.
  */
-import type { Coin } from '../chain/chain.js';
+import type { Coin } from '../chain/coin.js';
 import { scriptHex } from '../tx/hash.js';
 import { outpointKey, type SimTx } from '../tx/txCodec.js';
 

@@ -10,7 +10,7 @@
  */
 import { SEQUENCE_RBF } from '../consensus/params.js';
 import { Simulator, type SimulatorOptions } from './simulator.js';
-import { signSpend } from '../tx/txSigner.js';
+import { signSpend } from '../wallet/txSigner.js';
 import { outpointKey, type TxOutput } from '../tx/txCodec.js';
 import type { WalletCoin } from '../wallet/wallet.js';
 

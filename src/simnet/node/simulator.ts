@@ -16,7 +16,7 @@ import { deriveAddresses } from '../wallet/keys.js';
 import { Mempool } from '../mempool/mempool.js';
 import { MempoolView } from '../mining/mempoolView.js';
 import { checkedPolicy, type MempoolPolicy } from '../mempool/policy.js';
-import { Rng } from '../random.js';
+import { Rng } from '../util/random.js';
 import { buildChild, buildReplacement } from '../traffic/replacementFactory.js';
 import { SIGNING_BACKEND } from '../tx/signer.js';
 import { txHex, type SimTx } from '../tx/txCodec.js';

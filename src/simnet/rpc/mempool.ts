@@ -52,7 +52,7 @@ export const mempoolMethods: MethodTable = {
     run: ([verbose, sequence], sim) => {
       if (verbose === true) {
         if (sequence === true) throw new RpcError(RPC_ERROR.INVALID_PARAMETER, 'Verbose results cannot contain mempool sequence values.');
-        return sim.entryInfo.verboseMempool();
+        return new RawJson(sim.entryInfo.verboseMempool());
       }
       const parts: string[] = [];
       for (const e of sim.mempool.all()) parts.push(e.tx.txid);

@@ -4,7 +4,7 @@
  * (amounts in BTC with 8 decimals) as Core writes them.
  */
 import { Btc } from '../consensus/amount.js';
-import type { Coin } from '../chain/chain.js';
+import type { Coin } from '../chain/coin.js';
 import { inferDescriptor } from '../tx/descriptor.js';
 import { toHex } from '../tx/hash.js';
 import { outputType, scriptAddress, scriptAsm } from '../tx/script.js';

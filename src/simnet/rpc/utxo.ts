@@ -4,7 +4,7 @@
  * always null and `abort` false) and `gettxout`.
  */
 import { Btc } from '../consensus/amount.js';
-import type { Coin } from '../chain/chain.js';
+import type { Coin } from '../chain/coin.js';
 import { descriptorScript, DescriptorError, inferDescriptor } from '../tx/descriptor.js';
 import { toHex } from '../tx/hash.js';
 import { MEMPOOL_HEIGHT } from '../mempool/mempool.js';

@@ -5,10 +5,10 @@
  */
 import { feeForVsize, INCREMENTAL_RELAY_FEE_SAT_KVB } from '../consensus/params.js';
 import type { Mempool, MempoolEntry } from '../mempool/mempool.js';
-import type { Rng } from '../random.js';
+import type { Rng } from '../util/random.js';
 import { dustThresholdSat } from '../mempool/standardness.js';
 import { outpointKey, type SimTx, type TxOutput } from '../tx/txCodec.js';
-import { estimateWeight, signSpend } from '../tx/txSigner.js';
+import { estimateWeight, signSpend } from '../wallet/txSigner.js';
 import type { Wallet, WalletCoin } from '../wallet/wallet.js';
 
 export interface BumpContext {

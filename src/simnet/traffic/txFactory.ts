@@ -18,10 +18,10 @@ import {
 import type { Chain } from '../chain/chain.js';
 import type { SimAddress } from '../wallet/keys.js';
 import type { Mempool } from '../mempool/mempool.js';
-import type { Rng } from '../random.js';
+import type { Rng } from '../util/random.js';
 import { dustThresholdSat } from '../mempool/standardness.js';
 import { outpointKey, type SimTx, type TxOutput } from '../tx/txCodec.js';
-import { estimateWeight, signSpend } from '../tx/txSigner.js';
+import { estimateWeight, signSpend } from '../wallet/txSigner.js';
 import type { Wallet, WalletCoin } from '../wallet/wallet.js';
 
 export const TX_KINDS = ['payment', 'batch', 'consolidation', 'lowfee', 'cpfp', 'chain'] as const;

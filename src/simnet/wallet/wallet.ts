@@ -5,7 +5,8 @@
  * transaction that pays its addresses — its own or one a test relays — funds it.
  * Invariant: a coin is in at most one pool, and every pooled coin is spendable at the next block.
  */
-import type { Chain, ChainBlock, Coin } from '../chain/chain.js';
+import type { Chain, ChainBlock } from '../chain/chain.js';
+import type { Coin } from '../chain/coin.js';
 import { CoinPool } from './coinPool.js';
 import { COINBASE_MATURITY } from '../consensus/params.js';
 import { scriptHex } from '../tx/hash.js';

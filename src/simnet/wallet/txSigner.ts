@@ -5,11 +5,11 @@
  * - P2PKH: scriptSig `<sig> <pubkey>`;    P2WSH: witness `[sig, <pubkey> OP_CHECKSIG]`;
  * - P2TR: witness `[schnorr sig]` (key path, SIGHASH_DEFAULT).
  */
-import { ByteWriter, varintSize } from './byteWriter.js';
-import type { AddressType, SimAddress } from '../wallet/keys.js';
-import { SIGHASH_ALL, SighashCache } from './sighash.js';
-import { signEcdsaDer, signSchnorr } from './signer.js';
-import { buildTx, type SimTx, type TxFields, type TxOutput } from './txCodec.js';
+import { ByteWriter, varintSize } from '../tx/byteWriter.js';
+import type { AddressType, SimAddress } from './keys.js';
+import { SIGHASH_ALL, SighashCache } from '../tx/sighash.js';
+import { signEcdsaDer, signSchnorr } from '../tx/signer.js';
+import { buildTx, type SimTx, type TxFields, type TxOutput } from '../tx/txCodec.js';
 
 export interface SpendInput {
   txid: string;
