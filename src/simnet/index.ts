@@ -44,8 +44,10 @@ export interface SimnetOptions {
   /** Mempool size at start (default 0). */
   initialTxs?: number;
   /**
-   * Unix seconds at which the pre-built history ends. Default: the wall clock when automatic
-   * activity is on; otherwise the fixed 2026-01-01T00:00:00Z, so runs without it are reproducible.
+   * Unix seconds at which the pre-built history ends; not in the future (the node never reports a
+   * time later than the wall clock). Default: the wall clock when automatic activity is on;
+   * otherwise the fixed 2026-01-01T00:00:00Z (or now, on a machine whose clock is earlier), so runs
+   * without it are reproducible.
    */
   startTime?: number;
   /**
@@ -118,7 +120,7 @@ const Options = z.object({
     .number()
     .int()
     .min(1_400_000_000)
-    .max(2 ** 32 - 1)
+    .refine((t) => t <= Date.now() / 1000, 'must not be in the future')
     .optional(),
   fundingUtxos: z.number().int().min(100).max(3_000_000).optional(),
   startTimeoutMs: z.number().int().positive().optional(),
@@ -164,7 +166,7 @@ export function startSimnet(options: SimnetOptions): Promise<SimnetHandle> {
     blockIntervalSec,
     txPerSec,
     initialTxs,
-    startTime: options.startTime ?? (automatic ? Math.floor(Date.now() / 1000) : FIXED_START_TIME),
+    startTime: options.startTime ?? (automatic ? Math.floor(Date.now() / 1000) : Math.min(FIXED_START_TIME, Math.floor(Date.now() / 1000))),
     fundingUtxos: options.fundingUtxos ?? Math.max(8_000, 2 * initialTxs),
     addressCount: 1024,
     historyBlocks: 8,

@@ -54,10 +54,18 @@ export class Automation {
 
   private scheduleBlock(meanSec: number): void {
     const delayMs = Math.min(this.sim.rng.exponential(meanSec) * 1000, 2 ** 31 - 1);
-    this.blockTimer = setTimeout(() => {
-      this.guard('mining', () => this.sim.mineBlock());
-      if (this.blockTimer) this.scheduleBlock(meanSec);
-    }, delayMs);
+    this.blockTimer = setTimeout(() => this.blockDue(meanSec), delayMs);
+  }
+
+  /** Mines the due block, unless its time would be in the future (a burst of blocks): then it waits for the wall clock. */
+  private blockDue(meanSec: number): void {
+    const waitMs = this.sim.msUntilBlockTime();
+    if (waitMs > 0) {
+      this.blockTimer = setTimeout(() => this.blockDue(meanSec), waitMs);
+      return;
+    }
+    this.guard('mining', () => this.sim.mineBlock());
+    if (this.blockTimer) this.scheduleBlock(meanSec);
   }
 
   private guard(what: string, fn: () => unknown): void {

@@ -5,8 +5,10 @@
  *    outputs over every address type, until the wallet holds `fundingUtxos` confirmed coins;
  * 3. a few blocks of ordinary traffic, so blocks, fee history and `estimatesmartfee` look lived-in;
  * 4. `initialTxs` arrivals left in the mempool, spread over the minutes before `startTime`.
- * Blocks are ~10 minutes apart in virtual time. Complexity: dominated by signing
- * (history traffic + initial mempool, ~0.1–0.3 ms per transaction with libsecp256k1).
+ * Blocks sit on a 10-minute grid that ends where the mempool's span begins, each up to two minutes
+ * early, so nothing is dated after `startTime` (which is not after the wall clock).
+ * Complexity: dominated by signing (history traffic + initial mempool, ~0.1–0.3 ms per transaction
+ * with libsecp256k1).
  */
 import { SEQUENCE_RBF } from '../consensus/params.js';
 import { Simulator, type SimulatorOptions } from './simulator.js';
@@ -29,6 +31,8 @@ export interface BootstrapOptions extends SimulatorOptions {
 
 const MATURITY_BLOCKS = 100;
 const BLOCK_SPACING_SEC = 600;
+/** A history block is up to this much earlier than its grid point. */
+const BLOCK_JITTER_SEC = 120;
 /** At most this many outputs per fan-out transaction (~35 kWU each; keeps them standard). */
 const MAX_FANOUT_OUTPUTS = 1500;
 
@@ -39,14 +43,14 @@ export async function bootstrapSimulator(options: BootstrapOptions): Promise<Sim
   // One coinbase matures per block; funding takes at least 100 blocks so the start height is 200+.
   const fundingBlocks = Math.max(100, Math.ceil(options.fundingUtxos / MAX_FANOUT_OUTPUTS));
   const totalBlocks = MATURITY_BLOCKS + fundingBlocks + options.historyBlocks;
-  const historyStart = options.startTime - mempoolSpanSec - totalBlocks * BLOCK_SPACING_SEC;
+  const historyEnd = options.startTime - mempoolSpanSec;
+  const historyStart = historyEnd - totalBlocks * BLOCK_SPACING_SEC;
 
   const sim = new Simulator({ ...options, startTime: historyStart });
-  const step = (): void => sim.clock.advance(BLOCK_SPACING_SEC - 60 + 120 * sim.rng.float());
+  let mined = 0;
   const mine = (): void => {
-    step();
-    const time = Math.max(sim.clock.now(), sim.chain.medianTimePast() + 1);
-    sim.clock.advanceTo(time);
+    mined++;
+    sim.clock.advanceTo(historyStart + mined * BLOCK_SPACING_SEC - BLOCK_JITTER_SEC * sim.rng.float());
     sim.mineBlock(false);
   };
 
@@ -71,9 +75,10 @@ export async function bootstrapSimulator(options: BootstrapOptions): Promise<Sim
     await yieldFn();
   }
   // 4. The mempool at start: arrivals until it holds `initialTxs` (replacements do not add one).
+  // Replacements and refusals take a step too; the span ends at `startTime`, not after.
   const perTx = options.initialTxs ? mempoolSpanSec / options.initialTxs : 0;
   for (let i = 0, misses = 0; sim.mempool.size < options.initialTxs && i < 2 * options.initialTxs && misses < 20; i++) {
-    misses = sim.addOne(perTx) === undefined ? misses + 1 : 0;
+    misses = sim.addOne(sim.clock.now() + perTx <= options.startTime ? perTx : 0) === undefined ? misses + 1 : 0;
     if ((i + 1) % 200 === 0) await yieldFn();
   }
   sim.clock.advanceTo(options.startTime);

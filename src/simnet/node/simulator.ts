@@ -3,6 +3,9 @@
  * operations the worker exposes (mine now, add transactions now, replace one, build a spend for a
  * test) and the state the RPC methods read. Deterministic: every random choice uses the seeded
  * `Rng`, time is virtual unless automatic activity is on, and signatures are deterministic.
+ * Block times follow Core's rules (later than the median time past) and, like every time the node
+ * reports, are never later than the wall clock (`SimClock`): when those two leave no valid time for
+ * the next block (more than about six blocks within one second), mining waits for the wall clock.
  * Single-threaded by design (it lives in its own worker thread).
  */
 import { acceptTransaction, type AcceptOptions, type AcceptOutcome } from '../mempool/acceptance.js';
@@ -29,7 +32,7 @@ export interface SimulatorOptions {
   blockIntervalSec: number;
   /** Mean arrival rate, tx/s; also sets how far virtual time moves per added transaction. */
   txPerSec: number;
-  /** Unix seconds at which the pre-built history ends. */
+  /** Unix seconds at which the pre-built history ends; not after the wall clock. */
   startTime: number;
   /** Number of wallet addresses. */
   addressCount: number;
@@ -119,12 +122,24 @@ export class Simulator {
   }
 
   /**
+   * Milliseconds until the next block can be mined without a time in the future: its time must be
+   * later than the tip's median time past (0 when that is already the past).
+   */
+  msUntilBlockTime(): number {
+    return this.clock.msUntil(this.chain.medianTimePast() + 1);
+  }
+
+  /**
    * Mines one block from the current template. On the virtual clock, the block first takes an
    * exponential interval (mean `blockIntervalSec`, 600 s when 0) unless `advanceClock` is false.
+   * Its time is the clock's, or the tip's median time past + 1 if that is later.
+   * Precondition: `msUntilBlockTime()` is 0 (else the block's time would be in the future).
    * Complexity: template + O(block size).
    */
   mineBlock(advanceClock = true): ChainBlock {
     if (advanceClock && !this.clock.isWall) this.clock.advance(this.rng.exponential(this.options.blockIntervalSec || 600));
+    const time = Math.max(this.clock.now(), this.chain.medianTimePast() + 1);
+    if (this.clock.msUntil(time) > 0) throw new Error(`the next block's earliest valid time ${time} is still in the future`);
     const view = this.currentView();
     const entries = [...view.policy.templateIndices].map((i) => view.entries[i]!);
     const height = this.chain.height + 1;
@@ -136,7 +151,6 @@ export class Simulator {
       payout.script,
       entries.map((e) => e.tx.wtxid),
     );
-    const time = Math.max(this.clock.now(), this.chain.medianTimePast() + 1);
     const block = this.chain.connect(assembleBlock(this.chain.tip.hash, time, [coinbase, ...entries.map((e) => e.tx)]));
     this.mempool.remove(entries.map((e) => e.tx.txid).reverse(), 'block');
     this.wallet.blockConnected(block);
@@ -144,9 +158,16 @@ export class Simulator {
     return block;
   }
 
-  mineBlocks(n: number): string[] {
+  /** Mines `n` blocks, waiting for the wall clock only when a block would otherwise need a future time. */
+  async mineBlocks(n: number): Promise<string[]> {
     const hashes: string[] = [];
-    for (let i = 0; i < n; i++) hashes.push(this.mineBlock().hash);
+    for (let i = 0; i < n; i++) {
+      // Automatic mining may add blocks meanwhile, so check again after each wait.
+      for (let waitMs = this.msUntilBlockTime(); waitMs > 0; waitMs = this.msUntilBlockTime()) {
+        await new Promise((resolve) => setTimeout(resolve, waitMs));
+      }
+      hashes.push(this.mineBlock().hash);
+    }
     return hashes;
   }
 
