@@ -126,6 +126,9 @@ const Options = z.object({
   startTimeoutMs: z.number().int().positive().optional(),
 });
 
+/** The part of tsx's package.json that locates its ESM register API. */
+const TsxPackage = z.object({ exports: z.object({ './esm/api': z.object({ import: z.object({ default: z.string() }) }) }) });
+
 /**
  * Starts `worker.ts`/`worker.js` (resolved by `workerFile`). From TypeScript sources the worker
  * needs tsx, but on Node 20 `--import tsx` in a worker's `execArgv` does not register tsx's hooks
@@ -137,8 +140,8 @@ function spawnWorker(workerData: WorkerInit): Worker {
   if (execArgv.length === 0) return new Worker(filename, { workerData });
   const require = createRequire(import.meta.url);
   const tsxDir = dirname(require.resolve('tsx/package.json'));
-  const exportsMap = (JSON.parse(readFileSync(join(tsxDir, 'package.json'), 'utf8')) as { exports: Record<string, { import: { default: string } }> }).exports;
-  const api = pathToFileURL(join(tsxDir, exportsMap['./esm/api']!.import.default)).href;
+  const { exports } = TsxPackage.parse(JSON.parse(readFileSync(join(tsxDir, 'package.json'), 'utf8')));
+  const api = pathToFileURL(join(tsxDir, exports['./esm/api'].import.default)).href;
   const code = `import(${JSON.stringify(api)}).then(({ register }) => { register(); return import(${JSON.stringify(pathToFileURL(filename).href)}); })`;
   return new Worker(code, { eval: true, workerData });
 }
@@ -154,8 +157,8 @@ function defaultLog(level: 'info' | 'warn' | 'error', message: string): void {
 export function startSimnet(options: SimnetOptions): Promise<SimnetHandle> {
   const checked = Options.safeParse({ ...options, log: undefined });
   if (!checked.success) {
-    const issue = checked.error.issues[0]!;
-    return Promise.reject(new Error(`invalid simnet option ${issue.path.join('.')}: ${issue.message}`));
+    const [issue] = checked.error.issues;
+    return Promise.reject(new Error(`invalid simnet option ${issue?.path.join('.') ?? ''}: ${issue?.message ?? checked.error.message}`));
   }
   const txPerSec = options.txPerSec ?? 0;
   const blockIntervalSec = options.blockIntervalSec ?? 0;

@@ -5,7 +5,7 @@
  * transactions so the RPC server keeps answering meanwhile.
  */
 import { randomBytes } from 'node:crypto';
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { Automation } from './node/automation.js';
 import { bootstrapSimulator } from './node/bootstrap.js';
 import type { MempoolPolicy } from './mempool/policy.js';
@@ -14,8 +14,12 @@ import { simnetMethods } from './rpc/methods.js';
 import { startRpcServer, type RunningServer } from './rpc/server.js';
 import type { Simulator } from './node/simulator.js';
 
-const port = parentPort;
-if (!port) throw new Error('simnet worker must run in a worker thread');
+function ownerPort(): MessagePort {
+  if (!parentPort) throw new Error('simnet worker must run in a worker thread');
+  return parentPort;
+}
+
+const port = ownerPort();
 
 const post = (message: WorkerMessage): void => port.postMessage(message);
 const log = (level: 'info' | 'warn' | 'error', message: string): void => post({ type: 'log', level, message });
@@ -62,11 +66,11 @@ async function main(init: WorkerInit): Promise<void> {
   // Idle-time warming of per-entry RPC data, so a verbose mempool call rarely computes much.
   const warm = setInterval(() => sim.entryInfo.refreshSome(20), 100);
 
-  port!.on('message', (message: OwnerMessage) => {
+  port.on('message', (message: OwnerMessage) => {
     if (message.type === 'close') {
       clearInterval(warm);
       automation.stop();
-      server.close().finally(() => post({ type: 'closed' }));
+      void server.close().finally(() => post({ type: 'closed' }));
       return;
     }
     const { id, method } = message;

@@ -15,7 +15,7 @@ export interface CoreClient {
 
 export function coreClient(rpcUrl: string): CoreClient {
   const { host, username, password } = parseRpcUrl(rpcUrl);
-  return new BitcoinCoreClient({ host, username, password, timeout: 30_000 }) as unknown as CoreClient;
+  return new BitcoinCoreClient({ host, username, password, timeout: 30_000 });
 }
 
 export function bitcoinNode(rpcUrl: string): BitcoinNode {

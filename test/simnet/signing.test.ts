@@ -90,7 +90,7 @@ describe('signing', () => {
       const sigWithType = owner.type === 'p2pkh' ? txin.scriptSig.subarray(1, 1 + txin.scriptSig[0]!) : txin.witness[0]!;
       expect(sigWithType[sigWithType.length - 1]).toBe(SigHash.ALL);
       const der = sigWithType.subarray(0, -1);
-      const digest = owner.type === 'p2pkh' ? cache.legacy(index, owner.scriptCode!) : cache.bip143(index, owner.scriptCode!);
+      const digest = owner.type === 'p2pkh' ? cache.legacy(index, owner.scriptCode) : cache.bip143(index, owner.scriptCode);
       expect(secp256k1.verify(der, digest, owner.publicKey, { prehash: false, format: 'der' })).toBe(true);
     });
   });
@@ -108,8 +108,8 @@ describe('signing', () => {
         index: input.vout,
         sequence: input.sequence,
         witnessUtxo: { script: input.prevout.script, amount: BigInt(input.prevout.valueSat) },
-        ...(input.owner.redeemScript ? { redeemScript: input.owner.redeemScript } : {}),
-        ...(input.owner.witnessScript ? { witnessScript: input.owner.witnessScript } : {}),
+        ...('redeemScript' in input.owner ? { redeemScript: input.owner.redeemScript } : {}),
+        ...('witnessScript' in input.owner ? { witnessScript: input.owner.witnessScript } : {}),
         ...(input.owner.type === 'p2tr' ? { tapInternalKey: input.owner.publicKey.subarray(1) } : {}),
       });
     }
@@ -126,7 +126,7 @@ describe('signing', () => {
         return;
       }
       const sig = owner.type === 'p2pkh' ? txin.scriptSig.subarray(1, 1 + txin.scriptSig[0]!) : txin.witness[0]!;
-      const digest = owner.type === 'p2pkh' ? cache.legacy(index, owner.scriptCode!) : cache.bip143(index, owner.scriptCode!);
+      const digest = owner.type === 'p2pkh' ? cache.legacy(index, owner.scriptCode) : cache.bip143(index, owner.scriptCode);
       expect(secp256k1.verify(sig.subarray(0, -1), digest, owner.publicKey, { prehash: false, format: 'der' })).toBe(true);
     });
   });

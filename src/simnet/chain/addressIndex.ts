@@ -42,7 +42,7 @@ export class AddressIndex {
   connectBlock(txs: readonly SimTx[], spent: readonly Coin[][], _height: number): void {
     txs.forEach((tx, i) => {
       const touched = new Set<string>();
-      for (const coin of spent[i]!) {
+      for (const coin of spent[i] ?? []) {
         const hex = scriptHex(coin.script);
         const e = this.entry(hex);
         e.stats.spent_txo_count++;

@@ -8,6 +8,7 @@ import { ByteWriter, varintSize } from '../tx/byteWriter.js';
 import { BLOCK_VERSION, REGTEST_BITS, SEQUENCE_FINAL } from '../consensus/params.js';
 import { displayHex, fromDisplayHex, fromHex, sha256d } from '../tx/hash.js';
 import { buildTx, NULL_TXID, type SimTx, type TxOutput } from '../tx/txCodec.js';
+import { at } from '../util/at.js';
 
 export interface BlockHeader {
   version: number;
@@ -68,13 +69,13 @@ export function merkleRoot(hashes: readonly string[]): string {
   while (level.length > 1) {
     const next: Uint8Array[] = [];
     for (let i = 0; i < level.length; i += 2) {
-      const left = level[i]!;
+      const left = at(level, i);
       const right = level[i + 1] ?? left;
       next.push(sha256d(Buffer.concat([left, right])));
     }
     level = next;
   }
-  return displayHex(level[0]!);
+  return displayHex(at(level, 0));
 }
 
 /** `CScript() << height`: OP_1..OP_16 for small heights, else a minimal CScriptNum push. */
@@ -82,7 +83,7 @@ function heightPush(height: number): Uint8Array {
   if (height >= 1 && height <= 16) return new Uint8Array([OP.OP_1 + height - 1]);
   const bytes: number[] = [];
   for (let v = height; v > 0; v = Math.floor(v / 256)) bytes.push(v % 256);
-  if (bytes.length && bytes[bytes.length - 1]! & 0x80) bytes.push(0);
+  if ((bytes.at(-1) ?? 0) & 0x80) bytes.push(0);
   return new Uint8Array([bytes.length, ...bytes]);
 }
 
@@ -118,7 +119,7 @@ export function buildCoinbase(height: number, rewardSat: number, payoutScript: U
 
 /** The witness commitment script of a coinbase built by `buildCoinbase` (for `default_witness_commitment`). */
 export function witnessCommitmentHex(coinbase: SimTx): string {
-  return Buffer.from(coinbase.outputs[1]!.script).toString('hex');
+  return Buffer.from(at(coinbase.outputs, 1).script).toString('hex');
 }
 
 /**

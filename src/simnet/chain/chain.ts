@@ -9,7 +9,8 @@
 import { blockWork, regtestGenesis, type AssembledBlock } from './block.js';
 import { AddressIndex } from './addressIndex.js';
 import type { Coin } from './coin.js';
-import { outpointKey } from '../tx/txCodec.js';
+import { outpointKey, type SimTx } from '../tx/txCodec.js';
+import { at } from '../util/at.js';
 
 export interface ChainBlock extends AssembledBlock {
   height: number;
@@ -25,11 +26,14 @@ export interface ChainBlock extends AssembledBlock {
 
 export interface TxLocation {
   block: ChainBlock;
+  /** Position in `block.txs` (0 = the coinbase). */
   index: number;
+  tx: SimTx;
 }
 
 export class Chain {
   readonly blocks: ChainBlock[] = [];
+  private tipBlock: ChainBlock;
   private readonly byHash = new Map<string, ChainBlock>();
   private readonly txIndex = new Map<string, TxLocation>();
   readonly utxos = new Map<string, Coin>();
@@ -40,6 +44,7 @@ export class Chain {
     const block: ChainBlock = { ...genesis, height: 0, chainWork: blockWork(genesis.bits), medianTime: genesis.time, feesSat: [0], spent: [[]] };
     this.blocks.push(block);
     this.byHash.set(block.hash, block);
+    this.tipBlock = block;
   }
 
   get height(): number {
@@ -47,7 +52,7 @@ export class Chain {
   }
 
   get tip(): ChainBlock {
-    return this.blocks[this.blocks.length - 1]!;
+    return this.tipBlock;
   }
 
   blockByHash(hash: string): ChainBlock | undefined {
@@ -69,7 +74,7 @@ export class Chain {
 
   /** Median time past of the block at `height` (Core's `GetMedianTimePast`). */
   medianTimePast(height: number = this.height): number {
-    return this.blocks[Math.max(0, Math.min(height, this.height))]!.medianTime;
+    return at(this.blocks, Math.max(0, Math.min(height, this.height))).medianTime;
   }
 
   /**
@@ -109,13 +114,14 @@ export class Chain {
       ...block,
       height,
       chainWork: this.tip.chainWork + blockWork(block.bits),
-      medianTime: times[Math.floor(times.length / 2)]!,
+      medianTime: at(times, Math.floor(times.length / 2)),
       feesSat,
       spent,
     };
     this.blocks.push(connected);
     this.byHash.set(connected.hash, connected);
-    connected.txs.forEach((tx, index) => this.txIndex.set(tx.txid, { block: connected, index }));
+    this.tipBlock = connected;
+    connected.txs.forEach((tx, index) => this.txIndex.set(tx.txid, { block: connected, index, tx }));
     this.addresses.connectBlock(connected.txs, spent, height);
     return connected;
   }

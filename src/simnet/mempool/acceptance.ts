@@ -31,6 +31,7 @@ import { transactionSigOpCost } from '../tx/sigops.js';
 import { checkStandard, checkTransaction, isFinal, type Rejection } from './standardness.js';
 import { isCoinbaseTx, outpointKey, type SimTx } from '../tx/txCodec.js';
 import { formatMoney } from '../consensus/amount.js';
+import { at } from '../util/at.js';
 
 export interface AcceptContext {
   chain: Chain;
@@ -164,10 +165,10 @@ function checkSequenceLocks(ctx: AcceptContext, tx: SimTx, prevouts: readonly Co
   if (tx.version < 2) return undefined;
   const nextHeight = ctx.chain.height + 1;
   const tipMtp = ctx.chain.medianTimePast();
-  for (let i = 0; i < tx.inputs.length; i++) {
-    const seq = tx.inputs[i]!.sequence;
+  for (const [i, { sequence: seq }] of tx.inputs.entries()) {
     if (seq & 0x80000000) continue; // disable flag
-    const coinHeight = prevouts[i]!.height === MEMPOOL_HEIGHT ? nextHeight : prevouts[i]!.height;
+    const prevHeight = at(prevouts, i).height;
+    const coinHeight = prevHeight === MEMPOOL_HEIGHT ? nextHeight : prevHeight;
     if (seq & 0x00400000) {
       const minTime = ctx.chain.medianTimePast(Math.max(coinHeight - 1, 0)) + (seq & 0xffff) * 512 - 1;
       if (minTime >= tipMtp) return { reason: 'non-BIP68-final' };
@@ -184,8 +185,8 @@ function clusterAfter(mempool: Mempool, parents: ReadonlySet<string>, evicted: R
   const stack = [...parents].filter((p) => !evicted.has(p));
   for (const p of stack) seen.add(p);
   let vsize = 0;
-  while (stack.length) {
-    const e = mempool.get(stack.pop()!)!;
+  for (let txid = stack.pop(); txid !== undefined; txid = stack.pop()) {
+    const e = mempool.entry(txid);
     vsize += e.vsizeAdjusted;
     for (const next of [...e.parents, ...e.children]) {
       if (seen.has(next) || evicted.has(next)) continue;

@@ -13,6 +13,7 @@
 import { btcString } from '../consensus/amount.js';
 import { feerateDiagramInput } from './feerateDiagram.js';
 import type { MempoolPolicy } from './policy.js';
+import { at } from '../util/at.js';
 import type { Mempool, MempoolEntry, MempoolListener } from './mempool.js';
 import { BYTES_PER_SIGOP } from '../consensus/params.js';
 
@@ -84,8 +85,12 @@ export class EntryInfoCache implements MempoolListener {
 
   /** Up-to-date data of mempool entry `txid`. Precondition: it is in the mempool. Complexity: O(1) or one cluster. */
   get(txid: string): EntryInfo {
-    if (this.dirty.has(txid) || !this.info.has(txid)) this.computeCluster(txid);
-    return this.info.get(txid)!;
+    const known = this.dirty.has(txid) ? undefined : this.info.get(txid);
+    if (known) return known;
+    this.computeCluster(txid);
+    const info = this.info.get(txid);
+    if (!info) throw new Error(`${txid} is not in the mempool`);
+    return info;
   }
 
   /** Whether every cluster's linearization is proven optimal (`getmempoolinfo.optimal`). */
@@ -109,7 +114,7 @@ export class EntryInfoCache implements MempoolListener {
         if (!this.dirtyPieces.has(k)) continue;
         let parts = rebuilt.get(k);
         if (!parts) rebuilt.set(k, (parts = []));
-        parts.push(`"${e.tx.txid}":${this.info.get(e.tx.txid)!.json}`);
+        parts.push(`"${e.tx.txid}":${this.get(e.tx.txid).json}`);
       }
       for (const k of this.dirtyPieces) {
         const parts = rebuilt.get(k);
@@ -119,9 +124,9 @@ export class EntryInfoCache implements MempoolListener {
       this.dirtyPieces.clear();
     }
     const out: string[] = ['{'];
-    for (const k of [...this.pieces.keys()].sort((a, b) => a - b)) {
+    for (const [, piece] of [...this.pieces].sort((a, b) => a[0] - b[0])) {
       if (out.length > 1) out.push(',');
-      out.push(this.pieces.get(k)!);
+      out.push(piece);
     }
     out.push('}');
     this.verbose = { version: this.mempool.version, json: out };
@@ -146,7 +151,7 @@ export class EntryInfoCache implements MempoolListener {
   }
 
   private computeCluster(txid: string): void {
-    const self = this.mempool.get(txid)!;
+    const self = this.mempool.entry(txid);
     if (self.parents.size === 0 && self.children.size === 0) {
       // A singleton is its own chunk, ancestors and descendants (true for any linearization).
       const info: Omit<EntryInfo, 'json'> = {
@@ -167,7 +172,7 @@ export class EntryInfoCache implements MempoolListener {
       this.dirtyPieces.add(pieceOf(self));
       return;
     }
-    const members = [...this.mempool.cluster(txid)].map((t) => this.mempool.get(t)!);
+    const members = [...this.mempool.cluster(txid)].map((t) => this.mempool.entry(t));
     const chunks = chunkData(members, this.policy);
     const byTxid = new Map(members.map((e) => [e.tx.txid, e]));
     members.forEach((e, k) => {
@@ -182,8 +187,8 @@ export class EntryInfoCache implements MempoolListener {
         descendantCount: desc.length + 1,
         descendantSize: desc.reduce((s, d) => s + d.vsizeAdjusted, e.vsizeAdjusted),
         descendantFeeSat: desc.reduce((s, d) => s + d.feeSat, e.feeSat),
-        chunkFeeSat: chunks.fee[k]!,
-        chunkWeightWu: chunks.weight[k]!,
+        chunkFeeSat: at(chunks.fee, k),
+        chunkWeightWu: at(chunks.weight, k),
         replaceable,
         clusterSize: members.length,
         clusterOptimal: chunks.optimal,
@@ -204,8 +209,8 @@ function pieceOf(e: MempoolEntry): number {
 
 /** Chunk fee and weight of each member (aligned with `members`). */
 function chunkData(members: readonly MempoolEntry[], policy: MempoolPolicy): { fee: ArrayLike<number>; weight: ArrayLike<number>; optimal: boolean } {
-  if (members.length === 1) {
-    const e = members[0]!;
+  const [e] = members;
+  if (e && members.length === 1) {
     return { fee: [e.feeSat], weight: [Math.max(e.tx.weight, e.sigopCost * BYTES_PER_SIGOP)], optimal: true };
   }
   const result = policy(
@@ -219,8 +224,8 @@ function walk(cluster: ReadonlyMap<string, MempoolEntry>, from: MempoolEntry, li
   const seen = new Set<string>();
   const out: MempoolEntry[] = [];
   const stack = [from];
-  while (stack.length) {
-    for (const t of stack.pop()![links]) {
+  for (let current = stack.pop(); current; current = stack.pop()) {
+    for (const t of current[links]) {
       if (seen.has(t)) continue;
       seen.add(t);
       const e = cluster.get(t);

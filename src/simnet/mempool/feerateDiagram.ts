@@ -5,7 +5,8 @@
  * the template uses, so rule 6 judges with whatever algorithm the node mines with.
  */
 import { BYTES_PER_SIGOP } from '../consensus/params.js';
-import type { MempoolPolicy, PolicyInput } from './policy.js';
+import { txidRanks, type MempoolPolicy, type PolicyInput } from './policy.js';
+import { at } from '../util/at.js';
 
 export interface DiagramTx {
   txid: string;
@@ -35,9 +36,7 @@ export function feerateDiagramInput(txs: readonly DiagramTx[]): PolicyInput {
     }
     parentOffsets[i + 1] = parents.length;
   });
-  const ranked = txs.map((t, i) => ({ key: t.txid.match(/../g)!.reverse().join(''), i })).sort((a, b) => (a.key < b.key ? -1 : 1));
-  const txidRank = new Uint32Array(n);
-  ranked.forEach((r, rank) => (txidRank[r.i] = rank));
+  const txidRank = txidRanks(txs.map((t) => t.txid));
   return {
     feeSat: Float64Array.from(txs, (t) => t.feeSat),
     weightWu: Uint32Array.from(txs, (t) => t.weightWu),
@@ -57,8 +56,8 @@ export function feerateDiagram(txs: readonly DiagramTx[], policy: MempoolPolicy)
   // (its weight / chunk weight) × chunk fee, exactly.
   const groups = new Map<string, { chunkFee: number; chunkWeight: number; weight: number }>();
   txs.forEach((t, i) => {
-    const chunkFee = result.txChunkFeeSat[i]!;
-    const chunkWeight = result.txChunkWeightWu[i]!;
+    const chunkFee = at(result.txChunkFeeSat, i);
+    const chunkWeight = at(result.txChunkWeightWu, i);
     const key = `${chunkFee}/${chunkWeight}`;
     const g = groups.get(key) ?? { chunkFee, chunkWeight, weight: 0 };
     g.weight += Math.max(t.weightWu, t.sigopCost * BYTES_PER_SIGOP);
@@ -103,12 +102,12 @@ function cumulative(segments: readonly Segment[]): Point[] {
 
 /** Value of a piecewise-linear curve at x as a fraction [numerator, denominator]. */
 function valueAt(points: readonly Point[], x: number): [bigint, bigint] {
-  const last = points[points.length - 1]!;
+  const last = at(points, points.length - 1);
   if (x >= last[0]) return [BigInt(last[1]), 1n];
   for (let i = 1; i < points.length; i++) {
-    const [x1, y1] = points[i]!;
+    const [x1, y1] = at(points, i);
     if (x > x1) continue;
-    const [x0, y0] = points[i - 1]!;
+    const [x0, y0] = at(points, i - 1);
     const dx = BigInt(x1 - x0);
     return [BigInt(y0) * dx + BigInt(x - x0) * BigInt(y1 - y0), dx];
   }

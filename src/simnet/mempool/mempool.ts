@@ -66,6 +66,16 @@ export class Mempool {
     return this.entries.get(txid);
   }
 
+  /**
+   * The entry of `txid`, which the caller knows to be in the mempool (a link, a cluster member).
+   * @throws Error when it is not (a simulator bug)
+   */
+  entry(txid: string): MempoolEntry {
+    const e = this.entries.get(txid);
+    if (!e) throw new Error(`mempool has no entry ${txid}`);
+    return e;
+  }
+
   has(txid: string): boolean {
     return this.entries.has(txid);
   }
@@ -174,25 +184,14 @@ export class Mempool {
 
   /** The connected component (cluster) of `txid`, itself included. Complexity: O(cluster). */
   cluster(txid: string): Set<string> {
-    const seen = new Set<string>([txid]);
-    const stack = [txid];
-    while (stack.length) {
-      const e = this.entries.get(stack.pop()!);
-      if (!e) continue;
-      for (const next of [...e.parents, ...e.children]) {
-        if (seen.has(next)) continue;
-        seen.add(next);
-        stack.push(next);
-      }
-    }
-    return seen;
+    return this.walk(txid, (e) => [...e.parents, ...e.children], new Set([txid]));
   }
 
-  private walk(txid: string, links: (e: MempoolEntry) => Set<string>): Set<string> {
-    const seen = new Set<string>();
+  /** Everything reachable from `txid` over `links`, added to `seen` in visiting order. */
+  private walk(txid: string, links: (e: MempoolEntry) => Iterable<string>, seen = new Set<string>()): Set<string> {
     const stack = [txid];
-    while (stack.length) {
-      const e = this.entries.get(stack.pop()!);
+    for (let current = stack.pop(); current !== undefined; current = stack.pop()) {
+      const e = this.entries.get(current);
       if (!e) continue;
       for (const next of links(e)) {
         if (seen.has(next)) continue;

@@ -63,7 +63,7 @@ export function checkReplacementFees(
     };
   }
   let originalFees = 0;
-  for (const o of originals) originalFees += mempool.get(o)!.feeSat;
+  for (const o of originals) originalFees += mempool.entry(o).feeSat;
   if (candidate.feeSat < originalFees) {
     return {
       reason: 'insufficient fee',
@@ -97,8 +97,7 @@ export function checkDiagram(
   const before: DiagramTx[] = [];
   const after: DiagramTx[] = [];
   for (const txid of affected) {
-    const e = mempool.get(txid)!;
-    const row = diagramRow(e);
+    const row = diagramRow(mempool.entry(txid));
     before.push(row);
     if (!originals.has(txid)) after.push(row);
   }

@@ -52,8 +52,9 @@ export function checkTransaction(tx: SimTx): Rejection | undefined {
     if (seen.has(key)) return { reason: 'bad-txns-inputs-duplicate' };
     seen.add(key);
   }
-  if (isCoinbaseTx(tx)) {
-    const n = tx.inputs[0]!.scriptSig.length;
+  const [first] = tx.inputs;
+  if (first && isCoinbaseTx(tx)) {
+    const n = first.scriptSig.length;
     if (n < 2 || n > 100) return { reason: 'bad-cb-length' };
   } else if (tx.inputs.some((i) => i.txid === '0'.repeat(64) && i.vout === 0xffffffff)) {
     return { reason: 'bad-txns-prevout-null' };

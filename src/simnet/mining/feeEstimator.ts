@@ -15,11 +15,12 @@
  * mempool there is no data, and the answer carries Core's "Insufficient data" error instead.
  */
 import { BLOCK_RESERVED_WEIGHT_WU, MAX_BLOCK_WEIGHT_WU, MIN_RELAY_FEE_SAT_KVB } from '../consensus/params.js';
+import type { ChainBlock } from '../chain/chain.js';
+import { at } from '../util/at.js';
+import type { MempoolView } from './mempoolView.js';
 
 /** Core's estimator has no bucket below 1 sat/vB (`MIN_BUCKET_FEERATE`): a block with room to spare clears at it. */
 const MIN_BUCKET_FEERATE_SAT_KVB = 1000;
-import type { ChainBlock } from '../chain/chain.js';
-import type { MempoolView } from './mempoolView.js';
 
 const HISTORY_BLOCKS = 96;
 const BLOCK_VSIZE = (MAX_BLOCK_WEIGHT_WU - BLOCK_RESERVED_WEIGHT_WU) / 4;
@@ -41,9 +42,9 @@ export class FeeEstimator {
   recordBlock(block: ChainBlock): void {
     const rates: Array<[number, number]> = [];
     let vsize = 0;
-    for (let i = 1; i < block.txs.length; i++) {
-      const tx = block.txs[i]!;
-      rates.push([(block.feesSat[i]! * 1000) / tx.vsize, tx.vsize]);
+    for (const [i, tx] of block.txs.entries()) {
+      if (i === 0) continue; // the coinbase
+      rates.push([(at(block.feesSat, i) * 1000) / tx.vsize, tx.vsize]);
       vsize += tx.vsize;
     }
     if (rates.length === 0) return;
@@ -87,13 +88,13 @@ function projectedRate(view: MempoolView, target: number): number {
   const steps = view.cached('fee-steps', () => {
     const { txChunkFeeSat, txChunkWeightWu } = view.policy;
     const order = view.entries.map((_, i) => i);
-    const rate = (i: number): number => (txChunkFeeSat[i]! * 4000) / Math.max(1, txChunkWeightWu[i]!);
+    const rate = (i: number): number => (at(txChunkFeeSat, i) * 4000) / Math.max(1, at(txChunkWeightWu, i));
     order.sort((a, b) => rate(b) - rate(a));
     const cumulative = new Float64Array(order.length);
     const rates = new Float64Array(order.length);
     let acc = 0;
     order.forEach((i, k) => {
-      acc += view.entries[i]!.vsizeAdjusted;
+      acc += at(view.entries, i).vsizeAdjusted;
       cumulative[k] = acc;
       rates[k] = rate(i);
     });
@@ -101,13 +102,13 @@ function projectedRate(view: MempoolView, target: number): number {
   });
   const limit = target * BLOCK_VSIZE;
   const n = steps.cumulative.length;
-  if (n === 0 || steps.cumulative[n - 1]! < limit) return 0;
+  if (n === 0 || at(steps.cumulative, n - 1) < limit) return 0;
   let lo = 0;
   let hi = n - 1;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (steps.cumulative[mid]! >= limit) hi = mid;
+    if (at(steps.cumulative, mid) >= limit) hi = mid;
     else lo = mid + 1;
   }
-  return steps.rates[lo]!;
+  return at(steps.rates, lo);
 }

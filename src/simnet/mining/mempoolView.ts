@@ -4,7 +4,7 @@
  * values computed lazily and at most once. Used by the template, mining and the fee estimator;
  * per-entry RPC data comes from `EntryInfoCache` instead, which works cluster by cluster.
  */
-import type { MempoolPolicy, PolicyInput, PolicyResult } from '../mempool/policy.js';
+import { txidRanks, type MempoolPolicy, type PolicyInput, type PolicyResult } from '../mempool/policy.js';
 import type { Mempool, MempoolEntry } from '../mempool/mempool.js';
 
 export class MempoolView {
@@ -24,21 +24,25 @@ export class MempoolView {
     this.version = mempool.version;
     this.entries = [...mempool.all()];
     const n = this.entries.length;
-    for (let i = 0; i < n; i++) this.index.set(this.entries[i]!.tx.txid, i);
+    for (const [i, e] of this.entries.entries()) this.index.set(e.tx.txid, i);
     const feeSat = new Float64Array(n);
     const weightWu = new Uint32Array(n);
     const sigopCost = new Uint32Array(n);
     const parentOffsets = new Uint32Array(n + 1);
     const parents: number[] = [];
-    for (let i = 0; i < n; i++) {
-      const e = this.entries[i]!;
+    for (const [i, e] of this.entries.entries()) {
       feeSat[i] = e.feeSat;
       weightWu[i] = e.tx.weight;
       sigopCost[i] = e.sigopCost;
-      for (const p of e.parents) parents.push(this.index.get(p)!);
+      for (const p of e.parents) {
+        const j = this.index.get(p);
+        if (j === undefined) throw new Error(`mempool entry ${e.tx.txid} links to ${p}, which is not an entry`); // Mempool's invariant
+        parents.push(j);
+      }
       parentOffsets[i + 1] = parents.length;
     }
-    this.input = { feeSat, weightWu, sigopCost, parentOffsets, parentIndices: Uint32Array.from(parents), txidRank: txidRanks(this.entries) };
+    const txidRank = txidRanks(this.entries.map((e) => e.tx.txid));
+    this.input = { feeSat, weightWu, sigopCost, parentOffsets, parentIndices: Uint32Array.from(parents), txidRank };
   }
 
   get size(): number {
@@ -56,34 +60,4 @@ export class MempoolView {
     if (!this.memo.has(key)) this.memo.set(key, make());
     return this.memo.get(key) as T;
   }
-}
-
-/**
- * Rank of each entry's txid in Core's uint256 order, which compares the internal (byte-reversed)
- * representation from its first byte: the display hex read back to front. Sorted on a 48-bit
- * numeric prefix of that order, ties broken on the full key. Complexity: O(n log n).
- */
-function txidRanks(entries: readonly MempoolEntry[]): Uint32Array {
-  const n = entries.length;
-  const keys = new Float64Array(n);
-  for (let i = 0; i < n; i++) {
-    const t = entries[i]!.tx.txid;
-    let k = 0;
-    for (let j = 0; j < 6; j++) k = k * 256 + parseInt(t.substr(62 - 2 * j, 2), 16);
-    keys[i] = k;
-  }
-  const order = Array.from({ length: n }, (_, i) => i);
-  order.sort((a, b) => keys[a]! - keys[b]! || compareReversed(entries[a]!.tx.txid, entries[b]!.tx.txid));
-  const rank = new Uint32Array(n);
-  for (let r = 0; r < n; r++) rank[order[r]!] = r;
-  return rank;
-}
-
-function compareReversed(a: string, b: string): number {
-  for (let i = 62; i >= 0; i -= 2) {
-    const x = a.substr(i, 2);
-    const y = b.substr(i, 2);
-    if (x !== y) return x < y ? -1 : 1;
-  }
-  return 0;
 }

@@ -15,6 +15,7 @@ import { Simulator, type SimulatorOptions } from './simulator.js';
 import { signSpend } from '../wallet/txSigner.js';
 import { outpointKey, type TxOutput } from '../tx/txCodec.js';
 import type { WalletCoin } from '../wallet/wallet.js';
+import { at } from '../util/at.js';
 
 export interface BootstrapOptions extends SimulatorOptions {
   /** Confirmed wallet coins to create; ~1.2 per mempool transaction the caller means to add. */
@@ -90,7 +91,7 @@ function takeMatureCoinbases(sim: Simulator, count: number): WalletCoin[] {
   const coins: WalletCoin[] = [];
   for (let k = 0; k < count; k++) {
     const block = sim.chain.blockAt(sim.chain.height + 1 - MATURITY_BLOCKS - k);
-    const coin = block && block.height > 0 ? sim.wallet.confirmed.get(outpointKey(block.txs[0]!.txid, 0)) : undefined;
+    const coin = block && block.height > 0 ? sim.wallet.confirmed.get(outpointKey(at(block.txs, 0).txid, 0)) : undefined;
     if (coin) coins.push(coin);
   }
   return coins;
@@ -107,7 +108,10 @@ function fanOut(sim: Simulator, coins: WalletCoin[], count: number): void {
     script: sim.rng.pick(sim.wallet.addresses).script,
   }));
   const excess = outputs.reduce((s, o) => s + o.valueSat, 0) + feeSat - total;
-  if (excess > 0) outputs.sort((a, b) => b.valueSat - a.valueSat)[0]!.valueSat -= excess;
+  if (excess > 0) {
+    const [largest] = outputs.sort((a, b) => b.valueSat - a.valueSat);
+    if (largest) largest.valueSat -= excess;
+  }
   const tx = signSpend({
     version: 2,
     lockTime: sim.chain.height,

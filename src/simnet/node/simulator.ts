@@ -22,7 +22,8 @@ import { checkedPolicy, type MempoolPolicy } from '../mempool/policy.js';
 import { Rng } from '../util/random.js';
 import { buildChild, buildReplacement } from '../traffic/replacementFactory.js';
 import { SIGNING_BACKEND } from '../tx/signer.js';
-import { txHex, type SimTx } from '../tx/txCodec.js';
+import { outpointKey, txHex, type SimTx } from '../tx/txCodec.js';
+import { at } from '../util/at.js';
 import { TxFactory, type TxKind } from '../traffic/txFactory.js';
 import { Wallet } from '../wallet/wallet.js';
 
@@ -141,10 +142,10 @@ export class Simulator {
     const time = Math.max(this.clock.now(), this.chain.medianTimePast() + 1);
     if (this.clock.msUntil(time) > 0) throw new Error(`the next block's earliest valid time ${time} is still in the future`);
     const view = this.currentView();
-    const entries = [...view.policy.templateIndices].map((i) => view.entries[i]!);
+    const entries = Array.from(view.policy.templateIndices, (i) => at(view.entries, i));
     const height = this.chain.height + 1;
     const fees = entries.reduce((s, e) => s + e.feeSat, 0);
-    const payout = this.wallet.addresses[height % this.wallet.addresses.length]!;
+    const payout = at(this.wallet.addresses, height % this.wallet.addresses.length);
     const coinbase = buildCoinbase(
       height,
       blockSubsidySat(height) + fees,
@@ -273,11 +274,16 @@ export class Simulator {
       if (!tx) throw new Error(`cannot build a replacement of ${options.fromTxid} at ${options.feeRateSatVb} sat/vB`);
       conflictsWith = [options.fromTxid];
     } else {
-      const source = this.mempool.get(options.fromTxid)?.tx ?? this.chain.locate(options.fromTxid)?.block.txs[this.chain.locate(options.fromTxid)!.index];
+      const source = this.mempool.get(options.fromTxid)?.tx ?? this.chain.locate(options.fromTxid)?.tx;
       if (!source) throw new Error(`transaction ${options.fromTxid} is unknown`);
       tx = buildChild(ctx, options.fromTxid, options.feeRateSatVb, source.outputs.length);
     }
-    const inSat = tx.inputs.reduce((s, i) => s + (this.chain.coin(`${i.txid}:${i.vout}`) ?? this.mempool.outputCoin(i.txid, i.vout))!.valueSat, 0);
+    let inSat = 0;
+    for (const i of tx.inputs) {
+      const coin = this.chain.coin(outpointKey(i.txid, i.vout)) ?? this.mempool.outputCoin(i.txid, i.vout);
+      if (!coin) throw new Error(`the spend built from ${options.fromTxid} spends an unknown output ${outpointKey(i.txid, i.vout)}`);
+      inSat += coin.valueSat;
+    }
     const feeSat = inSat - tx.outputs.reduce((s, o) => s + o.valueSat, 0);
     return { hex: txHex(tx), txid: tx.txid, wtxid: tx.wtxid, feeSat, vsize: tx.vsize, weight: tx.weight, conflictsWith };
   }
@@ -289,7 +295,7 @@ export class Simulator {
       const confirmedSat = this.chain.addresses.utxoKeys(a.scriptHex).reduce((s, k) => s + (this.chain.coin(k)?.valueSat ?? 0), 0);
       let unconfirmedSat = 0;
       for (const txid of this.mempool.touching(a.scriptHex)) {
-        for (const o of this.mempool.get(txid)!.tx.outputs) if (Buffer.compare(o.script, a.script) === 0) unconfirmedSat += o.valueSat;
+        for (const o of this.mempool.entry(txid).tx.outputs) if (Buffer.compare(o.script, a.script) === 0) unconfirmedSat += o.valueSat;
       }
       if (confirmedSat > 0 || unconfirmedSat > 0) result.push({ address: a.address, type: a.type, confirmedSat, unconfirmedSat });
     }

@@ -11,6 +11,7 @@ import { REGTEST_NETWORK } from '../consensus/params.js';
 import { scriptHex } from '../tx/hash.js';
 import type { Simulator } from '../node/simulator.js';
 import { outpointKey } from '../tx/txCodec.js';
+import { at } from '../util/at.js';
 
 export interface EsploraReply {
   status: number;
@@ -32,17 +33,18 @@ export function esploraRoute(sim: Simulator, path: string): EsploraReply {
   if (path === '/blocks/tip/height') return text(200, String(sim.chain.height));
   if (path === '/blocks/tip/hash') return text(200, sim.chain.tip.hash);
   const match = /^\/address\/([^/]+)(\/utxo)?$/.exec(path);
-  if (!match) return text(404, 'Not Found');
+  const [, encoded, utxoSuffix] = match ?? [];
+  if (encoded === undefined) return text(404, 'Not Found');
   let address: string;
   try {
-    address = decodeURIComponent(match[1]!);
+    address = decodeURIComponent(encoded);
   } catch {
     return text(400, 'Invalid Bitcoin address');
   }
   const script = addressScript(address);
   if (typeof script === 'string') return text(400, script);
   const hex = scriptHex(script);
-  return match[2] ? json(utxos(sim, hex)) : json({ address, chain_stats: sim.chain.addresses.stats(hex), mempool_stats: mempoolStats(sim, hex) });
+  return utxoSuffix ? json(utxos(sim, hex)) : json({ address, chain_stats: sim.chain.addresses.stats(hex), mempool_stats: mempoolStats(sim, hex) });
 }
 
 /** scriptPubKey of a regtest address, or electrs' error text. */
@@ -59,7 +61,7 @@ function addressScript(address: string): Uint8Array | string {
 function mempoolStats(sim: Simulator, hex: string): ScriptStats {
   const stats = emptyStats();
   for (const txid of sim.mempool.touching(hex)) {
-    const e = sim.mempool.get(txid)!;
+    const e = sim.mempool.entry(txid);
     stats.tx_count++;
     for (const o of e.tx.outputs) {
       if (scriptHex(o.script) !== hex) continue;
@@ -85,25 +87,28 @@ interface EsploraUtxo {
 function utxos(sim: Simulator, hex: string): EsploraUtxo[] {
   const out: EsploraUtxo[] = [];
   for (const txid of sim.mempool.touching(hex)) {
-    const e = sim.mempool.get(txid)!;
+    const e = sim.mempool.entry(txid);
     e.tx.outputs.forEach((o, vout) => {
       if (scriptHex(o.script) !== hex || sim.mempool.spender(outpointKey(txid, vout))) return;
       out.push({ txid, vout, status: { confirmed: false }, value: o.valueSat });
     });
   }
-  const confirmed: EsploraUtxo[] = [];
+  const confirmed: Array<{ height: number; utxo: EsploraUtxo }> = [];
   for (const key of sim.chain.addresses.utxoKeys(hex)) {
     if (sim.mempool.spender(key)) continue;
     const coin = sim.chain.coin(key);
     if (!coin) continue;
-    const block = sim.chain.blockAt(coin.height)!;
+    const block = at(sim.chain.blocks, coin.height);
     confirmed.push({
-      txid: coin.txid,
-      vout: coin.vout,
-      status: { confirmed: true, block_height: coin.height, block_hash: block.hash, block_time: block.time },
-      value: coin.valueSat,
+      height: coin.height,
+      utxo: {
+        txid: coin.txid,
+        vout: coin.vout,
+        status: { confirmed: true, block_height: coin.height, block_hash: block.hash, block_time: block.time },
+        value: coin.valueSat,
+      },
     });
   }
-  confirmed.sort((a, b) => b.status.block_height! - a.status.block_height!);
-  return [...out, ...confirmed];
+  confirmed.sort((a, b) => b.height - a.height);
+  return [...out, ...confirmed.map((c) => c.utxo)];
 }

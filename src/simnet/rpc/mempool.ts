@@ -38,7 +38,7 @@ function mempoolTxid(sim: Simulator, txidParam: unknown): string {
 function relativesOf(sim: Simulator, txidParam: unknown, verboseParam: unknown, direction: 'ancestors' | 'descendants'): unknown {
   const txid = mempoolTxid(sim, txidParam);
   const set = direction === 'ancestors' ? sim.mempool.ancestors(txid) : sim.mempool.descendants(txid);
-  const ordered = [...set].sort((a, b) => sim.mempool.get(a)!.sequence - sim.mempool.get(b)!.sequence);
+  const ordered = [...set].sort((a, b) => sim.mempool.entry(a).sequence - sim.mempool.entry(b).sequence);
   return verboseParam === true ? entriesObject(sim, ordered) : ordered;
 }
 

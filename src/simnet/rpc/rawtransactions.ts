@@ -41,7 +41,8 @@ function getRawTransaction(sim: Simulator, txidParam: unknown, verbosityParam: u
   }
   const entry = inBlock === undefined ? sim.mempool.get(txid) : undefined;
   const located = entry ? undefined : sim.chain.locate(txid);
-  if (!entry && (!located || (inBlock !== undefined && located.block.hash !== inBlock))) {
+  const tx = entry?.tx ?? (located && (inBlock === undefined || located.block.hash === inBlock) ? located.tx : undefined);
+  if (!tx) {
     throw new RpcError(
       RPC_ERROR.INVALID_ADDRESS_OR_KEY,
       inBlock !== undefined
@@ -49,7 +50,6 @@ function getRawTransaction(sim: Simulator, txidParam: unknown, verbosityParam: u
         : 'No such mempool or blockchain transaction. Use gettransaction for wallet transactions.',
     );
   }
-  const tx = entry ? entry.tx : located!.block.txs[located!.index]!;
   if (verbosity <= 0) return txHex(tx);
   // As Core: fee and prevouts (verbosity 2) come from block undo data, so only confirmed
   // non-coinbase transactions get them; mempool transactions answer as with verbosity 1.

@@ -13,6 +13,7 @@ import { parseHash, parseInt32 } from './params.js';
 import type { Simulator } from '../node/simulator.js';
 import { scriptPubKeyJson } from './txJson.js';
 import type { MethodTable } from './rpcMethod.js';
+import { at } from '../util/at.js';
 
 /** Scripts named by `scanobjects` (strings or `{ desc }` objects). @throws RpcError -5 / -8 */
 function scanScripts(scanobjects: unknown[]): Uint8Array[] {
@@ -46,7 +47,7 @@ function scan(sim: Simulator, scanobjects: unknown[]): unknown {
       const coin = sim.chain.coin(key);
       if (!coin) continue;
       total += coin.valueSat;
-      const block = sim.chain.blockAt(coin.height)!;
+      const block = at(sim.chain.blocks, coin.height);
       unspents.push({
         txid: coin.txid,
         vout: coin.vout,

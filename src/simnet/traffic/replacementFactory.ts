@@ -5,6 +5,7 @@
  */
 import { feeForVsize, INCREMENTAL_RELAY_FEE_SAT_KVB } from '../consensus/params.js';
 import type { Mempool, MempoolEntry } from '../mempool/mempool.js';
+import { at } from '../util/at.js';
 import type { Rng } from '../util/random.js';
 import { dustThresholdSat } from '../mempool/standardness.js';
 import { outpointKey, type SimTx, type TxOutput } from '../tx/txCodec.js';
@@ -46,14 +47,8 @@ export function buildReplacement(ctx: BumpContext, target: MempoolEntry, options
   const coins = ownedInputs(ctx.wallet, target);
   if (!coins) return undefined;
   const outputs: TxOutput[] = target.tx.outputs.map((o) => ({ ...o }));
-  let changeIndex = -1;
-  for (let i = outputs.length - 1; i >= 0; i--) {
-    if (ctx.wallet.owner(outputs[i]!.script) && outputs[i]!.valueSat > 0) {
-      changeIndex = i;
-      break;
-    }
-  }
-  const originals = [target.tx.txid, ...ctx.mempool.descendants(target.tx.txid)].map((t) => ctx.mempool.get(t)!);
+  const changeIndex = outputs.findLastIndex((o) => ctx.wallet.owner(o.script) && o.valueSat > 0);
+  const originals = [target.tx.txid, ...ctx.mempool.descendants(target.tx.txid)].map((t) => ctx.mempool.entry(t));
   const originalFee = originals.reduce((s, e) => s + e.feeSat, 0);
   const bestRate = Math.max(...originals.map((e) => e.feeSat / e.vsizeAdjusted));
   const targetRate = target.feeSat / target.vsizeAdjusted;
@@ -71,7 +66,7 @@ export function buildReplacement(ctx: BumpContext, target: MempoolEntry, options
       : Math.max(Math.ceil(rate * vsize), originalFee + feeForVsize(INCREMENTAL_RELAY_FEE_SAT_KVB, vsize) + 1, Math.ceil(bestRate * 1.05 * vsize));
     if (changeIndex < 0) return undefined;
     const newOutputs = outputs.map((o) => ({ ...o }));
-    const change = newOutputs[changeIndex]!;
+    const change = at(newOutputs, changeIndex);
     change.valueSat += target.feeSat + extraSat - fee;
     if (change.valueSat < dustThresholdSat(change.script)) return undefined;
     return signSpend({
@@ -80,7 +75,7 @@ export function buildReplacement(ctx: BumpContext, target: MempoolEntry, options
       inputs: inputs.map((c, i) => ({
         txid: c.txid,
         vout: c.vout,
-        sequence: target.tx.inputs[i]?.sequence ?? target.tx.inputs[0]!.sequence,
+        sequence: (target.tx.inputs[i] ?? at(target.tx.inputs, 0)).sequence, // an added input signals as the first
         prevout: c,
         owner: c.owner,
       })),
@@ -106,8 +101,9 @@ export function buildChild(ctx: BumpContext, txid: string, feeRateSatVb: number,
     const coin = ctx.wallet.unconfirmed.get(key) ?? ctx.wallet.confirmed.get(key);
     if (coin) coins.push(coin);
   }
-  if (coins.length === 0) throw new Error(`no unspent simulator-owned outputs of ${txid}`);
-  const to = coins[0]!.owner;
+  const [first] = coins;
+  if (!first) throw new Error(`no unspent simulator-owned outputs of ${txid}`);
+  const to = first.owner;
   const vsize = Math.ceil(
     estimateWeight(
       coins.map((c) => c.owner.type),

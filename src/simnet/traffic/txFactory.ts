@@ -18,6 +18,7 @@ import {
 import type { Chain } from '../chain/chain.js';
 import type { SimAddress } from '../wallet/keys.js';
 import type { Mempool } from '../mempool/mempool.js';
+import { at } from '../util/at.js';
 import type { Rng } from '../util/random.js';
 import { dustThresholdSat } from '../mempool/standardness.js';
 import { outpointKey, type SimTx, type TxOutput } from '../tx/txCodec.js';
@@ -58,7 +59,7 @@ export class TxFactory {
 
   /** One transaction of a random kind; falls back to a payment, undefined only when the wallet is dry. */
   next(): { tx: SimTx; kind: TxKind } | undefined {
-    const kind = TX_KINDS[this.rng.weighted(TX_KINDS.map((k) => KIND_WEIGHTS[k]))]!;
+    const kind = at(TX_KINDS, this.rng.weighted(TX_KINDS.map((k) => KIND_WEIGHTS[k])));
     const tx = this.build(kind);
     if (tx) return { tx, kind };
     const fallback = this.build('payment');
@@ -162,7 +163,7 @@ export class TxFactory {
       for (const t of this.mempool.cluster(p)) {
         if (cluster.has(t)) continue;
         cluster.add(t);
-        vsize += this.mempool.get(t)!.vsizeAdjusted;
+        vsize += this.mempool.entry(t).vsizeAdjusted;
       }
     }
     return cluster.size + 1 <= CLUSTER_COUNT_LIMIT && vsize + extraVsize <= CLUSTER_SIZE_LIMIT_VB;
@@ -191,20 +192,21 @@ export class TxFactory {
   }
 
   private payment(feeRateSatVb: number): SimTx | undefined {
-    const count = [1, 2, 3, 4][this.rng.weighted([72, 18, 7, 3])]!;
-    const coins = this.paymentInputs(count);
-    if (coins.length === 0) return undefined;
+    const coins = this.paymentInputs(1 + this.rng.weighted([72, 18, 7, 3]));
+    const [first] = coins;
+    if (!first) return undefined;
     const total = coins.reduce((s, c) => s + c.valueSat, 0);
     const pay: TxOutput[] = [{ valueSat: this.amount(total, 0.05, 0.85), script: this.randomAddress().script }];
     if (this.rng.chance(0.02)) pay.push({ valueSat: 0, script: opReturn(this.rng) });
-    const change = this.rng.chance(0.7) ? coins[0]!.owner : this.randomAddress();
+    const change = this.rng.chance(0.7) ? first.owner : this.randomAddress();
     return this.spend({ coins, pay, change, feeRateSatVb });
   }
 
   private batch(): SimTx | undefined {
     const candidates = this.pickConfirmed(6).sort((a, b) => b.valueSat - a.valueSat);
     const coins = candidates.slice(0, this.rng.int(1, 3));
-    if (coins.length === 0) return undefined;
+    const [first] = coins;
+    if (!first) return undefined;
     const total = coins.reduce((s, c) => s + c.valueSat, 0);
     const n = Math.round(this.rng.logUniform(8, 120));
     const pay: TxOutput[] = [];
@@ -216,7 +218,7 @@ export class TxFactory {
       pay.push({ valueSat: v, script: this.randomAddress().script });
     }
     if (pay.length < 2) return undefined;
-    return this.spend({ coins, pay, change: coins[0]!.owner, feeRateSatVb: this.drawFeeRate() });
+    return this.spend({ coins, pay, change: first.owner, feeRateSatVb: this.drawFeeRate() });
   }
 
   private consolidation(): SimTx | undefined {
@@ -224,8 +226,9 @@ export class TxFactory {
     const coins = this.pickConfirmed(2 * k)
       .sort((a, b) => a.valueSat - b.valueSat)
       .slice(0, k);
-    if (coins.length < 2) return undefined;
-    const to = coins[0]!.owner;
+    const [first] = coins;
+    if (!first || coins.length < 2) return undefined;
+    const to = first.owner;
     const total = coins.reduce((s, c) => s + c.valueSat, 0);
     const feeRateSatVb = round1(1 + 3 * this.rng.float());
     const fee = Math.ceil(
@@ -241,7 +244,7 @@ export class TxFactory {
 
   private cpfp(): SimTx | undefined {
     for (let i = this.lowFeeParents.length - 1; i >= 0; i--) {
-      const parentTxid = this.lowFeeParents[i]!;
+      const parentTxid = at(this.lowFeeParents, i);
       const parent = this.mempool.get(parentTxid);
       const coin = parent && parent.tx.outputs.map((_, vout) => this.wallet.unconfirmed.get(outpointKey(parentTxid, vout))).find((c) => c !== undefined);
       if (!parent || !coin) {
@@ -253,8 +256,9 @@ export class TxFactory {
       let packageFee = parent.feeSat;
       let packageVsize = parent.vsizeAdjusted;
       for (const a of this.mempool.ancestors(parentTxid)) {
-        packageFee += this.mempool.get(a)!.feeSat;
-        packageVsize += this.mempool.get(a)!.vsizeAdjusted;
+        const ancestor = this.mempool.entry(a);
+        packageFee += ancestor.feeSat;
+        packageVsize += ancestor.vsizeAdjusted;
       }
       const coins = [coin, ...(coin.valueSat < 200_000 ? this.pickConfirmed(1) : [])];
       const to = this.randomAddress();
@@ -276,7 +280,7 @@ export class TxFactory {
     let coin: WalletCoin | undefined;
     while (this.chainHeads.length && !coin) {
       const i = this.rng.int(0, this.chainHeads.length - 1);
-      const key = this.chainHeads[i]!;
+      const key = at(this.chainHeads, i);
       const c = this.wallet.unconfirmed.get(key);
       this.chainHeads.splice(i, 1);
       if (c && this.roomFor([c.txid], 300)) coin = c;

@@ -16,7 +16,7 @@ const GENERATORS = [0xf5dee51989n, 0xa9fdca3312n, 0x1bab10e32dn, 0x3706b1677an, 
 function polymod(c: bigint, value: number): bigint {
   const c0 = c >> 35n;
   let next = ((c & 0x7ffffffffn) << 5n) ^ BigInt(value);
-  for (let i = 0; i < 5; i++) if ((c0 >> BigInt(i)) & 1n) next ^= GENERATORS[i]!;
+  for (const [i, generator] of GENERATORS.entries()) if ((c0 >> BigInt(i)) & 1n) next ^= generator;
   return next;
 }
 

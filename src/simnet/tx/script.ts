@@ -6,6 +6,7 @@
 import { OP } from '@scure/btc-signer';
 import { bech32, bech32m, createBase58check } from '@scure/base';
 import { REGTEST_NETWORK } from '../consensus/params.js';
+import { at } from '../util/at.js';
 import { sha256, toHex } from './hash.js';
 
 const base58check = createBase58check(sha256);
@@ -40,7 +41,7 @@ export function parseScriptPrefix(script: Uint8Array): { ops: ScriptOp[]; trunca
   const ops: ScriptOp[] = [];
   let pc = 0;
   while (pc < script.length) {
-    const opcode = script[pc++]!;
+    const opcode = at(script, pc++);
     if (opcode > OP.PUSHDATA4) {
       ops.push({ opcode });
       continue;
@@ -50,7 +51,7 @@ export function parseScriptPrefix(script: Uint8Array): { ops: ScriptOp[]; trunca
       const width = opcode === OP.PUSHDATA1 ? 1 : opcode === OP.PUSHDATA2 ? 2 : 4;
       if (pc + width > script.length) return { ops, truncated: true };
       size = 0;
-      for (let i = width - 1; i >= 0; i--) size = size * 256 + script[pc + i]!;
+      for (let i = width - 1; i >= 0; i--) size = size * 256 + at(script, pc + i);
       pc += width;
     }
     if (pc + size > script.length) return { ops, truncated: true };
@@ -63,9 +64,9 @@ export function parseScriptPrefix(script: Uint8Array): { ops: ScriptOp[]; trunca
 /** Witness program (version, program) of `script`, if it is one (BIP141: 4–42 bytes, one push of 2–40). */
 export function witnessProgram(script: Uint8Array): { version: number; program: Uint8Array } | undefined {
   if (script.length < 4 || script.length > 42) return undefined;
-  const v = script[0]!;
+  const v = at(script, 0);
   if (v !== OP.OP_0 && (v < OP.OP_1 || v > OP.OP_16)) return undefined;
-  if (script[1]! + 2 !== script.length) return undefined;
+  if (at(script, 1) + 2 !== script.length) return undefined;
   return { version: v === OP.OP_0 ? 0 : v - OP.OP_1 + 1, program: script.subarray(2) };
 }
 
@@ -96,9 +97,9 @@ export function outputType(script: Uint8Array): OutputType {
 
 function isMultisig(script: Uint8Array): boolean {
   const ops = parseScript(script);
-  if (!ops || ops.length < 4 || ops[ops.length - 1]!.opcode !== OP.CHECKMULTISIG) return false;
-  const m = smallInt(ops[0]!.opcode);
-  const n = smallInt(ops[ops.length - 2]!.opcode);
+  if (!ops || ops.length < 4 || at(ops, ops.length - 1).opcode !== OP.CHECKMULTISIG) return false;
+  const m = smallInt(at(ops, 0).opcode);
+  const n = smallInt(at(ops, ops.length - 2).opcode);
   if (m === undefined || n === undefined || m < 1 || n < m || ops.length !== n + 3) return false;
   return ops.slice(1, -2).every((o) => o.data !== undefined && (o.data.length === 33 || o.data.length === 65));
 }
@@ -122,7 +123,8 @@ export function scriptAddress(script: Uint8Array): string | undefined {
     case 'witness_v1_taproot':
     case 'witness_unknown':
     case 'anchor': {
-      const wp = witnessProgram(script)!;
+      const wp = witnessProgram(script);
+      if (!wp) return undefined; // these types are witness programs by definition
       const words = [wp.version, ...bech32.toWords(wp.program)];
       return wp.version === 0 ? bech32.encode(REGTEST_NETWORK.bech32, words, 90) : bech32m.encode(REGTEST_NETWORK.bech32, words, 90);
     }
@@ -167,10 +169,10 @@ export function scriptAsm(script: Uint8Array, decodeSighash = false): string {
   const unspendable = script.length > 0 && script[0] === OP.RETURN;
   for (const op of ops) {
     if (op.data) {
+      const sighash = decodeSighash && !unspendable && isStrictDerSignature(op.data) ? SIGHASH_NAMES[at(op.data, op.data.length - 1)] : undefined;
       if (op.data.length <= 4) parts.push(String(scriptNum(op.data)));
-      else if (decodeSighash && !unspendable && isStrictDerSignature(op.data) && SIGHASH_NAMES[op.data[op.data.length - 1]!]) {
-        parts.push(`${toHex(op.data.subarray(0, -1))}[${SIGHASH_NAMES[op.data[op.data.length - 1]!]}]`);
-      } else parts.push(toHex(op.data));
+      else if (sighash) parts.push(`${toHex(op.data.subarray(0, -1))}[${sighash}]`);
+      else parts.push(toHex(op.data));
     } else if (op.opcode === OP['1NEGATE']) parts.push('-1');
     else if (op.opcode >= OP.OP_1 && op.opcode <= OP.OP_16) parts.push(String(op.opcode - OP.OP_1 + 1));
     else parts.push(OPCODE_NAMES[op.opcode] ?? 'OP_UNKNOWN');
@@ -183,8 +185,8 @@ export function scriptAsm(script: Uint8Array, decodeSighash = false): string {
 function scriptNum(data: Uint8Array): number {
   if (data.length === 0) return 0;
   let value = 0;
-  for (let i = 0; i < data.length; i++) value += data[i]! * 2 ** (8 * i);
-  const last = data[data.length - 1]!;
+  for (const [i, byte] of data.entries()) value += byte * 2 ** (8 * i);
+  const last = at(data, data.length - 1);
   if (last & 0x80) return -(value - 0x80 * 2 ** (8 * (data.length - 1)));
   return value;
 }
@@ -193,14 +195,15 @@ function scriptNum(data: Uint8Array): number {
 export function isStrictDerSignature(sig: Uint8Array): boolean {
   if (sig.length < 9 || sig.length > 73) return false;
   if (sig[0] !== 0x30 || sig[1] !== sig.length - 3) return false;
-  const lenR = sig[3]!;
+  // Every index read below is inside `sig` once the lengths agree (checked in this order).
+  const lenR = at(sig, 3);
   if (5 + lenR >= sig.length) return false;
-  const lenS = sig[5 + lenR]!;
+  const lenS = at(sig, 5 + lenR);
   if (lenR + lenS + 7 !== sig.length) return false;
-  if (sig[2] !== 0x02 || lenR === 0 || sig[4]! & 0x80) return false;
-  if (lenR > 1 && sig[4] === 0x00 && !(sig[5]! & 0x80)) return false;
-  if (sig[lenR + 4] !== 0x02 || lenS === 0 || sig[lenR + 6]! & 0x80) return false;
-  if (lenS > 1 && sig[lenR + 6] === 0x00 && !(sig[lenR + 7]! & 0x80)) return false;
+  if (sig[2] !== 0x02 || lenR === 0 || at(sig, 4) & 0x80) return false;
+  if (lenR > 1 && sig[4] === 0x00 && !(at(sig, 5) & 0x80)) return false;
+  if (sig[lenR + 4] !== 0x02 || lenS === 0 || at(sig, lenR + 6) & 0x80) return false;
+  if (lenS > 1 && sig[lenR + 6] === 0x00 && !(at(sig, lenR + 7) & 0x80)) return false;
   return true;
 }
 

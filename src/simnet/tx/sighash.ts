@@ -9,6 +9,7 @@
 import { ByteWriter } from './byteWriter.js';
 import { fromDisplayHex, sha256, sha256d, taggedHash } from './hash.js';
 import type { TxFields, TxOutput } from './txCodec.js';
+import { at } from '../util/at.js';
 
 export const SIGHASH_ALL = 0x01;
 export const SIGHASH_DEFAULT = 0x00;
@@ -32,11 +33,11 @@ export class SighashCache {
   /** Legacy SIGHASH_ALL digest of input `index` with `scriptCode` (the spent script). Complexity: O(tx size). */
   legacy(index: number, scriptCode: Uint8Array): Uint8Array {
     const w = new ByteWriter(256).u32(this.tx.version).varint(this.tx.inputs.length);
-    this.tx.inputs.forEach((input, i) => {
-      w.bytes(this.outpoints[i]!);
+    for (const [i, input] of this.tx.inputs.entries()) {
+      w.bytes(at(this.outpoints, i));
       w.varBytes(i === index ? scriptCode : new Uint8Array(0));
       w.u32(input.sequence);
-    });
+    }
     w.varint(this.tx.outputs.length);
     for (const o of this.tx.outputs) w.u64(o.valueSat).varBytes(o.script);
     w.u32(this.tx.lockTime).u32(SIGHASH_ALL);
@@ -49,14 +50,14 @@ export class SighashCache {
    */
   bip143(index: number, scriptCode: Uint8Array): Uint8Array {
     const parts = this.bip143Parts ?? (this.bip143Parts = this.computeBip143Parts());
-    const input = this.tx.inputs[index]!;
+    const input = at(this.tx.inputs, index);
     const w = new ByteWriter(160 + scriptCode.length)
       .u32(this.tx.version)
       .bytes(parts.prevouts)
       .bytes(parts.sequences)
-      .bytes(this.outpoints[index]!)
+      .bytes(at(this.outpoints, index))
       .varBytes(scriptCode)
-      .u64(this.prevouts[index]!.valueSat)
+      .u64(at(this.prevouts, index).valueSat)
       .u32(input.sequence)
       .bytes(parts.outputs)
       .u32(this.tx.lockTime)

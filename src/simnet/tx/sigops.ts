@@ -7,6 +7,7 @@ import { OP } from '@scure/btc-signer';
 import { WITNESS_SCALE_FACTOR } from '../consensus/params.js';
 import { outputType, parseScript, parseScriptPrefix, witnessProgram } from './script.js';
 import type { TxFields, TxOutput } from './txCodec.js';
+import { at } from '../util/at.js';
 
 const MAX_PUBKEYS_PER_MULTISIG = 20;
 
@@ -29,13 +30,14 @@ export function scriptSigOps(script: Uint8Array, accurate: boolean): number {
 function lastPush(scriptSig: Uint8Array): Uint8Array | undefined {
   const ops = parseScript(scriptSig);
   if (!ops || ops.length === 0 || ops.some((o) => o.opcode > OP.OP_16)) return undefined;
-  return ops[ops.length - 1]!.data;
+  return ops.at(-1)?.data;
 }
 
 function witnessSigOps(program: { version: number; program: Uint8Array }, witness: Uint8Array[]): number {
   if (program.version !== 0) return 0;
   if (program.program.length === 20) return 1;
-  if (program.program.length === 32 && witness.length > 0) return scriptSigOps(witness[witness.length - 1]!, true);
+  const witnessScript = witness.at(-1);
+  if (program.program.length === 32 && witnessScript) return scriptSigOps(witnessScript, true);
   return 0;
 }
 
@@ -50,7 +52,7 @@ export function transactionSigOpCost(tx: TxFields, prevouts: readonly TxOutput[]
   let cost = legacy * WITNESS_SCALE_FACTOR;
   if (!prevouts) return cost;
   tx.inputs.forEach((input, index) => {
-    const prev = prevouts[index]!.script;
+    const prev = at(prevouts, index).script;
     let program = witnessProgram(prev);
     if (outputType(prev) === 'scripthash') {
       const redeem = lastPush(input.scriptSig);

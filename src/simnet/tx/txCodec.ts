@@ -48,7 +48,8 @@ export interface SimTx extends TxFields {
 export const NULL_TXID = '0'.repeat(64);
 
 export function isCoinbaseTx(tx: TxFields): boolean {
-  return tx.inputs.length === 1 && tx.inputs[0]!.txid === NULL_TXID && tx.inputs[0]!.vout === 0xffffffff;
+  const [first] = tx.inputs;
+  return tx.inputs.length === 1 && first?.txid === NULL_TXID && first.vout === 0xffffffff;
 }
 
 /** Serializes, hashes and measures `fields`. Complexity: O(size). */
@@ -81,6 +82,18 @@ export function buildTx(fields: TxFields): SimTx {
   };
 }
 
+/** Decoded input and output as btc-signer's `RawInput`/`RawOutput` give them (its `RawTx` declaration elides these fields to `any`). */
+interface DecodedInput {
+  txid: Uint8Array;
+  index: number;
+  finalScriptSig: Uint8Array;
+  sequence: number;
+}
+interface DecodedOutput {
+  amount: bigint;
+  script: Uint8Array;
+}
+
 /** Why bytes are not a transaction (Core answers these with -22 "TX decode failed"). */
 export class TxDecodeError extends Error {}
 
@@ -101,7 +114,7 @@ export function decodeTx(raw: Uint8Array): SimTx {
   const fields: TxFields = {
     version: decoded.version,
     lockTime: decoded.lockTime,
-    inputs: decoded.inputs.map((i, n) => ({
+    inputs: (decoded.inputs as DecodedInput[]).map((i, n) => ({
       txid: Buffer.from(i.txid).toString('hex'),
       vout: i.index,
       scriptSig: i.finalScriptSig,
@@ -110,7 +123,10 @@ export function decodeTx(raw: Uint8Array): SimTx {
     })),
     // Amounts above MAX_MONEY cannot be represented exactly; they are clamped above it so that
     // the consensus check still refuses them.
-    outputs: decoded.outputs.map((o) => ({ valueSat: o.amount > BigInt(MAX_MONEY_SAT) ? MAX_MONEY_SAT + 1 : Number(o.amount), script: o.script })),
+    outputs: (decoded.outputs as DecodedOutput[]).map((o) => ({
+      valueSat: o.amount > BigInt(MAX_MONEY_SAT) ? MAX_MONEY_SAT + 1 : Number(o.amount),
+      script: o.script,
+    })),
   };
   const tx = buildTx(fields);
   if (tx.size !== raw.length) throw new TxDecodeError('non-canonical encoding');

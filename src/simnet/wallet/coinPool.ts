@@ -3,6 +3,7 @@
  * by swapping with the last element). Iteration order depends only on the sequence of operations,
  * which keeps the simulator deterministic.
  */
+import { at } from '../util/at.js';
 import type { Rng } from '../util/random.js';
 
 export class CoinPool<T> {
@@ -33,15 +34,15 @@ export class CoinPool<T> {
   delete(key: string): T | undefined {
     const i = this.positions.get(key);
     if (i === undefined) return undefined;
-    const item = this.items[i]!;
-    const last = this.items.length - 1;
-    if (i !== last) {
-      this.items[i] = this.items[last]!;
-      this.keys[i] = this.keys[last]!;
-      this.positions.set(this.keys[i]!, i);
+    const item = at(this.items, i);
+    // Move the last element into the hole (nothing to move when `i` was the last).
+    const lastItem = this.items.pop();
+    const lastKey = this.keys.pop();
+    if (i < this.items.length && lastItem !== undefined && lastKey !== undefined) {
+      this.items[i] = lastItem;
+      this.keys[i] = lastKey;
+      this.positions.set(lastKey, i);
     }
-    this.items.pop();
-    this.keys.pop();
     this.positions.delete(key);
     return item;
   }

@@ -6,6 +6,7 @@
  */
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { hash160, sha256, taggedHash, toHex } from '../tx/hash.js';
+import { at } from '../util/at.js';
 import type { Rng } from '../util/random.js';
 import { scriptAddress } from '../tx/script.js';
 import { bigIntToBytes, bytesToBigInt, publicKey33, schnorrKey, type SchnorrKey } from '../tx/signer.js';
@@ -18,25 +19,33 @@ export type AddressType = (typeof ADDRESS_TYPES)[number];
 /** Roughly today's mainnet output mix (share of new outputs by type). */
 const TYPE_WEIGHTS: Record<AddressType, number> = { p2wpkh: 45, p2tr: 22, 'p2sh-p2wpkh': 12, p2pkh: 11, p2wsh: 10 };
 
-export interface SimAddress {
+interface AddressKeys {
   /** Position in the wallet's address list. */
   id: number;
-  type: AddressType;
   address: string;
   /** scriptPubKey. */
   script: Uint8Array;
   scriptHex: string;
   secret: Uint8Array;
   publicKey: Uint8Array;
-  /** P2SH-P2WPKH: the redeem script `0014<keyhash>` pushed by the scriptSig. */
-  redeemScript?: Uint8Array;
-  /** P2WSH: the witness script `<pubkey> OP_CHECKSIG`. */
-  witnessScript?: Uint8Array;
-  /** Script code signed by legacy/BIP143 sighashes (P2PKH script of the key, or the witness script). */
-  scriptCode?: Uint8Array;
-  /** P2TR: the BIP341-tweaked key in BIP340 form. */
-  taprootKey?: SchnorrKey;
 }
+
+/** Script code signed by legacy/BIP143 sighashes (the P2PKH script of the key, or the witness script). */
+interface EcdsaSpend {
+  scriptCode: Uint8Array;
+}
+
+/** A wallet address with what its type needs to sign a spend. */
+export type SimAddress = AddressKeys &
+  (
+    | ({ type: 'p2wpkh' | 'p2pkh' } & EcdsaSpend)
+    /** `redeemScript`: the `0014<keyhash>` pushed by the scriptSig. */
+    | ({ type: 'p2sh-p2wpkh'; redeemScript: Uint8Array } & EcdsaSpend)
+    /** `witnessScript`: `<pubkey> OP_CHECKSIG`. */
+    | ({ type: 'p2wsh'; witnessScript: Uint8Array } & EcdsaSpend)
+    /** `taprootKey`: the BIP341-tweaked key in BIP340 form. */
+    | { type: 'p2tr'; taprootKey: SchnorrKey }
+  );
 
 /**
  * Derives `count` addresses for `seed`; types are drawn with mainnet-like weights, but the first
@@ -47,7 +56,7 @@ export function deriveAddresses(seed: number, count: number, rng: Rng): SimAddre
   const weights = ADDRESS_TYPES.map((t) => TYPE_WEIGHTS[t]);
   const addresses: SimAddress[] = [];
   for (let id = 0; id < count; id++) {
-    const type: AddressType = id < ADDRESS_TYPES.length ? ADDRESS_TYPES[id]! : ADDRESS_TYPES[rng.weighted(weights)]!;
+    const type = at(ADDRESS_TYPES, id < ADDRESS_TYPES.length ? id : rng.weighted(weights));
     addresses.push(makeAddress(id, type, deriveSecret(seed, id)));
   }
   return addresses;
@@ -71,28 +80,21 @@ function makeAddress(id: number, type: AddressType, secret: Uint8Array): SimAddr
   const keyHash = hash160(publicKey);
   const p2pkhScript = Uint8Array.from([0x76, 0xa9, 20, ...keyHash, 0x88, 0xac]);
   const p2wpkhScript = Uint8Array.from([0x00, 20, ...keyHash]);
-  let script: Uint8Array;
-  const extra: Partial<SimAddress> = {};
+  const keys = (script: Uint8Array): AddressKeys => {
+    const address = scriptAddress(script);
+    if (!address) throw new Error(`no address for ${type}`);
+    return { id, address, script, scriptHex: toHex(script), secret, publicKey };
+  };
   switch (type) {
     case 'p2wpkh':
-      script = p2wpkhScript;
-      extra.scriptCode = p2pkhScript;
-      break;
+      return { ...keys(p2wpkhScript), type, scriptCode: p2pkhScript };
     case 'p2sh-p2wpkh':
-      script = Uint8Array.from([0xa9, 20, ...hash160(p2wpkhScript), 0x87]);
-      extra.redeemScript = p2wpkhScript;
-      extra.scriptCode = p2pkhScript;
-      break;
+      return { ...keys(Uint8Array.from([0xa9, 20, ...hash160(p2wpkhScript), 0x87])), type, redeemScript: p2wpkhScript, scriptCode: p2pkhScript };
     case 'p2pkh':
-      script = p2pkhScript;
-      extra.scriptCode = p2pkhScript;
-      break;
+      return { ...keys(p2pkhScript), type, scriptCode: p2pkhScript };
     case 'p2wsh': {
       const witnessScript = Uint8Array.from([33, ...publicKey, 0xac]);
-      script = Uint8Array.from([0x00, 32, ...sha256(witnessScript)]);
-      extra.witnessScript = witnessScript;
-      extra.scriptCode = witnessScript;
-      break;
+      return { ...keys(Uint8Array.from([0x00, 32, ...sha256(witnessScript)])), type, witnessScript, scriptCode: witnessScript };
     }
     case 'p2tr': {
       // BIP86 key path: Q = P_even + H_TapTweak(P.x)·G, computed on scalars so that the one point
@@ -100,12 +102,8 @@ function makeAddress(id: number, type: AddressType, secret: Uint8Array): SimAddr
       const d = bytesToBigInt(secret);
       const dEven = publicKey[0] === 0x02 ? d : N - d;
       const tweak = bytesToBigInt(taggedHash('TapTweak', publicKey.subarray(1)));
-      extra.taprootKey = schnorrKey(bigIntToBytes((dEven + tweak) % N));
-      script = Uint8Array.from([0x51, 32, ...extra.taprootKey.px]);
-      break;
+      const taprootKey = schnorrKey(bigIntToBytes((dEven + tweak) % N));
+      return { ...keys(Uint8Array.from([0x51, 32, ...taprootKey.px])), type, taprootKey };
     }
   }
-  const address = scriptAddress(script);
-  if (!address) throw new Error(`no address for ${type}`);
-  return { id, type, address, script, scriptHex: toHex(script), secret, publicKey, ...extra };
 }

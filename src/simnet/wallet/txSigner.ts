@@ -10,6 +10,7 @@ import type { AddressType, SimAddress } from './keys.js';
 import { SIGHASH_ALL, SighashCache } from '../tx/sighash.js';
 import { signEcdsaDer, signSchnorr } from '../tx/signer.js';
 import { buildTx, type SimTx, type TxFields, type TxOutput } from '../tx/txCodec.js';
+import { at } from '../util/at.js';
 
 export interface SpendInput {
   txid: string;
@@ -40,30 +41,29 @@ export function signSpend(spend: UnsignedSpend): SimTx {
     fields,
     spend.inputs.map((i) => i.prevout),
   );
-  spend.inputs.forEach((input, index) => {
-    const owner = input.owner;
-    const target = fields.inputs[index]!;
+  for (const [index, { owner }] of spend.inputs.entries()) {
+    const target = at(fields.inputs, index);
     switch (owner.type) {
       case 'p2wpkh':
-        target.witness = [ecdsa(cache.bip143(index, owner.scriptCode!), owner), owner.publicKey];
+        target.witness = [ecdsa(cache.bip143(index, owner.scriptCode), owner), owner.publicKey];
         break;
       case 'p2sh-p2wpkh':
-        target.scriptSig = pushData(owner.redeemScript!);
-        target.witness = [ecdsa(cache.bip143(index, owner.scriptCode!), owner), owner.publicKey];
+        target.scriptSig = pushData(owner.redeemScript);
+        target.witness = [ecdsa(cache.bip143(index, owner.scriptCode), owner), owner.publicKey];
         break;
       case 'p2pkh': {
-        const sig = ecdsa(cache.legacy(index, owner.scriptCode!), owner);
+        const sig = ecdsa(cache.legacy(index, owner.scriptCode), owner);
         target.scriptSig = new ByteWriter(sig.length + owner.publicKey.length + 2).bytes(pushData(sig)).bytes(pushData(owner.publicKey)).finish();
         break;
       }
       case 'p2wsh':
-        target.witness = [ecdsa(cache.bip143(index, owner.scriptCode!), owner), owner.witnessScript!];
+        target.witness = [ecdsa(cache.bip143(index, owner.scriptCode), owner), owner.witnessScript];
         break;
       case 'p2tr':
-        target.witness = [signSchnorr(cache.bip341(index), owner.taprootKey!)];
+        target.witness = [signSchnorr(cache.bip341(index), owner.taprootKey)];
         break;
     }
-  });
+  }
   return buildTx(fields);
 }
 

@@ -13,6 +13,7 @@ import { scriptHex } from '../tx/hash.js';
 import type { SimAddress } from './keys.js';
 import type { Mempool, MempoolEntry, MempoolListener, RemovalReason } from '../mempool/mempool.js';
 import { outpointKey } from '../tx/txCodec.js';
+import { at } from '../util/at.js';
 
 export interface WalletCoin extends Coin {
   owner: SimAddress;
@@ -97,14 +98,14 @@ export class Wallet implements MempoolListener {
 
   /** Records the coinbase of a newly connected block and promotes coinbases that just matured. */
   blockConnected(block: ChainBlock): void {
-    const coinbase = block.txs[0]!;
+    const coinbase = at(block.txs, 0);
     coinbase.outputs.forEach((o, vout) => {
       const owner = this.owner(o.script);
       if (owner && o.valueSat > 0)
         this.immature.push({ txid: coinbase.txid, vout, valueSat: o.valueSat, script: o.script, height: block.height, coinbase: true, owner });
     });
-    while (this.immature.length && this.isMature(this.immature[0]!.height)) {
-      const coin = this.immature.shift()!;
+    for (let coin = this.immature[0]; coin && this.isMature(coin.height); coin = this.immature[0]) {
+      this.immature.shift();
       const key = outpointKey(coin.txid, coin.vout);
       if (this.chain.coin(key) && !this.mempool.spender(key)) this.confirmed.add(key, coin);
     }
