@@ -9,7 +9,7 @@
  * `src/optimizer/coreV31Policy.ts`, Core v31's algorithm through the native optimizer).
  *
  * @example
- * const policyModule = moduleUrl(import.meta.url, '../optimizer/coreV31Policy');
+ * const policyModule = moduleUrl(import.meta.url, './optimizer/coreV31Policy'); // from src/main.ts
  * const sim = await startSimnet({ seed: 7, initialTxs: 500, policyModule });
  * const node = new BitcoinNode({ url: sim.rpcUrl, timeoutMs: 5000, scanTimeoutMs: 30000 });
  * await node.getBlockCount();          // 212

@@ -76,7 +76,7 @@ export async function bootstrapSimulator(options: BootstrapOptions): Promise<Sim
     await yieldFn();
   }
   // 4. The mempool at start: arrivals until it holds `initialTxs` (replacements do not add one).
-  // Replacements and refusals take a step too; the span ends at `startTime`, not after.
+  // Replacements and refusals take a time step too, so steps stop at `startTime`.
   const perTx = options.initialTxs ? mempoolSpanSec / options.initialTxs : 0;
   for (let i = 0, misses = 0; sim.mempool.size < options.initialTxs && i < 2 * options.initialTxs && misses < 20; i++) {
     misses = sim.addOne(sim.clock.now() + perTx <= options.startTime ? perTx : 0) === undefined ? misses + 1 : 0;
