@@ -9,6 +9,7 @@ import { BitcoinNode } from './node/bitcoinNode.js';
 import { EsploraAddressSource } from './node/esploraAddressSource.js';
 import { ScanAddressSource } from './node/scanAddressSource.js';
 import { startSimnet, type SimnetHandle } from './simnet/index.js';
+import { moduleUrl } from './util/workerFile.js';
 
 function readConfig(): Config {
   try {
@@ -38,6 +39,8 @@ async function main(): Promise<void> {
       blockIntervalSec: config.SIMNET_BLOCK_INTERVAL_SEC,
       txPerSec: config.SIMNET_TX_PER_SEC,
       initialTxs: config.SIMNET_INITIAL_TXS,
+      // The simulator mines with Core v31's algorithm as the native optimizer implements it.
+      policyModule: moduleUrl(import.meta.url, './optimizer/coreV31Policy'),
     });
     rpcUrl = simnet.rpcUrl;
     esploraUrl ??= simnet.esploraUrl;

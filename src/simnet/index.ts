@@ -4,8 +4,13 @@
  * port; talk to it with the `bitcoin-core` client exactly as to a real node), its Esplora base URL,
  * and a control handle for the owning process only.
  *
+ * The node has no mining policy of its own: `policyModule` names a module that the worker
+ * `import()`s and whose `mempoolPolicy` export chooses block templates and chunks (the project's is
+ * `src/optimizer/coreV31Policy.ts`, Core v31's algorithm through the native optimizer).
+ *
  * @example
- * const sim = await startSimnet({ seed: 7, initialTxs: 500 });
+ * const policyModule = moduleUrl(import.meta.url, './optimizer/coreV31Policy'); // from src/main.ts
+ * const sim = await startSimnet({ seed: 7, initialTxs: 500, policyModule });
  * const node = new BitcoinNode({ url: sim.rpcUrl, timeoutMs: 5000, scanTimeoutMs: 30000 });
  * await node.getBlockCount();          // 212
  * await sim.control.mineBlocks(1);     // the template's transactions leave the mempool
@@ -19,11 +24,17 @@ import { Worker } from 'node:worker_threads';
 import { z } from 'zod';
 import { workerFile } from '../util/workerFile.js';
 import type { ControlMethod, OwnerMessage, WorkerInit, WorkerMessage } from './protocol.js';
-import type { CreateSpendOptions, CreatedSpend, SimulatorStats, WalletAddressInfo } from './simulator.js';
+import type { CreateSpendOptions, CreatedSpend, SimulatorStats, WalletAddressInfo } from './node/simulator.js';
 
-export type { CreateSpendOptions, CreatedSpend, SimulatorStats, WalletAddressInfo } from './simulator.js';
+export type { CreateSpendOptions, CreatedSpend, SimulatorStats, WalletAddressInfo } from './node/simulator.js';
 
 export interface SimnetOptions {
+  /**
+   * URL (`file:` or any specifier `import()` accepts in the worker) of the module whose
+   * `mempoolPolicy(input: PolicyInput): PolicyResult` export is the node's block-template and
+   * chunk policy. Required: the simulator never falls back to a policy of its own.
+   */
+  policyModule: string;
   /** Seed of every random choice (default 1). Same seed + same control calls (automatic off) = same chain and mempool. */
   seed?: number;
   /** Mean block interval in seconds, exponential (default 0 = only on demand). */
@@ -33,8 +44,10 @@ export interface SimnetOptions {
   /** Mempool size at start (default 0). */
   initialTxs?: number;
   /**
-   * Unix seconds at which the pre-built history ends. Default: the wall clock when automatic
-   * activity is on; otherwise the fixed 2026-01-01T00:00:00Z, so runs without it are reproducible.
+   * Unix seconds at which the pre-built history ends; not in the future (the node never reports a
+   * time later than the wall clock). Default: the wall clock when automatic activity is on;
+   * otherwise the fixed 2026-01-01T00:00:00Z (or now, on a machine whose clock is earlier), so runs
+   * without it are reproducible.
    */
   startTime?: number;
   /**
@@ -85,6 +98,9 @@ export interface SimnetHandle {
 const FIXED_START_TIME = 1_767_225_600; // 2026-01-01T00:00:00Z
 
 const Options = z.object({
+  policyModule: z
+    .string({ error: 'required: the URL of a module exporting mempoolPolicy(input), the block-template policy (e.g. src/optimizer/coreV31Policy.ts)' })
+    .refine((s) => URL.canParse(s), 'not a URL'),
   seed: z
     .number()
     .int()
@@ -104,11 +120,14 @@ const Options = z.object({
     .number()
     .int()
     .min(1_400_000_000)
-    .max(2 ** 32 - 1)
+    .refine((t) => t <= Date.now() / 1000, 'must not be in the future')
     .optional(),
   fundingUtxos: z.number().int().min(100).max(3_000_000).optional(),
   startTimeoutMs: z.number().int().positive().optional(),
 });
+
+/** The part of tsx's package.json that locates its ESM register API. */
+const TsxPackage = z.object({ exports: z.object({ './esm/api': z.object({ import: z.object({ default: z.string() }) }) }) });
 
 /**
  * Starts `worker.ts`/`worker.js` (resolved by `workerFile`). From TypeScript sources the worker
@@ -121,8 +140,8 @@ function spawnWorker(workerData: WorkerInit): Worker {
   if (execArgv.length === 0) return new Worker(filename, { workerData });
   const require = createRequire(import.meta.url);
   const tsxDir = dirname(require.resolve('tsx/package.json'));
-  const exportsMap = (JSON.parse(readFileSync(join(tsxDir, 'package.json'), 'utf8')) as { exports: Record<string, { import: { default: string } }> }).exports;
-  const api = pathToFileURL(join(tsxDir, exportsMap['./esm/api']!.import.default)).href;
+  const { exports } = TsxPackage.parse(JSON.parse(readFileSync(join(tsxDir, 'package.json'), 'utf8')));
+  const api = pathToFileURL(join(tsxDir, exports['./esm/api'].import.default)).href;
   const code = `import(${JSON.stringify(api)}).then(({ register }) => { register(); return import(${JSON.stringify(pathToFileURL(filename).href)}); })`;
   return new Worker(code, { eval: true, workerData });
 }
@@ -135,11 +154,11 @@ function defaultLog(level: 'info' | 'warn' | 'error', message: string): void {
  * Starts a simulated node in a worker thread and resolves when its RPC server answers.
  * @throws Error for an invalid option, when the worker fails to start (the error names the cause) or times out
  */
-export function startSimnet(options: SimnetOptions = {}): Promise<SimnetHandle> {
+export function startSimnet(options: SimnetOptions): Promise<SimnetHandle> {
   const checked = Options.safeParse({ ...options, log: undefined });
   if (!checked.success) {
-    const issue = checked.error.issues[0]!;
-    return Promise.reject(new Error(`invalid simnet option ${issue.path.join('.')}: ${issue.message}`));
+    const [issue] = checked.error.issues;
+    return Promise.reject(new Error(`invalid simnet option ${issue?.path.join('.') ?? ''}: ${issue?.message ?? checked.error.message}`));
   }
   const txPerSec = options.txPerSec ?? 0;
   const blockIntervalSec = options.blockIntervalSec ?? 0;
@@ -150,10 +169,11 @@ export function startSimnet(options: SimnetOptions = {}): Promise<SimnetHandle> 
     blockIntervalSec,
     txPerSec,
     initialTxs,
-    startTime: options.startTime ?? (automatic ? Math.floor(Date.now() / 1000) : FIXED_START_TIME),
+    startTime: options.startTime ?? (automatic ? Math.floor(Date.now() / 1000) : Math.min(FIXED_START_TIME, Math.floor(Date.now() / 1000))),
     fundingUtxos: options.fundingUtxos ?? Math.max(8_000, 2 * initialTxs),
     addressCount: 1024,
     historyBlocks: 8,
+    policyModule: checked.data.policyModule,
   };
   const log = options.log ?? defaultLog;
   const worker = spawnWorker(init);

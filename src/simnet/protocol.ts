@@ -15,6 +15,8 @@ export interface WorkerInit {
   fundingUtxos: number;
   addressCount: number;
   historyBlocks: number;
+  /** URL of the module whose `mempoolPolicy` export is the node's mining policy (see `mempool/policy.ts`). */
+  policyModule: string;
 }
 
 const hash = z.string().regex(/^[0-9a-f]{64}$/);

@@ -5,16 +5,21 @@
  * transactions so the RPC server keeps answering meanwhile.
  */
 import { randomBytes } from 'node:crypto';
-import { parentPort, workerData } from 'node:worker_threads';
-import { Automation } from './automation.js';
-import { bootstrapSimulator } from './bootstrap.js';
+import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
+import { Automation } from './node/automation.js';
+import { bootstrapSimulator } from './node/bootstrap.js';
+import type { MempoolPolicy } from './mempool/policy.js';
 import { ControlArgs, type ControlMethod, type OwnerMessage, type WorkerInit, type WorkerMessage } from './protocol.js';
 import { simnetMethods } from './rpc/methods.js';
-import { startRpcServer, type RunningServer } from './rpcServer.js';
-import type { Simulator } from './simulator.js';
+import { startRpcServer, type RunningServer } from './rpc/server.js';
+import type { Simulator } from './node/simulator.js';
 
-const port = parentPort;
-if (!port) throw new Error('simnet worker must run in a worker thread');
+function ownerPort(): MessagePort {
+  if (!parentPort) throw new Error('simnet worker must run in a worker thread');
+  return parentPort;
+}
+
+const port = ownerPort();
 
 const post = (message: WorkerMessage): void => port.postMessage(message);
 const log = (level: 'info' | 'warn' | 'error', message: string): void => post({ type: 'log', level, message });
@@ -31,9 +36,27 @@ function controls(sim: Simulator, automation: Automation): Record<ControlMethod,
   };
 }
 
+/**
+ * The mining policy the owner handed in: `import()` of `specifier`, whose `mempoolPolicy` export
+ * must be a function (the simulator checks its input and results on every call).
+ * @throws Error naming the module when it cannot be loaded or lacks the export
+ */
+async function loadPolicy(specifier: string): Promise<MempoolPolicy> {
+  let module: Record<string, unknown>;
+  try {
+    module = (await import(specifier)) as Record<string, unknown>;
+  } catch (error) {
+    throw new Error(`cannot load the policy module ${specifier}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+  const policy = module.mempoolPolicy;
+  if (typeof policy !== 'function') throw new Error(`the policy module ${specifier} does not export a function mempoolPolicy(input)`);
+  return policy as MempoolPolicy;
+}
+
 async function main(init: WorkerInit): Promise<void> {
   const started = Date.now();
-  const sim = await bootstrapSimulator({ ...init, historyTxsPerBlock: 120, addressCount: init.addressCount });
+  const policy = await loadPolicy(init.policyModule);
+  const sim = await bootstrapSimulator({ ...init, policy, historyTxsPerBlock: 120 });
   const username = 'simnet';
   const password = randomBytes(24).toString('hex');
   const server: RunningServer = await startRpcServer(sim, { username, password, methods: simnetMethods(started), log: (m) => log('error', m) });
@@ -43,11 +66,11 @@ async function main(init: WorkerInit): Promise<void> {
   // Idle-time warming of per-entry RPC data, so a verbose mempool call rarely computes much.
   const warm = setInterval(() => sim.entryInfo.refreshSome(20), 100);
 
-  port!.on('message', (message: OwnerMessage) => {
+  port.on('message', (message: OwnerMessage) => {
     if (message.type === 'close') {
       clearInterval(warm);
       automation.stop();
-      server.close().finally(() => post({ type: 'closed' }));
+      void server.close().finally(() => post({ type: 'closed' }));
       return;
     }
     const { id, method } = message;

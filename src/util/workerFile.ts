@@ -14,12 +14,22 @@ export interface WorkerFile {
 }
 
 /**
+ * `file:` URL of the module at `path` (relative to the caller, without extension) in the caller's
+ * own form: `.ts` when the caller runs from TypeScript sources, `.js` when it is compiled. For
+ * modules another thread `import()`s by URL (a worker file, or a module handed to a worker).
+ * @param callerUrl `import.meta.url` of the module that asks
+ * @example moduleUrl(import.meta.url, '../optimizer/coreV31Policy') // 'file:///…/src/optimizer/coreV31Policy.ts' under tsx
+ */
+export function moduleUrl(callerUrl: string, path: string): string {
+  return new URL(`${path}.${callerUrl.endsWith('.ts') ? 'ts' : 'js'}`, callerUrl).href;
+}
+
+/**
  * @param callerUrl `import.meta.url` of the module that starts the worker
  * @param basename the worker module's name without extension, e.g. `'worker'`
  * @example workerFile(import.meta.url, 'worker') // { filename: '/…/src/optimizer/worker.ts', execArgv: ['--import','tsx'] }
  */
 export function workerFile(callerUrl: string, basename: string): WorkerFile {
-  const isTs = callerUrl.endsWith('.ts');
-  const filename = fileURLToPath(new URL(`./${basename}.${isTs ? 'ts' : 'js'}`, callerUrl));
-  return { filename, execArgv: isTs ? ['--import', 'tsx'] : [] };
+  const filename = fileURLToPath(moduleUrl(callerUrl, `./${basename}`));
+  return { filename, execArgv: filename.endsWith('.ts') ? ['--import', 'tsx'] : [] };
 }

@@ -12,6 +12,7 @@ import { BitcoinNode } from '../../src/node/bitcoinNode.js';
 import { EsploraAddressSource } from '../../src/node/esploraAddressSource.js';
 import { ScanAddressSource } from '../../src/node/scanAddressSource.js';
 import { startSimnet, type SimnetHandle } from '../../src/simnet/index.js';
+import { CORE_V31_POLICY_MODULE } from './policyModule.js';
 
 export interface TestWorld {
   simnet: SimnetHandle;
@@ -32,7 +33,14 @@ export interface TestWorldOptions {
 }
 
 export async function startTestWorld(options: TestWorldOptions = {}): Promise<TestWorld> {
-  const simnet = await startSimnet({ seed: options.seed ?? 7, blockIntervalSec: 0, txPerSec: 0, initialTxs: options.initialTxs ?? 300, fundingUtxos: 4000 });
+  const simnet = await startSimnet({
+    seed: options.seed ?? 7,
+    blockIntervalSec: 0,
+    txPerSec: 0,
+    initialTxs: options.initialTxs ?? 300,
+    fundingUtxos: 4000,
+    policyModule: CORE_V31_POLICY_MODULE,
+  });
   const dataDir = mkdtempSync(join(tmpdir(), 'btc-intel-test-'));
   const config = loadConfig({ DATA_DIR: dataDir, PAYMENTS_ENABLED: 'false', LOG_LEVEL: 'silent', ...options.env });
   const node = new BitcoinNode({ url: simnet.rpcUrl, timeoutMs: config.BITCOIN_RPC_TIMEOUT_MS, scanTimeoutMs: config.BITCOIN_RPC_SCAN_TIMEOUT_MS });

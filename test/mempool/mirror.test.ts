@@ -2,11 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MempoolMirror, toMirrorTx, type MempoolDiff } from '../../src/mempool/mirror.js';
 import { BitcoinNode } from '../../src/node/bitcoinNode.js';
 import { startSimnet, type SimnetHandle } from '../../src/simnet/index.js';
+import { CORE_V31_POLICY_MODULE } from '../helpers/policyModule.js';
 
 let simnet: SimnetHandle;
 let node: BitcoinNode;
 beforeAll(async () => {
-  simnet = await startSimnet({ seed: 21, blockIntervalSec: 0, txPerSec: 0, initialTxs: 200, fundingUtxos: 2000 });
+  simnet = await startSimnet({ seed: 21, blockIntervalSec: 0, txPerSec: 0, initialTxs: 200, fundingUtxos: 2000, policyModule: CORE_V31_POLICY_MODULE });
   node = new BitcoinNode({ url: simnet.rpcUrl, timeoutMs: 5000, scanTimeoutMs: 5000 });
 });
 afterAll(() => simnet?.close());

@@ -2,11 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BitcoinNode } from '../../src/node/bitcoinNode.js';
 import * as S from '../../src/node/schemas.js';
 import { startSimnet, type SimnetHandle } from '../../src/simnet/index.js';
+import { CORE_V31_POLICY_MODULE } from '../helpers/policyModule.js';
 
 let simnet: SimnetHandle;
 let node: BitcoinNode;
 beforeAll(async () => {
-  simnet = await startSimnet({ seed: 4, blockIntervalSec: 0, txPerSec: 0, initialTxs: 300, fundingUtxos: 1000 });
+  simnet = await startSimnet({ seed: 4, blockIntervalSec: 0, txPerSec: 0, initialTxs: 300, fundingUtxos: 1000, policyModule: CORE_V31_POLICY_MODULE });
   node = new BitcoinNode({ url: simnet.rpcUrl, timeoutMs: 5000, scanTimeoutMs: 5000 });
 });
 afterAll(() => simnet?.close());

@@ -11,6 +11,7 @@ import { buildApp, type App } from '../../src/app.js';
 import { BitcoinNode } from '../../src/node/bitcoinNode.js';
 import { ScanAddressSource } from '../../src/node/scanAddressSource.js';
 import { startSimnet, type SimnetHandle } from '../../src/simnet/index.js';
+import { CORE_V31_POLICY_MODULE } from '../helpers/policyModule.js';
 import { PaymentError } from '../../src/payments/verify.js';
 import { challengeOf, newAccount, PAY_TO, tempDir, testConfig } from './helpers.js';
 
@@ -24,7 +25,7 @@ describe('stock x402 client against the real app on the simulated node', () => {
 
   beforeAll(async () => {
     tmp = tempDir();
-    sim = await startSimnet({ seed: 11, initialTxs: 50 });
+    sim = await startSimnet({ seed: 11, initialTxs: 50, policyModule: CORE_V31_POLICY_MODULE });
     const config = testConfig({ DATA_DIR: tmp.dir, PAY_TO, BITCOIN_RPC_URL: sim.rpcUrl });
     const node = new BitcoinNode({ url: sim.rpcUrl, timeoutMs: 5000, scanTimeoutMs: 30_000 });
     app = await buildApp({ config, node, addressSource: new ScanAddressSource(node), nodeKind: 'simulated', autoStart: false });

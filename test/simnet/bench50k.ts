@@ -10,7 +10,7 @@
  */
 import { startSimnet } from '../../src/simnet/index.js';
 import { parseRpcUrl } from '../../src/node/rpcTransport.js';
-import { bitcoinNode } from './helpers.js';
+import { bitcoinNode, POLICY } from './helpers.js';
 
 const target = Number(process.argv[2] ?? 50_000);
 const ms = (t0: number): number => Math.round(performance.now() - t0);
@@ -31,7 +31,7 @@ async function rawCall(rpcUrl: string, method: string, params: unknown[]): Promi
 async function main(): Promise<void> {
   // 1. Start-up as `npm start` does it (1,500 transactions, automatic activity off for the measure).
   let t0 = performance.now();
-  const small = await startSimnet({ seed: 1, initialTxs: 1500 });
+  const small = await startSimnet({ seed: 1, initialTxs: 1500, ...POLICY });
   const node = bitcoinNode(small.rpcUrl);
   const firstPool = await node.getRawMempoolVerbose();
   console.log(
@@ -41,7 +41,7 @@ async function main(): Promise<void> {
 
   // 2. Adding `target` transactions.
   t0 = performance.now();
-  const sim = await startSimnet({ seed: 2, initialTxs: 0, fundingUtxos: Math.ceil(target * 2) });
+  const sim = await startSimnet({ seed: 2, initialTxs: 0, fundingUtxos: Math.ceil(target * 2), ...POLICY });
   console.log(`start-up with ${Math.ceil(target * 2)} funding coins: ${ms(t0)} ms`);
   const big = bitcoinNode(sim.rpcUrl);
   let added = 0;

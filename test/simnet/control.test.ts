@@ -3,8 +3,8 @@
  * on/off, and a clean, idempotent close after which calls reject.
  */
 import { describe, expect, it } from 'vitest';
-import { startSimnet } from '../../src/simnet/index.js';
-import { bitcoinNode, TEST_SIM } from './helpers.js';
+import { startSimnet, type SimnetOptions } from '../../src/simnet/index.js';
+import { bitcoinNode, POLICY, TEST_SIM } from './helpers.js';
 
 describe('simnet control', () => {
   it('behavior: automatic activity adds transactions and mines on its timers; close is clean and idempotent', async () => {
@@ -39,9 +39,23 @@ describe('simnet control', () => {
   });
 
   it('error: invalid options are refused before a worker starts', async () => {
-    await expect(startSimnet({ seed: -1 })).rejects.toThrow(/invalid simnet option seed/);
-    await expect(startSimnet({ txPerSec: Number.NaN })).rejects.toThrow(/invalid simnet option txPerSec/);
-    await expect(startSimnet({ fundingUtxos: 5 })).rejects.toThrow(/invalid simnet option fundingUtxos/);
+    await expect(startSimnet({ seed: -1, ...POLICY })).rejects.toThrow(/invalid simnet option seed/);
+    await expect(startSimnet({ txPerSec: Number.NaN, ...POLICY })).rejects.toThrow(/invalid simnet option txPerSec/);
+    await expect(startSimnet({ fundingUtxos: 5, ...POLICY })).rejects.toThrow(/invalid simnet option fundingUtxos/);
+  });
+
+  it('error: a node is never built without a mining policy that the worker can load', async () => {
+    await expect(startSimnet({ seed: 1 } as SimnetOptions)).rejects.toThrow(
+      /invalid simnet option policyModule: required: the URL of a module exporting mempoolPolicy/,
+    );
+    await expect(startSimnet({ policyModule: 'coreV31Policy' })).rejects.toThrow(/invalid simnet option policyModule: not a URL/);
+    const quick = { initialTxs: 0, fundingUtxos: 100, log: () => undefined };
+    await expect(startSimnet({ ...quick, policyModule: 'data:text/javascript,export const other = 1' })).rejects.toThrow(
+      /simnet worker failed: .*the policy module data:text\/javascript,export const other = 1 does not export a function mempoolPolicy/,
+    );
+    await expect(startSimnet({ ...quick, policyModule: new URL('./noSuchPolicy.js', import.meta.url).href })).rejects.toThrow(
+      /simnet worker failed: .*cannot load the policy module .*noSuchPolicy\.js/,
+    );
   });
 
   it('error: invalid control calls reject with clear messages and leave the node working', async () => {

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { startSimnet } from '../../src/simnet/index.js';
-import { bootstrapSimulator } from '../../src/simnet/bootstrap.js';
+import { bootstrapSimulator } from '../../src/simnet/node/bootstrap.js';
+import { mempoolPolicy } from '../../src/optimizer/coreV31Policy.js';
 import { bitcoinNode, TEST_SIM } from './helpers.js';
 
 async function run(seed: number): Promise<{ tips: string[]; mempool: string[]; wtxids: string[]; replaced: string[] }> {
@@ -44,6 +45,7 @@ describe('determinism', () => {
       historyBlocks: 1,
       historyTxsPerBlock: 10,
       initialTxs: 20,
+      policy: mempoolPolicy,
     };
     const [one, two] = await Promise.all([bootstrapSimulator({ ...base, seed: 1 }), bootstrapSimulator({ ...base, seed: 2 })]);
     expect(one.chain.blocks[1]!.hash).not.toBe(two.chain.blocks[1]!.hash);

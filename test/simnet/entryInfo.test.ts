@@ -3,18 +3,17 @@
  * scratch, whatever happened in between (arrivals, replacements, blocks, relayed children).
  */
 import { describe, expect, it } from 'vitest';
-import { bootstrapSimulator } from '../../src/simnet/bootstrap.js';
-import { EntryInfoCache } from '../../src/simnet/entryInfo.js';
-import { RawJson, stringifyCore } from '../../src/simnet/coreJson.js';
-import type { Simulator } from '../../src/simnet/simulator.js';
+import { bootstrapSimulator } from '../../src/simnet/node/bootstrap.js';
+import { EntryInfoCache } from '../../src/simnet/mempool/entryInfo.js';
+import type { Simulator } from '../../src/simnet/node/simulator.js';
+import { mempoolPolicy } from '../../src/optimizer/coreV31Policy.js';
 
 function fromScratch(sim: Simulator): unknown {
-  return JSON.parse(stringifyCore(new EntryInfoCache(sim.mempool).verboseMempool()));
+  return JSON.parse(new EntryInfoCache(sim.mempool, sim.policy).verboseMempool().join(''));
 }
 
 function cached(sim: Simulator): unknown {
-  const json: RawJson = sim.entryInfo.verboseMempool();
-  return JSON.parse(stringifyCore(json));
+  return JSON.parse(sim.entryInfo.verboseMempool().join(''));
 }
 
 describe('entry info cache', () => {
@@ -29,6 +28,7 @@ describe('entry info cache', () => {
       historyBlocks: 1,
       historyTxsPerBlock: 20,
       initialTxs: 300,
+      policy: mempoolPolicy,
     });
     expect(cached(sim)).toEqual(fromScratch(sim));
     for (let round = 0; round < 6; round++) {
@@ -43,6 +43,6 @@ describe('entry info cache', () => {
       expect(Object.keys(pool)).toHaveLength(sim.mempool.size);
       expect(pool).toEqual(fromScratch(sim));
     }
-    expect(sim.entryInfo.allClustersOptimal()).toBe(new EntryInfoCache(sim.mempool).allClustersOptimal());
+    expect(sim.entryInfo.allClustersOptimal()).toBe(new EntryInfoCache(sim.mempool, sim.policy).allClustersOptimal());
   });
 });

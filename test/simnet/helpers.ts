@@ -5,6 +5,7 @@
 import BitcoinCoreClient from 'bitcoin-core';
 import { BitcoinNode } from '../../src/node/bitcoinNode.js';
 import { parseRpcUrl } from '../../src/node/rpcTransport.js';
+import { CORE_V31_POLICY_MODULE } from '../helpers/policyModule.js';
 
 /** The subset of the `bitcoin-core` client the tests call. */
 export interface CoreClient {
@@ -14,7 +15,7 @@ export interface CoreClient {
 
 export function coreClient(rpcUrl: string): CoreClient {
   const { host, username, password } = parseRpcUrl(rpcUrl);
-  return new BitcoinCoreClient({ host, username, password, timeout: 30_000 }) as unknown as CoreClient;
+  return new BitcoinCoreClient({ host, username, password, timeout: 30_000 });
 }
 
 export function bitcoinNode(rpcUrl: string): BitcoinNode {
@@ -36,5 +37,8 @@ export function sats(btc: number | string): number {
   return Math.round(Number(btc) * 1e8);
 }
 
+/** The mining policy every test node uses (Core v31 through the native optimizer). */
+export const POLICY = { policyModule: CORE_V31_POLICY_MODULE } as const;
+
 /** Small, quick simulators for tests: fewer funding coins than the default. */
-export const TEST_SIM = { fundingUtxos: 4_000 } as const;
+export const TEST_SIM = { fundingUtxos: 4_000, ...POLICY } as const;

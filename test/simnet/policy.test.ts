@@ -1,15 +1,19 @@
 /**
- * The mining policy seam (`runMempoolPolicy`) and RBF rule 6's diagram comparison, on small graphs
- * whose answers are known by hand, and on random DAGs checked for the invariants every policy
- * (the native optimizer behind `runMempoolPolicy`) must keep.
+ * The mining policy seam (`MempoolPolicy`, here the project's Core-v31 policy through the native
+ * optimizer, as the node is built with) and RBF rule 6's diagram comparison, on small graphs whose
+ * answers are known by hand, and on random DAGs checked for the invariants every policy must keep.
  */
 import { describe, expect, it } from 'vitest';
-import { assertPolicyInput, runMempoolPolicy, type PolicyInput } from '../../src/simnet/mempoolPolicy.js';
-import { improvesDiagram } from '../../src/simnet/feerateDiagram.js';
-import { FeeEstimator } from '../../src/simnet/feeEstimator.js';
-import { Mempool } from '../../src/simnet/mempool.js';
-import { MempoolView } from '../../src/simnet/mempoolView.js';
-import { Rng } from '../../src/simnet/random.js';
+import { mempoolPolicy } from '../../src/optimizer/coreV31Policy.js';
+import { assertPolicyInput, checkedPolicy, type MempoolPolicy, type PolicyInput } from '../../src/simnet/mempool/policy.js';
+import { improvesDiagram } from '../../src/simnet/mempool/feerateDiagram.js';
+import { FeeEstimator } from '../../src/simnet/mining/feeEstimator.js';
+import { Mempool } from '../../src/simnet/mempool/mempool.js';
+import { MempoolView } from '../../src/simnet/mining/mempoolView.js';
+import { Rng } from '../../src/simnet/util/random.js';
+
+/** The adapter matches simnet's policy type structurally (this line fails to compile if it drifts). */
+const runMempoolPolicy: MempoolPolicy = mempoolPolicy;
 
 function graph(txs: Array<{ fee: number; weight: number; parents?: number[] }>): PolicyInput {
   const parentOffsets = new Uint32Array(txs.length + 1);
@@ -87,6 +91,15 @@ describe('mempool policy', () => {
     expect(() => assertPolicyInput(bad)).toThrow(/parent index/);
     expect(() => assertPolicyInput({ ...graph([{ fee: 1, weight: 400 }]), txidRank: new Uint32Array(2) })).toThrow(/lengths/);
   });
+
+  it('error: a handed-in policy whose result does not fit its input is refused', () => {
+    const input = graph([{ fee: 1000, weight: 400 }]);
+    const answer = { templateIndices: new Uint32Array([0]), txChunkFeeSat: new Float64Array([1000]), txChunkWeightWu: new Uint32Array([400]), optimal: true };
+    expect(checkedPolicy(() => answer)(input)).toBe(answer);
+    expect(() => checkedPolicy(() => ({ ...answer, templateIndices: new Uint32Array([1]) }))(input)).toThrow(/template index/);
+    expect(() => checkedPolicy(() => ({ ...answer, templateIndices: new Uint32Array([0, 0]) }))(input)).toThrow(/template/);
+    expect(() => checkedPolicy(() => ({ ...answer, txChunkFeeSat: new Float64Array(0) }))(input)).toThrow(/chunk arrays/);
+  });
 });
 
 describe('feerate diagrams (RBF rule 6)', () => {
@@ -106,7 +119,7 @@ describe('feerate diagrams (RBF rule 6)', () => {
 
 describe('fee estimator', () => {
   it('error: no blocks with transactions and an empty mempool answer Core’s "Insufficient data" error', () => {
-    const view = new MempoolView(new Mempool());
+    const view = new MempoolView(new Mempool(), runMempoolPolicy);
     expect(new FeeEstimator().estimate(6, 'economical', view)).toEqual({ blocks: 6, errors: ['Insufficient data or no feerate found'] });
   });
 });

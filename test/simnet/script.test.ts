@@ -4,11 +4,11 @@
  * at the default 3 sat/vB) and the amount formats of Core's JSON and messages.
  */
 import { describe, expect, it } from 'vitest';
-import { descriptorChecksum, descriptorScript, inferDescriptor } from '../../src/simnet/descriptor.js';
-import { outputType, scriptAddress, scriptAsm } from '../../src/simnet/script.js';
-import { dustThresholdSat } from '../../src/simnet/standardness.js';
-import { btcString, formatMoney } from '../../src/simnet/amount.js';
-import { transactionSigOpCost } from '../../src/simnet/sigops.js';
+import { descriptorChecksum, descriptorScript, inferDescriptor } from '../../src/simnet/tx/descriptor.js';
+import { outputType, scriptAddress, scriptAsm } from '../../src/simnet/tx/script.js';
+import { dustThresholdSat } from '../../src/simnet/mempool/standardness.js';
+import { btcString, formatMoney } from '../../src/simnet/consensus/amount.js';
+import { transactionSigOpCost } from '../../src/simnet/tx/sigops.js';
 
 const hex = (h: string): Uint8Array => Buffer.from(h, 'hex');
 

@@ -5,15 +5,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import { p2pk, p2pkh, p2sh, p2tr, p2wpkh, p2wsh, RawTx, SigHash, Transaction } from '@scure/btc-signer';
-import { REGTEST_NETWORK } from '../../src/simnet/consensus.js';
+import { REGTEST_NETWORK } from '../../src/simnet/consensus/params.js';
 import { secp256k1, schnorr } from '@noble/curves/secp256k1.js';
-import { ADDRESS_TYPES, deriveAddresses, type SimAddress } from '../../src/simnet/keys.js';
-import { Rng } from '../../src/simnet/random.js';
-import { SighashCache } from '../../src/simnet/sighash.js';
-import { signSpend, estimateWeight, type SpendInput } from '../../src/simnet/txSigner.js';
-import { decodeTx, buildTx } from '../../src/simnet/txCodec.js';
-import { displayHex, sha256d } from '../../src/simnet/hash.js';
-import { SIGNING_BACKEND } from '../../src/simnet/signer.js';
+import { ADDRESS_TYPES, deriveAddresses, type SimAddress } from '../../src/simnet/wallet/keys.js';
+import { Rng } from '../../src/simnet/util/random.js';
+import { SighashCache } from '../../src/simnet/tx/sighash.js';
+import { signSpend, estimateWeight, type SpendInput } from '../../src/simnet/wallet/txSigner.js';
+import { decodeTx, buildTx } from '../../src/simnet/tx/txCodec.js';
+import { displayHex, sha256d } from '../../src/simnet/tx/hash.js';
+import { SIGNING_BACKEND } from '../../src/simnet/tx/signer.js';
 
 const addresses = deriveAddresses(7, 5, new Rng(7, 'keys'));
 const byType = (t: SimAddress['type']): SimAddress => addresses.find((a) => a.type === t)!;
@@ -90,7 +90,7 @@ describe('signing', () => {
       const sigWithType = owner.type === 'p2pkh' ? txin.scriptSig.subarray(1, 1 + txin.scriptSig[0]!) : txin.witness[0]!;
       expect(sigWithType[sigWithType.length - 1]).toBe(SigHash.ALL);
       const der = sigWithType.subarray(0, -1);
-      const digest = owner.type === 'p2pkh' ? cache.legacy(index, owner.scriptCode!) : cache.bip143(index, owner.scriptCode!);
+      const digest = owner.type === 'p2pkh' ? cache.legacy(index, owner.scriptCode) : cache.bip143(index, owner.scriptCode);
       expect(secp256k1.verify(der, digest, owner.publicKey, { prehash: false, format: 'der' })).toBe(true);
     });
   });
@@ -108,8 +108,8 @@ describe('signing', () => {
         index: input.vout,
         sequence: input.sequence,
         witnessUtxo: { script: input.prevout.script, amount: BigInt(input.prevout.valueSat) },
-        ...(input.owner.redeemScript ? { redeemScript: input.owner.redeemScript } : {}),
-        ...(input.owner.witnessScript ? { witnessScript: input.owner.witnessScript } : {}),
+        ...('redeemScript' in input.owner ? { redeemScript: input.owner.redeemScript } : {}),
+        ...('witnessScript' in input.owner ? { witnessScript: input.owner.witnessScript } : {}),
         ...(input.owner.type === 'p2tr' ? { tapInternalKey: input.owner.publicKey.subarray(1) } : {}),
       });
     }
@@ -126,7 +126,7 @@ describe('signing', () => {
         return;
       }
       const sig = owner.type === 'p2pkh' ? txin.scriptSig.subarray(1, 1 + txin.scriptSig[0]!) : txin.witness[0]!;
-      const digest = owner.type === 'p2pkh' ? cache.legacy(index, owner.scriptCode!) : cache.bip143(index, owner.scriptCode!);
+      const digest = owner.type === 'p2pkh' ? cache.legacy(index, owner.scriptCode) : cache.bip143(index, owner.scriptCode);
       expect(secp256k1.verify(sig.subarray(0, -1), digest, owner.publicKey, { prehash: false, format: 'der' })).toBe(true);
     });
   });

@@ -3,12 +3,12 @@
  * `getblockhash`, `getblockheader`, `getblock` (verbosity 0–3), `getdifficulty`. Field names,
  * order and units follow Core v31 (`blockheaderToJSON`, `blockToJSON` in src/rpc/blockchain.cpp).
  */
-import { difficulty, serializeBlock, targetFromBits } from '../block.js';
-import type { Chain, ChainBlock } from '../chain.js';
-import { toHex } from '../hash.js';
-import { RPC_ERROR, RpcError } from '../rpcErrors.js';
-import { parseHash, parseInt32, parseVerbosity } from '../rpcParams.js';
-import { txJson } from '../txJson.js';
+import { difficulty, serializeBlock, targetFromBits } from '../chain/block.js';
+import type { Chain, ChainBlock } from '../chain/chain.js';
+import { toHex } from '../tx/hash.js';
+import { RPC_ERROR, RpcError } from './errors.js';
+import { parseHash, parseInt32, parseVerbosity } from './params.js';
+import { txJson } from './txJson.js';
 import type { MethodTable } from './rpcMethod.js';
 
 const hex32 = (n: bigint): string => n.toString(16).padStart(64, '0');

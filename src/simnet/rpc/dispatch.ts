@@ -7,10 +7,10 @@
  * become -32603 and are logged, never a crash.
  */
 import { z } from 'zod';
-import { RawJson, stringifyCore } from '../coreJson.js';
-import { httpStatusFor, RPC_ERROR, RpcError } from '../rpcErrors.js';
-import { parseParams } from '../rpcParams.js';
-import type { Simulator } from '../simulator.js';
+import { RawJson, stringifyCore } from './coreJson.js';
+import { httpStatusFor, RPC_ERROR, RpcError } from './errors.js';
+import { parseParams } from './params.js';
+import type { Simulator } from '../node/simulator.js';
 import type { MethodTable } from './rpcMethod.js';
 
 const Id = z.union([z.string(), z.number(), z.null()]);

@@ -7,7 +7,7 @@
  * `-deprecatedrpc=bip125`) report it. Entry data and JSON come from `EntryInfoCache`, which only
  * recomputes the clusters a change touched.
  */
-import { Btc } from '../amount.js';
+import { Btc } from '../consensus/amount.js';
 import {
   CLUSTER_COUNT_LIMIT,
   CLUSTER_SIZE_LIMIT_VB,
@@ -15,11 +15,11 @@ import {
   INCREMENTAL_RELAY_FEE_SAT_KVB,
   MAX_DATACARRIER_BYTES,
   MIN_RELAY_FEE_SAT_KVB,
-} from '../consensus.js';
-import { RawJson } from '../coreJson.js';
-import { RPC_ERROR, RpcError } from '../rpcErrors.js';
-import { parseHash } from '../rpcParams.js';
-import type { Simulator } from '../simulator.js';
+} from '../consensus/params.js';
+import { RawJson } from './coreJson.js';
+import { RPC_ERROR, RpcError } from './errors.js';
+import { parseHash } from './params.js';
+import type { Simulator } from '../node/simulator.js';
 import type { MethodTable } from './rpcMethod.js';
 
 /** `{ txid: entry, … }` for `txids`, in that order. */
@@ -38,7 +38,7 @@ function mempoolTxid(sim: Simulator, txidParam: unknown): string {
 function relativesOf(sim: Simulator, txidParam: unknown, verboseParam: unknown, direction: 'ancestors' | 'descendants'): unknown {
   const txid = mempoolTxid(sim, txidParam);
   const set = direction === 'ancestors' ? sim.mempool.ancestors(txid) : sim.mempool.descendants(txid);
-  const ordered = [...set].sort((a, b) => sim.mempool.get(a)!.sequence - sim.mempool.get(b)!.sequence);
+  const ordered = [...set].sort((a, b) => sim.mempool.entry(a).sequence - sim.mempool.entry(b).sequence);
   return verboseParam === true ? entriesObject(sim, ordered) : ordered;
 }
 
@@ -52,7 +52,7 @@ export const mempoolMethods: MethodTable = {
     run: ([verbose, sequence], sim) => {
       if (verbose === true) {
         if (sequence === true) throw new RpcError(RPC_ERROR.INVALID_PARAMETER, 'Verbose results cannot contain mempool sequence values.');
-        return sim.entryInfo.verboseMempool();
+        return new RawJson(sim.entryInfo.verboseMempool());
       }
       const parts: string[] = [];
       for (const e of sim.mempool.all()) parts.push(e.tx.txid);

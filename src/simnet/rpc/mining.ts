@@ -3,16 +3,17 @@
  * is the node's mining policy, the same one that mines its blocks), `getmininginfo` and
  * `estimatesmartfee` (see `feeEstimator.ts` for how it estimates).
  */
-import { Btc } from '../amount.js';
-import { buildCoinbase, difficulty, targetFromBits, witnessCommitmentHex } from '../block.js';
-import { blockSubsidySat, BLOCK_VERSION, MAX_BLOCK_SIGOPS_COST, MAX_BLOCK_WEIGHT_WU } from '../consensus.js';
-import { RawJson, stringifyCore } from '../coreJson.js';
-import type { EstimateMode } from '../feeEstimator.js';
-import { RPC_ERROR, RpcError } from '../rpcErrors.js';
-import { parseInt32 } from '../rpcParams.js';
-import type { Simulator } from '../simulator.js';
-import { txHex } from '../txCodec.js';
+import { Btc } from '../consensus/amount.js';
+import { buildCoinbase, difficulty, targetFromBits, witnessCommitmentHex } from '../chain/block.js';
+import { blockSubsidySat, BLOCK_VERSION, MAX_BLOCK_SIGOPS_COST, MAX_BLOCK_WEIGHT_WU } from '../consensus/params.js';
+import { RawJson, stringifyCore } from './coreJson.js';
+import type { EstimateMode } from '../mining/feeEstimator.js';
+import { RPC_ERROR, RpcError } from './errors.js';
+import { parseInt32 } from './params.js';
+import type { Simulator } from '../node/simulator.js';
+import { txHex } from '../tx/txCodec.js';
 import type { MethodTable } from './rpcMethod.js';
+import { at } from '../util/at.js';
 
 function blockTemplate(sim: Simulator, request: Record<string, unknown> | undefined): unknown {
   const mode = request?.mode ?? 'template';
@@ -27,17 +28,21 @@ function blockTemplate(sim: Simulator, request: Record<string, unknown> | undefi
   const height = tip.height + 1;
   // The transaction list only depends on the mempool version and the tip: cache it as JSON.
   const body = view.cached(`gbt:${tip.hash}`, () => {
-    const order = [...view.policy.templateIndices];
-    const position = new Map(order.map((idx, k) => [view.entries[idx]!.tx.txid, k + 1]));
+    const entries = Array.from(view.policy.templateIndices, (idx) => at(view.entries, idx));
+    const position = new Map(entries.map((e, k) => [e.tx.txid, k + 1]));
+    const positionOf = (parent: string): number => {
+      const k = position.get(parent);
+      if (k === undefined) throw new Error(`the template holds a child of ${parent} without it`); // the policy must return a topological, closed template
+      return k;
+    };
     let fees = 0;
-    const transactions = order.map((idx) => {
-      const e = view.entries[idx]!;
+    const transactions = entries.map((e) => {
       fees += e.feeSat;
       return {
         data: txHex(e.tx),
         txid: e.tx.txid,
         hash: e.tx.wtxid,
-        depends: [...e.parents].map((p) => position.get(p)!).sort((a, b) => a - b),
+        depends: [...e.parents].map(positionOf).sort((a, b) => a - b),
         fee: e.feeSat,
         sigops: e.sigopCost,
         weight: e.tx.weight,
@@ -48,7 +53,7 @@ function blockTemplate(sim: Simulator, request: Record<string, unknown> | undefi
         height,
         0,
         new Uint8Array([0x51]),
-        order.map((idx) => view.entries[idx]!.tx.wtxid),
+        entries.map((e) => e.tx.wtxid),
       ),
     );
     return { transactions: new RawJson(stringifyCore(transactions)), coinbasevalue: blockSubsidySat(height) + fees, commitment };
@@ -112,7 +117,7 @@ export const miningMethods: MethodTable = {
     run: ([target, modeParam], sim) => {
       const t = parseInt32(target);
       if (t < 1 || t > 1008) throw new RpcError(RPC_ERROR.INVALID_PARAMETER, 'Invalid conf_target, must be between 1 and 1008');
-      const m = String(modeParam ?? 'economical').toLowerCase();
+      const m = (typeof modeParam === 'string' ? modeParam : 'economical').toLowerCase();
       if (!['unset', 'economical', 'conservative'].includes(m)) {
         throw new RpcError(RPC_ERROR.INVALID_PARAMETER, 'Invalid estimate_mode parameter, must be one of: "unset", "economical", "conservative"');
       }

@@ -2,8 +2,8 @@
  * Node-identity RPCs some clients call first: `getnetworkinfo` (a v31 node with no peers, relay
  * fees as the mempool applies them) and `uptime`.
  */
-import { Btc } from '../amount.js';
-import { INCREMENTAL_RELAY_FEE_SAT_KVB, MIN_RELAY_FEE_SAT_KVB } from '../consensus.js';
+import { Btc } from '../consensus/amount.js';
+import { INCREMENTAL_RELAY_FEE_SAT_KVB, MIN_RELAY_FEE_SAT_KVB } from '../consensus/params.js';
 import type { MethodTable } from './rpcMethod.js';
 
 /** The Core release the simulated node answers as. */

@@ -5,14 +5,14 @@
  * `testmempoolaccept`, with Core's error codes: -5 unknown transaction, -22 undecodable hex,
  * -25 missing inputs / max fee, -26 policy rejection (`reason, details`), -27 already confirmed.
  */
-import type { AcceptOutcome } from '../acceptance.js';
-import { Btc } from '../amount.js';
-import { DEFAULT_MAX_RAW_TX_FEE_RATE_SAT_KVB } from '../consensus.js';
-import { RPC_ERROR, RpcError } from '../rpcErrors.js';
-import { parseAmountSat, parseFeeRateSatKvb, parseHash, parseVerbosity } from '../rpcParams.js';
-import type { Simulator } from '../simulator.js';
-import { decodeTx, outpointKey, txHex, type SimTx } from '../txCodec.js';
-import { txJson } from '../txJson.js';
+import type { AcceptOutcome } from '../mempool/acceptance.js';
+import { Btc } from '../consensus/amount.js';
+import { DEFAULT_MAX_RAW_TX_FEE_RATE_SAT_KVB } from '../consensus/params.js';
+import { RPC_ERROR, RpcError } from './errors.js';
+import { parseAmountSat, parseFeeRateSatKvb, parseHash, parseVerbosity } from './params.js';
+import type { Simulator } from '../node/simulator.js';
+import { decodeTx, outpointKey, txHex, type SimTx } from '../tx/txCodec.js';
+import { txJson } from './txJson.js';
 import type { MethodTable } from './rpcMethod.js';
 
 const DECODE_HINT = 'Make sure the tx has at least one input.';
@@ -41,7 +41,8 @@ function getRawTransaction(sim: Simulator, txidParam: unknown, verbosityParam: u
   }
   const entry = inBlock === undefined ? sim.mempool.get(txid) : undefined;
   const located = entry ? undefined : sim.chain.locate(txid);
-  if (!entry && (!located || (inBlock !== undefined && located.block.hash !== inBlock))) {
+  const tx = entry?.tx ?? (located && (inBlock === undefined || located.block.hash === inBlock) ? located.tx : undefined);
+  if (!tx) {
     throw new RpcError(
       RPC_ERROR.INVALID_ADDRESS_OR_KEY,
       inBlock !== undefined
@@ -49,7 +50,6 @@ function getRawTransaction(sim: Simulator, txidParam: unknown, verbosityParam: u
         : 'No such mempool or blockchain transaction. Use gettransaction for wallet transactions.',
     );
   }
-  const tx = entry ? entry.tx : located!.block.txs[located!.index]!;
   if (verbosity <= 0) return txHex(tx);
   // As Core: fee and prevouts (verbosity 2) come from block undo data, so only confirmed
   // non-coinbase transactions get them; mempool transactions answer as with verbosity 1.

@@ -3,16 +3,17 @@
  * descriptors over the confirmed UTXO set, as Core; the scan is instantaneous, so `status` is
  * always null and `abort` false) and `gettxout`.
  */
-import { Btc } from '../amount.js';
-import type { Coin } from '../chain.js';
-import { descriptorScript, DescriptorError, inferDescriptor } from '../descriptor.js';
-import { toHex } from '../hash.js';
-import { MEMPOOL_HEIGHT } from '../mempool.js';
-import { RPC_ERROR, RpcError } from '../rpcErrors.js';
-import { parseHash, parseInt32 } from '../rpcParams.js';
-import type { Simulator } from '../simulator.js';
-import { scriptPubKeyJson } from '../txJson.js';
+import { Btc } from '../consensus/amount.js';
+import type { Coin } from '../chain/coin.js';
+import { descriptorScript, DescriptorError, inferDescriptor } from '../tx/descriptor.js';
+import { toHex } from '../tx/hash.js';
+import { MEMPOOL_HEIGHT } from '../mempool/mempool.js';
+import { RPC_ERROR, RpcError } from './errors.js';
+import { parseHash, parseInt32 } from './params.js';
+import type { Simulator } from '../node/simulator.js';
+import { scriptPubKeyJson } from './txJson.js';
 import type { MethodTable } from './rpcMethod.js';
+import { at } from '../util/at.js';
 
 /** Scripts named by `scanobjects` (strings or `{ desc }` objects). @throws RpcError -5 / -8 */
 function scanScripts(scanobjects: unknown[]): Uint8Array[] {
@@ -46,7 +47,7 @@ function scan(sim: Simulator, scanobjects: unknown[]): unknown {
       const coin = sim.chain.coin(key);
       if (!coin) continue;
       total += coin.valueSat;
-      const block = sim.chain.blockAt(coin.height)!;
+      const block = at(sim.chain.blocks, coin.height);
       unspents.push({
         txid: coin.txid,
         vout: coin.vout,
