@@ -25,6 +25,7 @@ import { z } from 'zod';
 import { workerFile } from '../util/workerFile.js';
 import type { ControlMethod, OwnerMessage, WorkerInit, WorkerMessage } from './protocol.js';
 import type { CreateSpendOptions, CreatedSpend, SimulatorStats, WalletAddressInfo } from './node/simulator.js';
+import { firstIssue } from '../util/zodIssue.js';
 
 export type { CreateSpendOptions, CreatedSpend, SimulatorStats, WalletAddressInfo } from './node/simulator.js';
 
@@ -157,8 +158,8 @@ function defaultLog(level: 'info' | 'warn' | 'error', message: string): void {
 export function startSimnet(options: SimnetOptions): Promise<SimnetHandle> {
   const checked = Options.safeParse({ ...options, log: undefined });
   if (!checked.success) {
-    const [issue] = checked.error.issues;
-    return Promise.reject(new Error(`invalid simnet option ${issue?.path.join('.') ?? ''}: ${issue?.message ?? checked.error.message}`));
+    const issue = firstIssue(checked.error);
+    return Promise.reject(new Error(`invalid simnet option ${issue.where}: ${issue.message}`));
   }
   const txPerSec = options.txPerSec ?? 0;
   const blockIntervalSec = options.blockIntervalSec ?? 0;

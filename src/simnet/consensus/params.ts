@@ -5,9 +5,21 @@
  * sat/kvB, sizes vbytes unless the name says WU.
  */
 import type { BTC_NETWORK } from '@scure/btc-signer/utils.js';
+import {
+  BYTES_PER_SIGOP,
+  COINBASE_RESERVED_WEIGHT_WU,
+  MAX_BIP125_RBF_SEQUENCE,
+  MAX_BLOCK_SIGOPS_COST,
+  MAX_BLOCK_WEIGHT_WU,
+  WITNESS_SCALE_FACTOR,
+} from '../../bitcoin/consensus.js';
+import { SATS_PER_BTC } from '../../bitcoin/units.js';
+
+// Consensus facts shared with the service live once in src/bitcoin/; simnet names them as Core does.
+export { BYTES_PER_SIGOP, MAX_BLOCK_SIGOPS_COST, MAX_BLOCK_WEIGHT_WU, WITNESS_SCALE_FACTOR };
 
 /** Satoshis per BTC. */
-export const COIN = 100_000_000;
+export const COIN = SATS_PER_BTC;
 /** Largest valid amount (consensus `MAX_MONEY`). */
 export const MAX_MONEY_SAT = 21_000_000 * COIN;
 /** Blocks before a coinbase output may be spent (consensus). */
@@ -19,11 +31,8 @@ export const REGTEST_BITS = 0x207fffff;
 /** Block version Core's miner sets (BIP9 top bits, no deployment signalled). */
 export const BLOCK_VERSION = 0x20000000;
 
-export const WITNESS_SCALE_FACTOR = 4;
-export const MAX_BLOCK_WEIGHT_WU = 4_000_000;
-export const MAX_BLOCK_SIGOPS_COST = 80_000;
 /** `-blockreservedweight` default: room kept for the coinbase (src/policy/policy.h). */
-export const BLOCK_RESERVED_WEIGHT_WU = 8_000;
+export const BLOCK_RESERVED_WEIGHT_WU = COINBASE_RESERVED_WEIGHT_WU;
 
 /** `-minrelaytxfee` default since v29.1/v30.0: 0.1 sat/vB. */
 export const MIN_RELAY_FEE_SAT_KVB = 100;
@@ -39,8 +48,6 @@ export const MAX_STANDARD_TX_SIGOPS_COST = MAX_BLOCK_SIGOPS_COST / 5;
 /** Smallest non-witness serialization relayed (CVE-2017-12842 mitigation). */
 export const MIN_STANDARD_TX_NONWITNESS_SIZE = 65;
 export const MAX_STANDARD_SCRIPTSIG_SIZE = 1_650;
-/** `-bytespersigop`: a sigop counts as this many vbytes in the sigop-adjusted size. */
-export const BYTES_PER_SIGOP = 20;
 /** v30+ `-datacarriersize` default (OP_RETURN outputs, total bytes). */
 export const MAX_DATACARRIER_BYTES = 100_000;
 
@@ -57,7 +64,7 @@ export const SIM_MAX_CHAIN_DEPTH = 25;
 /** nSequence values (BIP68/BIP125). */
 export const SEQUENCE_FINAL = 0xffffffff;
 export const SEQUENCE_LOCKTIME_ENABLED = 0xfffffffe;
-export const SEQUENCE_RBF = 0xfffffffd;
+export const SEQUENCE_RBF = MAX_BIP125_RBF_SEQUENCE;
 /** nLockTime below this is a height, at or above it a Unix time. */
 export const LOCKTIME_THRESHOLD = 500_000_000;
 
