@@ -27,8 +27,20 @@ module.exports = {
       from: { path: SERVICES },
       to: { path: `${API}|${TOP}|${SIMNET}` },
     },
-    { name: 'api-imports-no-top', severity: 'error', comment: 'The API layer takes its context; it never imports the wiring.', from: { path: API }, to: { path: `${TOP}|${SIMNET}` } },
-    { name: 'nobody-imports-app', severity: 'error', comment: 'app.ts is wiring only; only main.ts builds the app.', from: { path: '^src/', pathNot: '^src/main\\.ts$' }, to: { path: '^src/app\\.ts$' } },
+    {
+      name: 'api-imports-no-top',
+      severity: 'error',
+      comment: 'The API layer takes its context; it never imports the wiring.',
+      from: { path: API },
+      to: { path: `${TOP}|${SIMNET}` },
+    },
+    {
+      name: 'nobody-imports-app',
+      severity: 'error',
+      comment: 'app.ts is wiring only; only main.ts builds the app.',
+      from: { path: '^src/', pathNot: '^src/main\\.ts$' },
+      to: { path: '^src/app\\.ts$' },
+    },
     {
       name: 'simnet-is-a-world-of-its-own',
       severity: 'error',

@@ -8,7 +8,10 @@ export default tseslint.config(
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
-      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+      parserOptions: {
+        projectService: { allowDefaultProject: ['.dependency-cruiser.cjs', 'bin/*.mjs', 'vitest.config.ts'] },
+        tsconfigRootDir: import.meta.dirname,
+      },
     },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
@@ -21,6 +24,10 @@ export default tseslint.config(
       // fastify handlers and plugins are async by contract, whether or not they await.
       '@typescript-eslint/require-await': 'off',
     },
+  },
+  {
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } },
   },
   {
     // Product code: no non-null assertions; index with checks or with types that make them unnecessary.

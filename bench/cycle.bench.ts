@@ -21,12 +21,12 @@ import { loadReceiptSigner } from '../src/optimizer/receipts.js';
 import { parseCoreMempool } from '../src/optimizer/snapshot.js';
 import { buildTemplateCache } from '../src/optimizer/templateCache.js';
 import { generateMempool, toCoreJson, type SyntheticMempool } from './generator.js';
+import { median } from './stats.js';
 
 const TX_COUNT = 150_000;
 const RUNS = 3;
 const OPTIONS = { maxTxCount: 4000, minFeeRateSatVb: 1, projectedBlocks: 8 };
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const r1 = (x: number) => Math.round(x * 10) / 10;
 
 /** A mirror holding the synthetic mempool, as the live service's mirror would after its polls. */

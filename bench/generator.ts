@@ -14,6 +14,7 @@
  * - 'cluster-heavy': every cluster kind equally likely per cluster, so only ~9 % of the
  *   transactions are singletons and large clusters dominate: a stress case for linearization.
  */
+import { at } from '../src/util/at.js';
 import { mulberry32 } from '../src/util/mulberry32.js';
 import type { OptimizerInput } from '../src/optimizer/native.js';
 import { computeTxidRank } from '../src/optimizer/snapshot.js';
@@ -140,7 +141,7 @@ export function generateMempool(options: GeneratorOptions): SyntheticMempool {
   const perm = Array.from({ length: n }, (_, i) => i);
   for (let i = n - 1; i > 0; i--) {
     const j = Math.floor(rand() * (i + 1));
-    [perm[i], perm[j]] = [perm[j], perm[i]];
+    [perm[i], perm[j]] = [at(perm, j), at(perm, i)];
   }
   const feeSat = new Float64Array(n);
   const weightWu = new Uint32Array(n);
@@ -149,19 +150,18 @@ export function generateMempool(options: GeneratorOptions): SyntheticMempool {
   const plist: number[] = [];
   const where = new Uint32Array(n);
   perm.forEach((old, i) => (where[old] = i));
-  for (let i = 0; i < n; i++) {
-    const old = perm[i];
-    feeSat[i] = b.fee[old];
-    weightWu[i] = b.weight[old];
-    sigopCost[i] = b.sigops[old];
-    for (const p of b.parents[old]) plist.push(where[p]);
+  perm.forEach((old, i) => {
+    feeSat[i] = at(b.fee, old);
+    weightWu[i] = at(b.weight, old);
+    sigopCost[i] = at(b.sigops, old);
+    for (const p of at(b.parents, old)) plist.push(at(where, p));
     parentOffsets[i + 1] = plist.length;
-  }
+  });
   const txids: string[] = new Array(n);
   const hex = '0123456789abcdef';
   for (let i = 0; i < n; i++) {
     let s = '';
-    for (let k = 0; k < 64; k++) s += hex[Math.floor(rand() * 16)];
+    for (let k = 0; k < 64; k++) s += at(hex, Math.floor(rand() * 16));
     txids[i] = s;
   }
   const time = new Uint32Array(n);
@@ -188,9 +188,9 @@ function packageStats(m: SyntheticMempool, children: number[][], i: number, up: 
   while (stack.length) {
     const t = stack.pop() as number;
     count++;
-    vsize += Math.ceil(weightWu[t] / 4);
-    fee += feeSat[t];
-    const next = up ? parentIndices.subarray(parentOffsets[t], parentOffsets[t + 1]) : children[t];
+    vsize += Math.ceil(at(weightWu, t) / 4);
+    fee += at(feeSat, t);
+    const next = up ? parentIndices.subarray(at(parentOffsets, t), at(parentOffsets, t + 1)) : at(children, t);
     for (const u of next)
       if (stamp[u] !== epoch) {
         stamp[u] = epoch;
@@ -205,36 +205,37 @@ export function toCoreJson(m: SyntheticMempool): string {
   const n = m.txids.length;
   const { feeSat, weightWu, sigopCost, parentOffsets, parentIndices } = m.input;
   const children: number[][] = Array.from({ length: n }, () => []);
-  for (let c = 0; c < n; c++) for (let k = parentOffsets[c]; k < parentOffsets[c + 1]; k++) children[parentIndices[k]].push(c);
+  for (let c = 0; c < n; c++) for (let k = at(parentOffsets, c); k < at(parentOffsets, c + 1); k++) at(children, at(parentIndices, k)).push(c);
   const stamp = new Uint32Array(n);
   let epoch = 0;
   const btc = (sat: number) => Number((sat / 1e8).toFixed(8));
   const parts: string[] = [];
   for (let i = 0; i < n; i++) {
-    const vsizeBip141 = Math.ceil(weightWu[i] / 4);
-    const vsizeAdj = Math.ceil(Math.max(weightWu[i], 20 * (sigopCost?.[i] ?? 0)) / 4);
+    const weight = at(weightWu, i);
+    const vsizeBip141 = Math.ceil(weight / 4);
+    const vsizeAdj = Math.ceil(Math.max(weight, 20 * (sigopCost?.[i] ?? 0)) / 4);
     const [ac, as, af] = packageStats(m, children, i, true, stamp, ++epoch);
     const [dc, ds, df] = packageStats(m, children, i, false, stamp, ++epoch);
-    const depends = Array.from(parentIndices.subarray(parentOffsets[i], parentOffsets[i + 1]), (p) => m.txids[p]);
+    const depends = Array.from(parentIndices.subarray(at(parentOffsets, i), at(parentOffsets, i + 1)), (p) => at(m.txids, p));
     const entry = {
       vsize: vsizeAdj,
       vsize_adjusted: vsizeAdj,
       vsize_bip141: vsizeBip141,
-      weight: weightWu[i],
-      time: m.time[i],
+      weight,
+      time: at(m.time, i),
       height: 930_000,
       descendantcount: dc,
       descendantsize: ds,
       ancestorcount: ac,
       ancestorsize: as,
       wtxid: m.txids[(i + 1) % n],
-      fees: { base: btc(feeSat[i]), modified: btc(feeSat[i]), ancestor: btc(af), descendant: btc(df) },
+      fees: { base: btc(at(feeSat, i)), modified: btc(at(feeSat, i)), ancestor: btc(af), descendant: btc(df) },
       depends,
-      spentby: children[i].map((c) => m.txids[c]),
+      spentby: at(children, i).map((c) => at(m.txids, c)),
       'bip125-replaceable': true,
       unbroadcast: false,
     };
-    parts.push(`${JSON.stringify(m.txids[i])}:${JSON.stringify(entry)}`);
+    parts.push(`${JSON.stringify(at(m.txids, i))}:${JSON.stringify(entry)}`);
   }
   return `{${parts.join(',')}}`;
 }

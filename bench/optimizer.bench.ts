@@ -19,6 +19,7 @@ import { Bench } from 'tinybench';
 import { buildTemplates, type OptimizerInput, type OptimizerResult } from '../src/optimizer/native.js';
 import { parseCoreMempool, readSnapshotFile, type MempoolSnapshot } from '../src/optimizer/snapshot.js';
 import { generateMempool, toCoreJson } from './generator.js';
+import { median } from './stats.js';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
 const DATA = resolve(HERE, '../../shared/data/mempool');
@@ -33,10 +34,6 @@ interface Case {
 type Phase = keyof OptimizerResult['timingsMs'];
 const PHASES: Phase[] = ['validate', 'clusters', 'linearize', 'chunk', 'baselines', 'optimized', 'bound', 'projected', 'total'];
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? s[Math.floor((s.length - 1) / 2)] : NaN;
-};
 const r2 = (x: number) => Math.round(x * 100) / 100;
 
 /** Synthetic case: generate, render as Core JSON, and time JSON.parse + conversion. */
@@ -48,9 +45,9 @@ function syntheticCase(name: string, txCount: number, profile: 'realistic' | 'cl
   return { name, input: snap.input, parseMs: performance.now() - t };
 }
 
-function latencyP50(task: { result: unknown }): number {
-  const r = task.result as { latency?: { p50: number } };
-  return r.latency ? r.latency.p50 : NaN;
+function latencyP50(task: { result: unknown } | undefined): number {
+  const r = task?.result as { latency?: { p50: number } } | undefined;
+  return r?.latency ? r.latency.p50 : NaN;
 }
 
 async function measure(c: Case) {

@@ -245,8 +245,8 @@ async function httpBench(): Promise<HttpRow[]> {
   const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--serve', dir], { stdio: ['ignore', 'pipe', 'inherit'] });
   try {
     let out = '';
-    while (!/PORT=\d+/.test(out)) out += String(((await once(child.stdout!, 'data')) as [Buffer])[0]);
-    const base = `http://127.0.0.1:${/PORT=(\d+)/.exec(out)![1]}`;
+    while (!/PORT=\d+/.test(out)) out += String(((await once(child.stdout, 'data')) as [Buffer])[0]);
+    const base = `http://127.0.0.1:${/PORT=(\d+)/.exec(out)?.[1]}`;
     const n = 20_000;
     const headers = presign(n + 2000).map((p) => encodeHeaderJson(p));
     await cannon(base, '/health', 2000); // warm-up

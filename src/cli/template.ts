@@ -9,8 +9,11 @@
  */
 import { parseArgs } from 'node:util';
 
+import { z } from 'zod';
+
 import { OptimizerError, buildTemplates, type OptimizerResult, type TemplateSelection } from '../optimizer/native.js';
 import { SnapshotError, readSnapshotFile, type MempoolSnapshot } from '../optimizer/snapshot.js';
+import { at } from '../util/at.js';
 
 export const USAGE = `Usage: btc-template template FILE [options]
 
@@ -80,32 +83,36 @@ function describe(sel: TemplateSelection, bound: number, snapshot: MempoolSnapsh
     sigopCost: sel.sigopCost,
     gapToBoundSat: gap,
     gapToBoundPct: bound > 0 ? round((gap / bound) * 100, 6) : 0,
-    ...(withTxids ? { txids: Array.from(sel.indices, (i) => snapshot.txids[i]) } : {}),
+    ...(withTxids ? { txids: Array.from(sel.indices, (i) => at(snapshot.txids, i)) } : {}),
   };
 }
 
+/** The shared format's `blockTemplate`: the txids of the node's own template for the snapshot. */
+const NodeBlockTemplate = z.object({ txids: z.array(z.string()), producer: z.unknown().optional() });
+
 /** The node's own template, when the snapshot carries one (shared format `blockTemplate`). */
 function nodeTemplate(snapshot: MempoolSnapshot, r: OptimizerResult): Record<string, unknown> | undefined {
-  const bt = snapshot.meta?.blockTemplate;
-  if (typeof bt !== 'object' || bt === null || !Array.isArray((bt as { txids?: unknown }).txids)) return undefined;
+  const parsed = NodeBlockTemplate.safeParse(snapshot.meta?.blockTemplate);
+  if (!parsed.success) return undefined;
+  const bt = parsed.data;
   const index = new Map(snapshot.txids.map((t, i) => [t, i]));
   let feeSat = 0,
     missing = 0,
     overlap = 0;
   const optimized = new Set(r.optimized.indices);
-  for (const t of (bt as { txids: unknown[] }).txids) {
-    const i = typeof t === 'string' ? index.get(t.toLowerCase()) : undefined;
+  for (const t of bt.txids) {
+    const i = index.get(t.toLowerCase());
     if (i === undefined) {
       missing++;
       continue;
     }
-    feeSat += snapshot.input.feeSat[i];
+    feeSat += at(snapshot.input.feeSat, i);
     if (optimized.has(i)) overlap++;
   }
   const gap = r.upperBound.feeSat - feeSat;
   return {
-    producer: (bt as { producer?: unknown }).producer ?? null,
-    txCount: (bt as { txids: unknown[] }).txids.length,
+    producer: bt.producer ?? null,
+    txCount: bt.txids.length,
     txidsNotInSnapshot: missing,
     feeSat,
     gapToBoundSat: gap,
@@ -143,8 +150,10 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<num
     }
     if (positionals[0] !== 'template')
       throw new UsageError(positionals.length ? `unknown command "${positionals[0]}" (expected "template")` : 'missing command: btc-template template FILE');
-    if (positionals.length !== 2) throw new UsageError(positionals.length < 2 ? 'missing FILE' : `unexpected argument "${positionals[2]}"`);
-    file = positionals[1];
+    const [, fileArg, extra] = positionals;
+    if (fileArg === undefined) throw new UsageError('missing FILE');
+    if (extra !== undefined) throw new UsageError(`unexpected argument "${extra}"`);
+    file = fileArg;
     const rawRate = values['min-fee-rate'];
     let minFeeRate: number | undefined;
     if (rawRate !== undefined) {

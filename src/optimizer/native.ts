@@ -13,6 +13,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { inspect } from 'node:util';
 
 /** One mempool as structure-of-arrays. Index i is the same transaction in every array. */
 export interface OptimizerInput {
@@ -238,9 +239,9 @@ function invalid(name: string, expected: string, actual: unknown): OptimizerErro
       ? 'null'
       : ArrayBuffer.isView(actual)
         ? `${actual.constructor.name}(${(actual as Uint8Array).length})`
-        : typeof actual === 'object'
-          ? 'object'
-          : `${typeof actual} ${String(actual)}`;
+        : typeof actual === 'object' || typeof actual === 'function'
+          ? typeof actual
+          : `${typeof actual} ${typeof actual === 'string' ? actual : inspect(actual)}`;
   return new OptimizerError('ERR_OPTIMIZER_INVALID_ARGUMENT', `Expected ${expected} for ${name} but received ${got}`);
 }
 

@@ -18,6 +18,8 @@ import { readFile } from 'node:fs/promises';
 import { gunzip } from 'node:zlib';
 import { promisify } from 'node:util';
 
+import { SATS_PER_BTC } from '../bitcoin/units.js';
+import { at } from '../util/at.js';
 import type { OptimizerInput } from './native.js';
 
 const gunzipAsync = promisify(gunzip);
@@ -60,8 +62,6 @@ export class SnapshotError extends Error {
   }
 }
 
-const SAT_PER_BTC = 1e8;
-
 function formatError(message: string): SnapshotError {
   return new SnapshotError('ERR_SNAPSHOT_FORMAT', message);
 }
@@ -87,7 +87,7 @@ function coreWord(hex: string, w: number): number {
   let word = 0;
   for (let k = 0; k < 4; k++) {
     const b = 31 - (4 * w + k);
-    word = word * 256 + HEX_VALUE[hex.charCodeAt(2 * b)] * 16 + HEX_VALUE[hex.charCodeAt(2 * b + 1)];
+    word = word * 256 + at(HEX_VALUE, hex.charCodeAt(2 * b)) * 16 + at(HEX_VALUE, hex.charCodeAt(2 * b + 1));
   }
   return word;
 }
@@ -121,27 +121,27 @@ function compareCore(a: string, b: string): number {
 export function computeTxidRank(txids: readonly string[]): Uint32Array {
   const n = txids.length;
   const rank = new Uint32Array(n);
-  for (let i = 0; i < n; i++) if (!isTxid(txids[i])) throw formatError(`"${String(txids[i]).slice(0, 80)}" is not a txid (64 hex characters)`);
+  for (const txid of txids) if (!isTxid(txid)) throw formatError(`"${String(txid).slice(0, 80)}" is not a txid (64 hex characters)`);
   if (n >= 2 ** 24) {
-    const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => compareCore(txids[a], txids[b]));
+    const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => compareCore(at(txids, a), at(txids, b)));
     order.forEach((tx, pos) => (rank[tx] = pos));
     return rank;
   }
   // Sort key: the first 29 bits in Core's order, times 2^24, plus the index: exact in a double, so
   // a plain numeric sort orders by prefix then index. Equal prefixes are then sorted exactly.
   const keys = new Float64Array(n);
-  for (let i = 0; i < n; i++) keys[i] = (coreWord(txids[i], 0) >>> 3) * 16777216 + i;
+  for (let i = 0; i < n; i++) keys[i] = (coreWord(at(txids, i), 0) >>> 3) * 16777216 + i;
   keys.sort();
   const order = new Uint32Array(n);
-  for (let pos = 0; pos < n; pos++) order[pos] = keys[pos] % 16777216;
+  for (let pos = 0; pos < n; pos++) order[pos] = at(keys, pos) % 16777216;
   for (let pos = 0; pos < n;) {
     let end = pos + 1;
-    const prefix = Math.floor(keys[pos] / 16777216);
-    while (end < n && Math.floor(keys[end] / 16777216) === prefix) end++;
-    if (end - pos > 1) order.subarray(pos, end).sort((a, b) => compareCore(txids[a], txids[b]));
+    const prefix = Math.floor(at(keys, pos) / 16777216);
+    while (end < n && Math.floor(at(keys, end) / 16777216) === prefix) end++;
+    if (end - pos > 1) order.subarray(pos, end).sort((a, b) => compareCore(at(txids, a), at(txids, b)));
     pos = end;
   }
-  for (let pos = 0; pos < n; pos++) rank[order[pos]] = pos;
+  order.forEach((tx, pos) => (rank[tx] = pos));
   return rank;
 }
 
@@ -159,14 +159,14 @@ function assemble(
 ): MempoolSnapshot {
   const n = txids.length;
   const index = new Map<string, number>();
-  for (let i = 0; i < n; i++) {
-    if (index.has(txids[i])) throw formatError(`duplicate txid ${txids[i]}`);
-    index.set(txids[i], i);
-  }
+  txids.forEach((txid, i) => {
+    if (index.has(txid)) throw formatError(`duplicate txid ${txid}`);
+    index.set(txid, i);
+  });
   const parentOffsets = new Uint32Array(n + 1);
   const list: number[] = [];
   for (let i = 0; i < n; i++) {
-    for (const p of parentTxids[i]) {
+    for (const p of at(parentTxids, i)) {
       const j = typeof p === 'string' ? (index.get(p) ?? index.get(p.toLowerCase())) : undefined;
       if (j === undefined) stats.droppedParents++;
       else list.push(j);
@@ -186,7 +186,7 @@ function assemble(
 
 function btcToSat(v: unknown, what: string): number {
   if (typeof v !== 'number' || !Number.isFinite(v)) throw formatError(`${what} is not a number`);
-  return Math.round(v * SAT_PER_BTC);
+  return Math.round(v * SATS_PER_BTC);
 }
 
 /**
@@ -204,10 +204,10 @@ export function parseCoreMempool(raw: unknown): MempoolSnapshot {
   const baseFeeSat = new Float64Array(n);
   const weightWu = new Uint32Array(n);
   const sigopCost = new Uint32Array(n);
-  const parents: (readonly unknown[])[] = new Array(n);
+  const parents = new Array<readonly unknown[]>(n);
   const stats: SnapshotStats = { txCount: n, droppedParents: 0, derivedSigops: 0, weightFromVsize: 0, clampedFees: 0 };
   for (let i = 0; i < n; i++) {
-    const txid = txids[i];
+    const txid = at(txids, i);
     if (txid.length !== 64) throw formatError(`key "${txid.slice(0, 80)}" is not a txid`);
     const e = obj[txid];
     if (!isRecord(e)) throw formatError(`entry ${txid} is not an object`);
@@ -250,11 +250,11 @@ export function parseSharedSnapshot(raw: unknown): MempoolSnapshot {
   if (!isRecord(raw) || !Array.isArray(raw.txs)) throw formatError('expected an object with a "txs" array (shared snapshot format)');
   const txs: unknown[] = raw.txs;
   const n = txs.length;
-  const txids: string[] = new Array(n);
+  const txids = new Array<string>(n);
   const feeSat = new Float64Array(n);
   const weightWu = new Uint32Array(n);
   const sigopCost = new Uint32Array(n);
-  const parents: (readonly unknown[])[] = new Array(n);
+  const parents = new Array<readonly unknown[]>(n);
   const stats: SnapshotStats = { txCount: n, droppedParents: 0, derivedSigops: 0, weightFromVsize: 0, clampedFees: 0 };
   for (let i = 0; i < n; i++) {
     const t = txs[i];
@@ -334,7 +334,8 @@ export function warmOrderFromPrevious(previous: { txids: readonly string[]; line
   current.txids.forEach((t, i) => index.set(t, i));
   const out: number[] = [];
   for (const old of previous.linearization) {
-    const j = index.get(previous.txids[old]);
+    const txid = previous.txids[old];
+    const j = txid === undefined ? undefined : index.get(txid);
     if (j !== undefined) out.push(j);
   }
   return Uint32Array.from(out);

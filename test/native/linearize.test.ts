@@ -7,6 +7,8 @@
 import { describe, expect, it } from 'vitest';
 
 import { buildTemplates, inspectClusters, selfCheck, type OptimizerInput } from '../../src/optimizer/native.js';
+import { at } from '../../src/util/at.js';
+import { first } from '../helpers/first.js';
 import { assertTopological, chunkLinearization, cmpRate, isOptimalLinearization, randomMempool, rng } from './oracle.js';
 
 /** A single chain-free dense cluster of exactly n txs (tx i spends a random earlier tx, plus extras). */
@@ -17,7 +19,7 @@ function denseCluster(seed: number, n: number, density: number): OptimizerInput 
   const fee = new Float64Array(n), weight = new Uint32Array(n);
   for (let i = 0; i < n; i++) {
     weight[i] = 100 + Math.floor(r() * 900);
-    fee[i] = Math.floor(weight[i] * r() * 20);
+    fee[i] = Math.floor(at(weight, i) * r() * 20);
     if (i > 0) {
       const ps = new Set([Math.floor(r() * i)]);
       for (let j = 0; j < i; j++) if (r() < density) ps.add(j);
@@ -40,7 +42,7 @@ describe('linearize', () => {
         const chunks = chunkLinearization(input, c.linearization);
         expect(Array.from(c.chunkSizes)).toEqual(chunks.map((ch) => ch.txs.length));
         for (let k = 1; k < chunks.length; k++) {
-          expect(cmpRate(chunks[k].fee, chunks[k].adj, chunks[k - 1].fee, chunks[k - 1].adj)).toBeLessThanOrEqual(0);
+          expect(cmpRate(at(chunks, k).fee, at(chunks, k).adj, at(chunks, k - 1).fee, at(chunks, k - 1).adj)).toBeLessThanOrEqual(0);
         }
         expect(c.optimal).toBe(true);
         expect(c.cost).toBeLessThan(75_000);
@@ -63,13 +65,13 @@ describe('linearize', () => {
     };
     expect(isOptimalLinearization(input, [0, 2, 1])).toBe(false);
     expect(isOptimalLinearization(input, [0, 1, 2])).toBe(true);
-    expect(Array.from(inspectClusters(input)[0].linearization)).toEqual([0, 1, 2]);
+    expect(Array.from(first(inspectClusters(input)).linearization)).toEqual([0, 1, 2]);
   });
 
   it('behavior: dense 14-tx clusters are optimal', () => {
     for (let seed = 100; seed < 130; seed++) {
       const input = denseCluster(seed, 14, 0.35);
-      const [c] = inspectClusters(input);
+      const c = first(inspectClusters(input), 'cluster list');
       expect(c.optimal).toBe(true);
       expect(isOptimalLinearization(input, c.linearization)).toBe(true);
     }
@@ -80,7 +82,7 @@ describe('linearize', () => {
       const input = denseCluster(seed, 40, 0.1);
       // A valid but poor hint: the index order is topological here (parents have lower indices).
       const hint = Uint32Array.from({ length: 40 }, (_, i) => i);
-      const [c] = inspectClusters({ ...input, warmOrder: hint }, { linearizeBudget: 0, linearizeExtraBudget: 0 });
+      const c = first(inspectClusters({ ...input, warmOrder: hint }, { linearizeBudget: 0, linearizeExtraBudget: 0 }), 'cluster list');
       assertTopological(input, c.linearization);
       const before = chunkLinearization(input, hint), after = chunkLinearization(input, c.linearization);
       // Compare diagrams at every chunk boundary of the hint: the result must be at least as high.
@@ -89,9 +91,10 @@ describe('linearize', () => {
         x += ch.adj;
         fee += ch.fee;
         let ax = 0, af = 0, k = 0;
-        while (ax + after[k].adj < x) { ax += after[k].adj; af += after[k].fee; k++; }
+        while (ax + at(after, k).adj < x) { ax += at(after, k).adj; af += at(after, k).fee; k++; }
         // after-diagram at x: af + after[k].fee * (x - ax) / after[k].adj  >=  fee
-        expect(BigInt(af) * BigInt(after[k].adj) + BigInt(after[k].fee) * BigInt(x - ax)).toBeGreaterThanOrEqual(BigInt(fee) * BigInt(after[k].adj));
+        const seg = at(after, k);
+        expect(BigInt(af) * BigInt(seg.adj) + BigInt(seg.fee) * BigInt(x - ax)).toBeGreaterThanOrEqual(BigInt(fee) * BigInt(seg.adj));
       }
     }
   });
@@ -107,7 +110,7 @@ describe('linearize', () => {
 
   it('args: linearizeBudget 0 still gives topological orders, marked not optimal', () => {
     const input = denseCluster(3, 30, 0.2);
-    const [c] = inspectClusters(input, { linearizeBudget: 0, linearizeExtraBudget: 0 });
+    const c = first(inspectClusters(input, { linearizeBudget: 0, linearizeExtraBudget: 0 }), 'cluster list');
     assertTopological(input, c.linearization);
     expect(c.optimal).toBe(false);
     const r = buildTemplates(input, { linearizeBudget: 0, linearizeExtraBudget: 0 });
@@ -119,7 +122,7 @@ describe('linearize', () => {
   it('behavior: clusters above 64 use wider sets and stay correct; above 512 a greedy order', () => {
     for (const n of [65, 130, 300]) {
       const input = denseCluster(n, n, 0.02);
-      const [c] = inspectClusters(input);
+      const c = first(inspectClusters(input), 'cluster list');
       assertTopological(input, c.linearization);
       expect(c.linearization.length).toBe(n);
       const r = buildTemplates(input);
@@ -127,7 +130,7 @@ describe('linearize', () => {
       expect(r.clusters.largest).toBe(n);
     }
     const big = denseCluster(9, 700, 0.003);
-    const [c] = inspectClusters(big);
+    const c = first(inspectClusters(big), 'cluster list');
     assertTopological(big, c.linearization);
     expect(c.optimal).toBe(false);
     const r = buildTemplates(big);
@@ -143,7 +146,7 @@ describe('linearize', () => {
       parentIndices: Uint32Array.from({ length: n - 1 }, (_, i) => i),
       txidRank: Uint32Array.from({ length: n }, (_, i) => i),
     };
-    const [c] = inspectClusters(input);
+    const c = first(inspectClusters(input), 'cluster list');
     expect(c.optimal).toBe(true);
     expect(Array.from(c.linearization)).toEqual(Array.from({ length: n }, (_, i) => i));
   });

@@ -3,6 +3,7 @@
  * check, and straightforward TypeScript references of Bitcoin Core's block assembly (v31
  * `addChunks`, v30 `addPackageTxs`). Written for clarity, not speed (small inputs only).
  */
+import { at } from '../../src/util/at.js';
 import { mulberry32 } from '../../src/util/mulberry32.js';
 import type { ClusterDetail, OptimizerInput, OptimizerResult, TemplateSelection } from '../../src/optimizer/native.js';
 
@@ -42,21 +43,20 @@ export function randomMempool(seed: number, o: RandomMempoolOptions): OptimizerI
   const perm = Array.from({ length: n }, (_, i) => i);
   for (let i = n - 1; i > 0; i--) {
     const j = Math.floor(r() * (i + 1));
-    [perm[i], perm[j]] = [perm[j], perm[i]];
+    [perm[i], perm[j]] = [at(perm, j), at(perm, i)];
   }
   const where = new Array<number>(n);
   perm.forEach((old, i) => (where[old] = i));
   const parentOffsets = new Uint32Array(n + 1);
   const idx: number[] = [];
   const input = { feeSat: new Float64Array(n), weightWu: new Uint32Array(n), sigopCost: new Uint32Array(n) };
-  for (let i = 0; i < n; i++) {
-    const old = perm[i];
-    input.feeSat[i] = fee[old];
-    input.weightWu[i] = weight[old];
-    input.sigopCost[i] = sigops[old];
-    for (const p of parents[old]) idx.push(where[p]);
+  perm.forEach((old, i) => {
+    input.feeSat[i] = at(fee, old);
+    input.weightWu[i] = at(weight, old);
+    input.sigopCost[i] = at(sigops, old);
+    for (const p of at(parents, old)) idx.push(at(where, p));
     parentOffsets[i + 1] = idx.length;
-  }
+  });
   const rankOrder = Array.from({ length: n }, (_, i) => i).sort(() => r() - 0.5);
   const txidRank = new Uint32Array(n);
   rankOrder.forEach((tx, pos) => (txidRank[tx] = pos));
@@ -64,11 +64,11 @@ export function randomMempool(seed: number, o: RandomMempoolOptions): OptimizerI
 }
 
 export function parentsOf(input: OptimizerInput, i: number): Uint32Array {
-  return input.parentIndices.subarray(input.parentOffsets[i], input.parentOffsets[i + 1]);
+  return input.parentIndices.subarray(at(input.parentOffsets, i), at(input.parentOffsets, i + 1));
 }
 
 export function adjWeight(input: OptimizerInput, i: number): number {
-  return Math.max(input.weightWu[i], 20 * (input.sigopCost?.[i] ?? 0));
+  return Math.max(at(input.weightWu, i), 20 * (input.sigopCost?.[i] ?? 0));
 }
 
 /** a.fee/a.size vs b.fee/b.size, exactly (BigInt). */
@@ -81,7 +81,7 @@ export function cmpRate(af: number, as: number, bf: number, bs: number): number 
 export function assertTopological(input: OptimizerInput, order: ArrayLike<number>, before: Set<number> = new Set()): void {
   const seen = new Set(before);
   for (let k = 0; k < order.length; k++) {
-    const t = order[k];
+    const t = at(order, k);
     if (seen.has(t) && !before.has(t)) throw new Error(`tx ${t} appears twice`);
     for (const p of parentsOf(input, t)) if (!seen.has(p)) throw new Error(`tx ${t} comes before its parent ${p}`);
     seen.add(t);
@@ -94,15 +94,18 @@ export interface Chunk { txs: number[]; fee: number; adj: number; weight: number
 export function chunkLinearization(input: OptimizerInput, lin: ArrayLike<number>, cluster = 0): Chunk[] {
   const out: Chunk[] = [];
   for (let k = 0; k < lin.length; k++) {
-    const t = lin[k];
-    let c: Chunk = { txs: [t], fee: input.feeSat[t], adj: adjWeight(input, t), weight: input.weightWu[t], sigops: input.sigopCost?.[t] ?? 0, maxRank: input.txidRank[t], eqPrefix: 0, cluster };
-    while (out.length && cmpRate(c.fee, c.adj, out[out.length - 1].fee, out[out.length - 1].adj) > 0) {
-      const p = out.pop() as Chunk;
+    const t = at(lin, k);
+    let c: Chunk = { txs: [t], fee: at(input.feeSat, t), adj: adjWeight(input, t), weight: at(input.weightWu, t), sigops: input.sigopCost?.[t] ?? 0, maxRank: at(input.txidRank, t), eqPrefix: 0, cluster };
+    for (let p = out.at(-1); p && cmpRate(c.fee, c.adj, p.fee, p.adj) > 0; p = out.at(-1)) {
+      out.pop();
       c = { txs: [...p.txs, ...c.txs], fee: p.fee + c.fee, adj: p.adj + c.adj, weight: p.weight + c.weight, sigops: p.sigops + c.sigops, maxRank: Math.max(p.maxRank, c.maxRank), eqPrefix: 0, cluster };
     }
     out.push(c);
   }
-  out.forEach((c, k) => (c.eqPrefix = (k > 0 && cmpRate(c.fee, c.adj, out[k - 1].fee, out[k - 1].adj) === 0 ? out[k - 1].eqPrefix : 0) + c.adj));
+  out.forEach((c, k) => {
+    const prev = out[k - 1];
+    c.eqPrefix = (prev && cmpRate(c.fee, c.adj, prev.fee, prev.adj) === 0 ? prev.eqPrefix : 0) + c.adj;
+  });
   return out;
 }
 
@@ -119,24 +122,25 @@ export function isOptimalLinearization(input: OptimizerInput, lin: ArrayLike<num
   const byTopo = txs.slice();  // lin is topological, so ancestors are computed in order
   byTopo.forEach((t, i) => {
     let bits = 1 << i;
-    for (const p of parentsOf(input, t)) bits |= anc[local.get(p) as number];
+    for (const p of parentsOf(input, t)) bits |= at(anc, local.get(p) as number);
     anc[i] = bits;
   });
   const chunks = chunkLinearization(input, lin);
   const pts: [number, number][] = [[0, 0]];
-  for (const c of chunks) pts.push([pts[pts.length - 1][0] + c.adj, pts[pts.length - 1][1] + c.fee]);
+  let end: [number, number] = [0, 0];
+  for (const c of chunks) pts.push((end = [end[0] + c.adj, end[1] + c.fee]));
   for (let mask = 1; mask < 1 << n; mask++) {
     let closed = true, fee = 0, size = 0;
     for (let i = 0; i < n && closed; i++) {
       if (!(mask & (1 << i))) continue;
-      if ((anc[i] & ~mask) !== 0) closed = false;
-      fee += input.feeSat[txs[i]];
-      size += adjWeight(input, txs[i]);
+      if ((at(anc, i) & ~mask) !== 0) closed = false;
+      fee += at(input.feeSat, at(txs, i));
+      size += adjWeight(input, at(txs, i));
     }
     if (!closed) continue;
     let seg = 1;
-    while (pts[seg][0] < size) seg++;
-    const [x0, y0] = pts[seg - 1], [x1, y1] = pts[seg];
+    while (at(pts, seg)[0] < size) seg++;
+    const [x0, y0] = at(pts, seg - 1), [x1, y1] = at(pts, seg);
     // fee <= y0 + (y1 - y0) * (size - x0) / (x1 - x0)
     if (BigInt(fee - y0) * BigInt(x1 - x0) > BigInt(y1 - y0) * BigInt(size - x0)) return false;
   }
@@ -187,17 +191,17 @@ export function referenceV30(input: OptimizerInput, lim: Limits): { txs: number[
     return [...seen];
   };
   type Pkg = { fee: number; size: number; sigops: number };
-  const pkgOf = (txs: number[]): Pkg => txs.reduce((a, t) => ({ fee: a.fee + input.feeSat[t], size: a.size + vsize(t), sigops: a.sigops + (input.sigopCost?.[t] ?? 0) }), { fee: 0, size: 0, sigops: 0 });
+  const pkgOf = (txs: number[]): Pkg => txs.reduce((a, t) => ({ fee: a.fee + at(input.feeSat, t), size: a.size + vsize(t), sigops: a.sigops + (input.sigopCost?.[t] ?? 0) }), { fee: 0, size: 0, sigops: 0 });
   const full = Array.from({ length: n }, (_, i) => pkgOf(ancestors(i, () => false)));
   const ancCount = Array.from({ length: n }, (_, i) => ancestors(i, () => false).length);
   // score = min(own rate, package rate); better = higher score, then lower txid rank
   const better = (a: number, pa: Pkg, b: number, pb: Pkg): boolean => {
-    const score = (t: number, p: Pkg): [number, number] => (cmpRate(input.feeSat[t], vsize(t), p.fee, p.size) > 0 ? [p.fee, p.size] : [input.feeSat[t], vsize(t)]);
+    const score = (t: number, p: Pkg): [number, number] => (cmpRate(at(input.feeSat, t), vsize(t), p.fee, p.size) > 0 ? [p.fee, p.size] : [at(input.feeSat, t), vsize(t)]);
     const [af, as] = score(a, pa), [bf, bs] = score(b, pb);
     const c = cmpRate(af, as, bf, bs);
-    return c !== 0 ? c > 0 : input.txidRank[a] < input.txidRank[b];
+    return c !== 0 ? c > 0 : at(input.txidRank, a) < at(input.txidRank, b);
   };
-  const byScore = Array.from({ length: n }, (_, i) => i).sort((a, b) => (better(a, full[a], b, full[b]) ? -1 : 1));
+  const byScore = Array.from({ length: n }, (_, i) => i).sort((a, b) => (better(a, at(full, a), b, at(full, b)) ? -1 : 1));
   const modified = new Map<number, Pkg>();
   const inBlock = new Set<number>(), failed = new Set<number>();
   let weight = lim.coinbaseReserveWu, sigops = lim.coinbaseSigopCost, failures = 0, fee = 0, mi = 0;
@@ -209,15 +213,15 @@ export function referenceV30(input: OptimizerInput, lim: Limits): { txs: number[
   };
   while (mi < n || modified.size) {
     if (mi < n) {
-      const t = byScore[mi];
+      const t = at(byScore, mi);
       if (modified.has(t) || inBlock.has(t) || failed.has(t)) { mi++; continue; }
     }
     const mod = bestModified();
     let tx: number, useMod = false;
     if (mi === n) { tx = mod as number; useMod = true; }
-    else if (mod !== undefined && better(mod, modified.get(mod) as Pkg, byScore[mi], full[byScore[mi]])) { tx = mod; useMod = true; }
-    else { tx = byScore[mi]; mi++; }
-    const pkg = useMod ? (modified.get(tx) as Pkg) : full[tx];
+    else if (mod !== undefined && better(mod, modified.get(mod) as Pkg, at(byScore, mi), at(full, at(byScore, mi)))) { tx = mod; useMod = true; }
+    else { tx = at(byScore, mi); mi++; }
+    const pkg = useMod ? (modified.get(tx) as Pkg) : at(full, tx);
     if (pkg.fee * 1000 < pkg.size) break;
     if (weight + 4 * pkg.size >= lim.weightLimitWu || sigops + pkg.sigops >= lim.maxSigopCost) {
       if (useMod) { modified.delete(tx); failed.add(tx); }
@@ -226,13 +230,13 @@ export function referenceV30(input: OptimizerInput, lim: Limits): { txs: number[
       continue;
     }
     failures = 0;
-    const pack = ancestors(tx, (t) => inBlock.has(t)).sort((a, b) => ancCount[a] - ancCount[b] || input.txidRank[a] - input.txidRank[b]);
+    const pack = ancestors(tx, (t) => inBlock.has(t)).sort((a, b) => at(ancCount, a) - at(ancCount, b) || at(input.txidRank, a) - at(input.txidRank, b));
     for (const t of pack) {
       txs.push(t);
       inBlock.add(t);
       modified.delete(t);
-      fee += input.feeSat[t];
-      weight += input.weightWu[t];
+      fee += at(input.feeSat, t);
+      weight += at(input.weightWu, t);
       sigops += input.sigopCost?.[t] ?? 0;
     }
     for (const a of pack) {
@@ -245,8 +249,8 @@ export function referenceV30(input: OptimizerInput, lim: Limits): { txs: number[
       }
       for (const d of desc) {
         if (inBlock.has(d)) continue;
-        const cur = modified.get(d) ?? { ...full[d] };
-        modified.set(d, { fee: cur.fee - input.feeSat[a], size: cur.size - vsize(a), sigops: cur.sigops - (input.sigopCost?.[a] ?? 0) });
+        const cur = modified.get(d) ?? { ...at(full, d) };
+        modified.set(d, { fee: cur.fee - at(input.feeSat, a), size: cur.size - vsize(a), sigops: cur.sigops - (input.sigopCost?.[a] ?? 0) });
       }
     }
   }
@@ -262,9 +266,9 @@ export function assertClosed(input: OptimizerInput, sel: TemplateSelection, mine
 export function totals(input: OptimizerInput, indices: ArrayLike<number>): { fee: number; weight: number; adj: number; sigops: number } {
   let fee = 0, weight = 0, adj = 0, sigops = 0;
   for (let k = 0; k < indices.length; k++) {
-    const t = indices[k];
-    fee += input.feeSat[t];
-    weight += input.weightWu[t];
+    const t = at(indices, k);
+    fee += at(input.feeSat, t);
+    weight += at(input.weightWu, t);
     adj += adjWeight(input, t);
     sigops += input.sigopCost?.[t] ?? 0;
   }

@@ -10,6 +10,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { buildTemplates, inspectClusters } from '../../src/optimizer/native.js';
+import { at } from '../../src/util/at.js';
 import {
   SnapshotError, computeTxidRank, parseCoreMempool, parseSharedSnapshot, readSnapshotFile, warmOrderFromPrevious,
 } from '../../src/optimizer/snapshot.js';
@@ -29,7 +30,7 @@ describe('snapshot', () => {
     const ids = [txid('02', '00'), txid('01', 'ff'), txid('01', '00'), txid('ff', '00')];
     expect(Array.from(computeTxidRank(ids))).toEqual([2, 1, 0, 3]);
     // A plain string sort would order by the first byte instead.
-    expect([...ids].sort().indexOf(ids[1])).toBe(3);
+    expect([...ids].sort().indexOf(at(ids, 1))).toBe(3);
   });
 
   it('behavior: computeTxidRank equals a byte-reversed string sort, including long shared prefixes', () => {
@@ -38,7 +39,7 @@ describe('snapshot', () => {
     // Many txids share the last 8 display hex chars (Core's first 4 bytes), so ties go to the exact path.
     const ids = Array.from({ length: 3000 }, (_, i) => (i % 3 === 0 ? hex(56) + 'deadbeef' : i % 3 === 1 ? hex(56) + '00deadbe' : hex(64)));
     const reversed = (t: string) => t.match(/../g)!.reverse().join('');
-    const expected = ids.map((_, i) => i).sort((a, b) => (reversed(ids[a]) < reversed(ids[b]) ? -1 : reversed(ids[a]) > reversed(ids[b]) ? 1 : 0));
+    const expected = ids.map((_, i) => i).sort((a, b) => (reversed(at(ids, a)) < reversed(at(ids, b)) ? -1 : reversed(at(ids, a)) > reversed(at(ids, b)) ? 1 : 0));
     const rank = computeTxidRank(ids);
     expect(expected.map((i) => rank[i])).toEqual(expected.map((_, pos) => pos));
     expect(() => computeTxidRank(['zz'.repeat(32)])).toThrow(/is not a txid/);
@@ -132,7 +133,8 @@ describe('snapshot', () => {
       const core: Record<string, unknown> = {};
       shared.txids.forEach((t, i) => {
         const ps = Array.from(shared.input.parentIndices.subarray(shared.input.parentOffsets[i], shared.input.parentOffsets[i + 1]), (p) => shared.txids[p]);
-        core[t] = { vsize: Math.ceil(shared.input.weightWu[i] / 4), weight: shared.input.weightWu[i], fees: { base: shared.input.feeSat[i] / 1e8, modified: shared.input.feeSat[i] / 1e8 }, depends: ps };
+        const weight = at(shared.input.weightWu, i), fee = at(shared.input.feeSat, i) / 1e8;
+        core[t] = { vsize: Math.ceil(weight / 4), weight, fees: { base: fee, modified: fee }, depends: ps };
       });
       const path = join(tmp, `${name}.core.json.gz`);
       writeFileSync(path, gzipSync(JSON.stringify(core)));

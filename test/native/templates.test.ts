@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { buildTemplates, inspectClusters, type OptimizerInput } from '../../src/optimizer/native.js';
+import { at } from '../../src/util/at.js';
 import {
   CORE_LIMITS, assertTopological, checkResult, cmpRate, miningOrder, parentsOf, randomMempool, referenceV30, referenceV31, type Limits,
 } from './oracle.js';
@@ -27,7 +28,7 @@ describe('templates', () => {
       expect(checkResult(input, r, opts)).toEqual([]);
       // Every optimized chunk pays the requested minimum rate (sigop-free inputs: chunk weight is real).
       if (seed % 4 !== 0) {
-        for (const t of r.optimized.indices) expect(r.txChunkFeeSat[t] * 4000).toBeGreaterThanOrEqual(opts.minFeeRateSatVb * 1000 * r.txChunkWeightWu[t]);
+        for (const t of r.optimized.indices) expect(at(r.txChunkFeeSat, t) * 4000).toBeGreaterThanOrEqual(opts.minFeeRateSatVb * 1000 * at(r.txChunkWeightWu, t));
       }
     }
   });
@@ -108,11 +109,12 @@ describe('templates', () => {
       for (let mask = 0; mask < 1 << chunks.length; mask++) {
         let fee = 0, w = 0, s = 0, cnt = 0, ok = true;
         const inSet = new Set<number>();
-        for (let k = 0; k < chunks.length; k++) if (mask & (1 << k)) for (const t of chunks[k].txs) inSet.add(t);
-        for (let k = 0; k < chunks.length && ok; k++) {
+        chunks.forEach((c, k) => { if (mask & (1 << k)) for (const t of c.txs) inSet.add(t); });
+        for (const [k, c] of chunks.entries()) {
+          if (!ok) break;
           if (!(mask & (1 << k))) continue;
-          fee += chunks[k].fee; w += chunks[k].weight; s += chunks[k].sigops; cnt += chunks[k].txs.length;
-          for (const t of chunks[k].txs) for (const p of parentsOf(input, t)) if (!inSet.has(p)) ok = false;
+          fee += c.fee; w += c.weight; s += c.sigops; cnt += c.txs.length;
+          for (const t of c.txs) for (const p of parentsOf(input, t)) if (!inSet.has(p)) ok = false;
         }
         if (ok && w <= cap && s <= sigCap && cnt <= maxTxCount && fee > best) best = fee;
       }
@@ -132,9 +134,9 @@ describe('templates', () => {
       const mined = new Set<number>();
       for (let b = 0; b < 5; b++) {
         const txs = Array.from(r.txProjectedBlock.keys()).filter((t) => r.txProjectedBlock[t] === b);
-        const blk = r.projectedBlocks[b];
+        const blk = at(r.projectedBlocks, b);
         expect(blk.txCount).toBe(txs.length);
-        expect(blk.feeSat).toBe(txs.reduce((a, t) => a + input.feeSat[t], 0));
+        expect(blk.feeSat).toBe(txs.reduce((a, t) => a + at(input.feeSat, t), 0));
         expect(blk.weightWu).toBeLessThanOrEqual(lim.weightLimitWu - lim.coinbaseReserveWu);
         if (blk.txCount > 0) {
           expect(blk.minFeeRateSatVb).toBeLessThanOrEqual(blk.medianFeeRateSatVb);
@@ -142,7 +144,7 @@ describe('templates', () => {
         }
         for (const t of txs) for (const p of parentsOf(input, t)) expect(mined.has(p) || txs.includes(p)).toBe(true);
         txs.forEach((t) => mined.add(t));
-        if (b > 0 && r.projectedBlocks[b - 1].txCount === 0) expect(blk.txCount).toBe(0);
+        if (b > 0 && at(r.projectedBlocks, b - 1).txCount === 0) expect(blk.txCount).toBe(0);
       }
     }
   });
@@ -157,14 +159,14 @@ describe('templates', () => {
     expect(free.v31WithinRequestLimits).toBe(true);
     expect(free.optimized.feeSat).toBeGreaterThanOrEqual(free.baselineV31.feeSat);
     const strict = buildTemplates(input, { maxTxCount: 100_000, minFeeRateSatVb: 100 });
-    for (const t of strict.optimized.indices) expect(strict.txChunkFeeSat[t] * 4).toBeGreaterThanOrEqual(100 * strict.txChunkWeightWu[t]);
+    for (const t of strict.optimized.indices) expect(at(strict.txChunkFeeSat, t) * 4).toBeGreaterThanOrEqual(100 * at(strict.txChunkWeightWu, t));
   });
 
   it('behavior: everything fits: all templates take the whole mempool and equal the bound', () => {
     const input = randomMempool(5, { clusters: 30, maxClusterSize: 6, density: 0.3 });
     const r = buildTemplates(input, { maxTxCount: 10_000, minFeeRateSatVb: 0 });
     const total = Array.from(input.feeSat).reduce((a, b) => a + b, 0);
-    const nonzero = Array.from(input.feeSat.keys()).filter((t) => input.feeSat[t] > 0).length;
+    const nonzero = Array.from(input.feeSat.keys()).filter((t) => at(input.feeSat, t) > 0).length;
     expect(r.optimized.feeSat).toBe(total);
     expect(r.upperBound.feeSat).toBe(total);
     expect(r.baselineV30.feeSat).toBe(r.baselineV31.feeSat);
@@ -183,7 +185,7 @@ describe('templates', () => {
     }
     // and the mining order is non-increasing in rate
     const order = miningOrder(input, inspectClusters(input));
-    for (let k = 1; k < order.length; k++) expect(cmpRate(order[k].fee, order[k].adj, order[k - 1].fee, order[k - 1].adj)).toBeLessThanOrEqual(0);
+    for (let k = 1; k < order.length; k++) expect(cmpRate(at(order, k).fee, at(order, k).adj, at(order, k - 1).fee, at(order, k - 1).adj)).toBeLessThanOrEqual(0);
   });
 
   it('behavior: Core defaults apply when no options are given', () => {

@@ -74,7 +74,7 @@ describe('ledger', () => {
     try {
       let out = '';
       while (!/PORT=\d+/.test(out)) {
-        const [chunk] = (await once(child.stdout, 'data'));
+        const [chunk] = await once(child.stdout, 'data');
         out += chunk.toString();
       }
       const url = `http://127.0.0.1:${/PORT=(\d+)/.exec(out)![1]}/v1/paid`;

@@ -8,7 +8,7 @@ import { ByteWriter, varintSize } from '../tx/byteWriter.js';
 import { BLOCK_VERSION, REGTEST_BITS, SEQUENCE_FINAL } from '../consensus/params.js';
 import { displayHex, fromDisplayHex, fromHex, sha256d } from '../tx/hash.js';
 import { buildTx, NULL_TXID, type SimTx, type TxOutput } from '../tx/txCodec.js';
-import { at } from '../util/at.js';
+import { at } from '../../util/at.js';
 
 export interface BlockHeader {
   version: number;

@@ -10,7 +10,7 @@ import { blockWork, regtestGenesis, type AssembledBlock } from './block.js';
 import { AddressIndex } from './addressIndex.js';
 import type { Coin } from './coin.js';
 import { outpointKey, type SimTx } from '../tx/txCodec.js';
-import { at } from '../util/at.js';
+import { at } from '../../util/at.js';
 
 export interface ChainBlock extends AssembledBlock {
   height: number;

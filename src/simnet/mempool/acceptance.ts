@@ -31,7 +31,7 @@ import { transactionSigOpCost } from '../tx/sigops.js';
 import { checkStandard, checkTransaction, isFinal, type Rejection } from './standardness.js';
 import { isCoinbaseTx, outpointKey, type SimTx } from '../tx/txCodec.js';
 import { formatMoney } from '../consensus/amount.js';
-import { at } from '../util/at.js';
+import { at } from '../../util/at.js';
 
 export interface AcceptContext {
   chain: Chain;

@@ -13,7 +13,7 @@
 import { btcString } from '../consensus/amount.js';
 import { feerateDiagramInput } from './feerateDiagram.js';
 import type { MempoolPolicy } from './policy.js';
-import { at } from '../util/at.js';
+import { at } from '../../util/at.js';
 import type { Mempool, MempoolEntry, MempoolListener } from './mempool.js';
 import { BYTES_PER_SIGOP } from '../consensus/params.js';
 

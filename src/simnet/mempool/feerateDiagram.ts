@@ -6,7 +6,7 @@
  */
 import { BYTES_PER_SIGOP } from '../consensus/params.js';
 import { txidRanks, type MempoolPolicy, type PolicyInput } from './policy.js';
-import { at } from '../util/at.js';
+import { at } from '../../util/at.js';
 
 export interface DiagramTx {
   txid: string;

@@ -11,7 +11,7 @@
  * (`src/optimizer/coreV31Policy.ts`), which matches these types structurally; the input is exactly
  * the typed arrays that optimizer takes, so there is one implementation of Core's algorithm.
  */
-import { at } from '../util/at.js';
+import { at } from '../../util/at.js';
 
 /** A mempool (or any set of unconfirmed transactions) in the optimizer's array form. Index i is one transaction. */
 export interface PolicyInput {

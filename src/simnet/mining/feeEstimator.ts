@@ -16,7 +16,7 @@
  */
 import { BLOCK_RESERVED_WEIGHT_WU, MAX_BLOCK_WEIGHT_WU, MIN_RELAY_FEE_SAT_KVB } from '../consensus/params.js';
 import type { ChainBlock } from '../chain/chain.js';
-import { at } from '../util/at.js';
+import { at } from '../../util/at.js';
 import type { MempoolView } from './mempoolView.js';
 
 /** Core's estimator has no bucket below 1 sat/vB (`MIN_BUCKET_FEERATE`): a block with room to spare clears at it. */

@@ -15,7 +15,7 @@ import { Simulator, type SimulatorOptions } from './simulator.js';
 import { signSpend } from '../wallet/txSigner.js';
 import { outpointKey, type TxOutput } from '../tx/txCodec.js';
 import type { WalletCoin } from '../wallet/wallet.js';
-import { at } from '../util/at.js';
+import { at } from '../../util/at.js';
 
 export interface BootstrapOptions extends SimulatorOptions {
   /** Confirmed wallet coins to create; ~1.2 per mempool transaction the caller means to add. */

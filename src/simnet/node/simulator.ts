@@ -23,7 +23,7 @@ import { Rng } from '../util/random.js';
 import { buildChild, buildReplacement } from '../traffic/replacementFactory.js';
 import { SIGNING_BACKEND } from '../tx/signer.js';
 import { outpointKey, txHex, type SimTx } from '../tx/txCodec.js';
-import { at } from '../util/at.js';
+import { at } from '../../util/at.js';
 import { TxFactory, type TxKind } from '../traffic/txFactory.js';
 import { Wallet } from '../wallet/wallet.js';
 

@@ -11,7 +11,7 @@ import { REGTEST_NETWORK } from '../consensus/params.js';
 import { scriptHex } from '../tx/hash.js';
 import type { Simulator } from '../node/simulator.js';
 import { outpointKey } from '../tx/txCodec.js';
-import { at } from '../util/at.js';
+import { at } from '../../util/at.js';
 
 export interface EsploraReply {
   status: number;

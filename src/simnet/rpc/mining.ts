@@ -13,7 +13,7 @@ import { parseInt32 } from './params.js';
 import type { Simulator } from '../node/simulator.js';
 import { txHex } from '../tx/txCodec.js';
 import type { MethodTable } from './rpcMethod.js';
-import { at } from '../util/at.js';
+import { at } from '../../util/at.js';
 
 function blockTemplate(sim: Simulator, request: Record<string, unknown> | undefined): unknown {
   const mode = request?.mode ?? 'template';

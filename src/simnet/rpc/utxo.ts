@@ -13,7 +13,7 @@ import { parseHash, parseInt32 } from './params.js';
 import type { Simulator } from '../node/simulator.js';
 import { scriptPubKeyJson } from './txJson.js';
 import type { MethodTable } from './rpcMethod.js';
-import { at } from '../util/at.js';
+import { at } from '../../util/at.js';
 
 /** Scripts named by `scanobjects` (strings or `{ desc }` objects). @throws RpcError -5 / -8 */
 function scanScripts(scanobjects: unknown[]): Uint8Array[] {

@@ -5,7 +5,7 @@
  */
 import { feeForVsize, INCREMENTAL_RELAY_FEE_SAT_KVB } from '../consensus/params.js';
 import type { Mempool, MempoolEntry } from '../mempool/mempool.js';
-import { at } from '../util/at.js';
+import { at } from '../../util/at.js';
 import type { Rng } from '../util/random.js';
 import { dustThresholdSat } from '../mempool/standardness.js';
 import { outpointKey, type SimTx, type TxOutput } from '../tx/txCodec.js';

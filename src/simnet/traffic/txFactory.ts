@@ -18,7 +18,7 @@ import {
 import type { Chain } from '../chain/chain.js';
 import type { SimAddress } from '../wallet/keys.js';
 import type { Mempool } from '../mempool/mempool.js';
-import { at } from '../util/at.js';
+import { at } from '../../util/at.js';
 import type { Rng } from '../util/random.js';
 import { dustThresholdSat } from '../mempool/standardness.js';
 import { outpointKey, type SimTx, type TxOutput } from '../tx/txCodec.js';

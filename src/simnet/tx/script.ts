@@ -6,7 +6,7 @@
 import { OP } from '@scure/btc-signer';
 import { bech32, bech32m, createBase58check } from '@scure/base';
 import { REGTEST_NETWORK } from '../consensus/params.js';
-import { at } from '../util/at.js';
+import { at } from '../../util/at.js';
 import { sha256, toHex } from './hash.js';
 
 const base58check = createBase58check(sha256);

@@ -9,7 +9,7 @@
 import { ByteWriter } from './byteWriter.js';
 import { fromDisplayHex, sha256, sha256d, taggedHash } from './hash.js';
 import type { TxFields, TxOutput } from './txCodec.js';
-import { at } from '../util/at.js';
+import { at } from '../../util/at.js';
 
 export const SIGHASH_ALL = 0x01;
 export const SIGHASH_DEFAULT = 0x00;

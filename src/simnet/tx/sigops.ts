@@ -7,7 +7,7 @@ import { OP } from '@scure/btc-signer';
 import { WITNESS_SCALE_FACTOR } from '../consensus/params.js';
 import { outputType, parseScript, parseScriptPrefix, witnessProgram } from './script.js';
 import type { TxFields, TxOutput } from './txCodec.js';
-import { at } from '../util/at.js';
+import { at } from '../../util/at.js';
 
 const MAX_PUBKEYS_PER_MULTISIG = 20;
 

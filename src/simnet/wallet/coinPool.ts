@@ -3,7 +3,7 @@
  * by swapping with the last element). Iteration order depends only on the sequence of operations,
  * which keeps the simulator deterministic.
  */
-import { at } from '../util/at.js';
+import { at } from '../../util/at.js';
 import type { Rng } from '../util/random.js';
 
 export class CoinPool<T> {

@@ -6,7 +6,7 @@
  */
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { hash160, sha256, taggedHash, toHex } from '../tx/hash.js';
-import { at } from '../util/at.js';
+import { at } from '../../util/at.js';
 import type { Rng } from '../util/random.js';
 import { scriptAddress } from '../tx/script.js';
 import { bigIntToBytes, bytesToBigInt, publicKey33, schnorrKey, type SchnorrKey } from '../tx/signer.js';

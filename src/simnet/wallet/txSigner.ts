@@ -10,7 +10,7 @@ import type { AddressType, SimAddress } from './keys.js';
 import { SIGHASH_ALL, SighashCache } from '../tx/sighash.js';
 import { signEcdsaDer, signSchnorr } from '../tx/signer.js';
 import { buildTx, type SimTx, type TxFields, type TxOutput } from '../tx/txCodec.js';
-import { at } from '../util/at.js';
+import { at } from '../../util/at.js';
 
 export interface SpendInput {
   txid: string;

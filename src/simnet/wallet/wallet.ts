@@ -13,7 +13,7 @@ import { scriptHex } from '../tx/hash.js';
 import type { SimAddress } from './keys.js';
 import type { Mempool, MempoolEntry, MempoolListener, RemovalReason } from '../mempool/mempool.js';
 import { outpointKey } from '../tx/txCodec.js';
-import { at } from '../util/at.js';
+import { at } from '../../util/at.js';
 
 export interface WalletCoin extends Coin {
   owner: SimAddress;

@@ -2,7 +2,7 @@
  * Element `i` of an array whose length the caller has already checked (typed arrays in hot loops,
  * indices produced by the same code): reads it without a non-null assertion, and fails loudly
  * instead of passing `undefined` on if the invariant is ever broken.
- * @throws RangeError when there is no element `i` (a simulator bug, never bad input)
+ * @throws RangeError when there is no element `i` (a bug in the caller, never bad input)
  * Complexity: O(1).
  */
 export function at<T>(items: ArrayLike<T>, i: number): T {
