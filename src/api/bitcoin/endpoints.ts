@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { ADDRESS_TYPES, parseAddress, type ParsedAddress } from '../../bitcoin/address.js';
 import { DEFAULT_CHAIN_IDS } from '../../bitcoin/network.js';
 import { btcPerKvbToSatVb, btcToSats } from '../../bitcoin/units.js';
-import { Errors } from '../../errors.js';
+import { Errors, type ErrorCode } from '../../errors.js';
 import { feeEstimate } from '../../fees/feeEstimate.js';
 import { nullIfAbsent } from '../../node/absent.js';
 import { defineRoute, defineRpcMethod, type ApiContext } from '../define.js';
@@ -90,6 +90,8 @@ const UtxosResponse = z.object({
 });
 
 const EXAMPLE_TXID = '4a5e1e4baab89f3a32518a88c31bc87f618f76673e2cc77ab2127b7afdeda33b';
+/** What an address lookup can answer besides success (balance, UTXOs, eth_getBalance). */
+const ADDRESS_ERRORS: readonly ErrorCode[] = ['INVALID_ADDRESS', 'WRONG_NETWORK_ADDRESS', 'ADDRESS_SOURCE_UNAVAILABLE', 'NODE_UNAVAILABLE', 'NODE_TIMEOUT'];
 const EXAMPLE_ADDRESS = 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq';
 
 const checkAddress = async (ctx: ApiContext, input: { params: unknown }): Promise<void> => {
@@ -156,7 +158,7 @@ export const bitcoinRoutes = [
       'From Esplora when ESPLORA_URL is set (confirmed and mempool), else the node scantxoutset (confirmed only: unconfirmedSat is null). `source` says which.',
     params: AddressParams,
     response: BalanceResponse,
-    errors: ['INVALID_ADDRESS', 'WRONG_NETWORK_ADDRESS', 'ADDRESS_SOURCE_UNAVAILABLE', 'NODE_UNAVAILABLE', 'NODE_TIMEOUT'],
+    errors: ADDRESS_ERRORS,
     example: {
       params: { address: EXAMPLE_ADDRESS },
       response: {
@@ -206,7 +208,7 @@ export const bitcoinRoutes = [
     description: `Oldest first; the first ${MAX_UTXOS_LISTED.toLocaleString('en-US')} are listed, \`count\` and \`totalSat\` count all.`,
     params: AddressParams,
     response: UtxosResponse,
-    errors: ['INVALID_ADDRESS', 'WRONG_NETWORK_ADDRESS', 'ADDRESS_SOURCE_UNAVAILABLE', 'NODE_UNAVAILABLE', 'NODE_TIMEOUT'],
+    errors: ADDRESS_ERRORS,
     example: {
       params: { address: EXAMPLE_ADDRESS },
       response: {
@@ -356,7 +358,7 @@ export const bitcoinMethods = [
       'The block argument: `latest` (default) or the tip height as a hex quantity = confirmed outputs; `pending` = confirmed plus the net mempool change (needs an address source that sees the mempool: ESPLORA_URL). A past height, `earliest`, `safe` or `finalized` cannot be served (Bitcoin Core keeps no historical address balances): invalid params, free. An EVM 0x address is invalid params.',
     params: GetBalanceParams,
     result: HexQuantity,
-    errors: ['INVALID_ADDRESS', 'WRONG_NETWORK_ADDRESS', 'ADDRESS_SOURCE_UNAVAILABLE', 'NODE_UNAVAILABLE', 'NODE_TIMEOUT'],
+    errors: ADDRESS_ERRORS,
     example: { params: [EXAMPLE_ADDRESS, 'latest'], result: '0x249f0' },
     precheck: async (ctx, [raw, tag = 'latest']) => {
       await address(ctx, raw);
