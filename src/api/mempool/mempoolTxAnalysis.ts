@@ -14,6 +14,7 @@ import { round } from '../../util/round.js';
 import type { ApiContext } from '../define.js';
 import { Hash, IsoTime, Sat, SatVb } from '../schemas.js';
 
+/** The transaction's unconfirmed ancestors (or descendants) in the mempool, the transaction itself not counted (Core counts it). */
 const Package = z.object({ count: z.number().int().nonnegative(), vsize: z.number().int().nonnegative(), feeSat: Sat });
 
 export const MempoolTxAnalysis = z.object({

@@ -1,0 +1,182 @@
+/**
+ * A real Bitcoin Core on regtest for the test suite: finds the binary (`BITCOIND`, else
+ * `../shared/bin/bitcoind.gz` unpacked into `.cache/core/`), starts it in a temporary datadir on free
+ * loopback ports with ZMQ, waits for RPC, creates a wallet and mines spendable coins. A watchdog
+ * process kills the node if the test process dies without stopping it: no orphan `bitcoind`.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gunzipSync } from 'node:zlib';
+
+import { RpcTransport } from '../../src/node/rpcTransport.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const SHARED_GZ = resolve(ROOT, '../shared/bin/bitcoind.gz');
+const CACHE = join(ROOT, '.cache/core');
+/** sha256 of the unpacked v31.99 binary (../shared/bin/README.md). */
+const EXPECTED_SHA256 = '7ce18e4c6bf71f97317cef0f0b5a14e06f6426f67741ee20460813202d24e820';
+
+export type BinaryLookup = { path: string } | { missing: string };
+
+/** Where the bitcoind binary is, or why there is none. Unpacks the shared copy once. */
+export function findBitcoind(): BinaryLookup {
+  const fromEnv = process.env.BITCOIND;
+  if (fromEnv) return existsSync(fromEnv) ? { path: fromEnv } : { missing: `BITCOIND=${fromEnv} does not exist` };
+  const target = join(CACHE, 'bitcoind');
+  if (existsSync(target)) return { path: target };
+  if (!existsSync(SHARED_GZ)) return { missing: `no BITCOIND set and no ${SHARED_GZ}` };
+  const binary = gunzipSync(readFileSync(SHARED_GZ));
+  const sha = createHash('sha256').update(binary).digest('hex');
+  if (sha !== EXPECTED_SHA256) return { missing: `${SHARED_GZ} unpacks to sha256 ${sha}, expected ${EXPECTED_SHA256}` };
+  mkdirSync(CACHE, { recursive: true });
+  // Written under a temporary name and renamed: parallel test files never run a half-written binary.
+  const partial = `${target}.${process.pid}`;
+  writeFileSync(partial, binary);
+  chmodSync(partial, 0o755);
+  renameSync(partial, target);
+  return { path: target };
+}
+
+/**
+ * Whether the real-Core suites run here. In CI (`REQUIRE_BITCOIND=1`) a missing binary is a failure,
+ * not a skip; elsewhere the suite is skipped with one clear line.
+ */
+export function coreAvailability(): { run: true; path: string } | { run: false; reason: string } {
+  const found = findBitcoind();
+  if ('path' in found) return { run: true, path: found.path };
+  if (process.env.REQUIRE_BITCOIND === '1') throw new Error(`REQUIRE_BITCOIND=1 but no bitcoind: ${found.missing}`);
+  console.warn(`real Bitcoin Core tests skipped: ${found.missing}`);
+  return { run: false, reason: found.missing };
+}
+
+/** A free loopback TCP port (bound, read, released). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolvePort(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+export interface RegtestOptions {
+  /** Extra `bitcoind` arguments (`-foo=bar`). */
+  args?: string[];
+  /** Blocks to mine to the wallet at start (≥ 101 for spendable coins). Default 101. */
+  blocks?: number;
+}
+
+export interface Regtest {
+  /** `http://u:p@127.0.0.1:port`: what BITCOIN_RPC_URL takes. */
+  rpcUrl: string;
+  /** `tcp://127.0.0.1:port` of `-zmqpubsequence` and `-zmqpubrawtx`. */
+  zmqSequenceUrl: string;
+  zmqRawTxUrl: string;
+  datadir: string;
+  /** A wallet address that receives mined coins. */
+  minerAddress: string;
+  /** Any RPC (wallet RPCs go to the one loaded wallet). */
+  rpc<T = unknown>(method: string, ...params: unknown[]): Promise<T>;
+  /** Mines `n` blocks to the miner address; returns their hashes. */
+  mine(n: number): Promise<string[]>;
+  /** Stops the node (RPC `stop`, then SIGKILL after 10 s) and removes the datadir. */
+  close(): Promise<void>;
+}
+
+const RPC_USER = 'regtest';
+const RPC_PASS = 'regtest';
+
+/** Starts a fresh regtest node with a funded wallet. */
+export async function startRegtest(binary: string, options: RegtestOptions = {}): Promise<Regtest> {
+  // In memory where the machine has it: the chain and wallet databases sync a lot.
+  const datadir = mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'btc-intel-core-'));
+  const [rpcPort, p2pPort, zmqSeqPort, zmqRawPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const zmqSequenceUrl = `tcp://127.0.0.1:${zmqSeqPort}`;
+  const zmqRawTxUrl = `tcp://127.0.0.1:${zmqRawPort}`;
+  const args = [
+    '-regtest',
+    `-datadir=${datadir}`,
+    `-rpcport=${rpcPort}`,
+    `-port=${p2pPort}`,
+    '-listen=0',
+    '-rpcbind=127.0.0.1',
+    '-rpcallowip=127.0.0.1',
+    `-rpcuser=${RPC_USER}`,
+    `-rpcpassword=${RPC_PASS}`,
+    '-txindex=1',
+    '-fallbackfee=0.0002',
+    '-printtoconsole=0',
+    '-rpcthreads=8',
+    '-rpcworkqueue=256',
+    // Tests only: the wallet's SQLite does not wait for the disk (Core's own functional tests do the same).
+    '-unsafesqlitesync',
+    `-zmqpubsequence=${zmqSequenceUrl}`,
+    `-zmqpubrawtx=${zmqRawTxUrl}`,
+    ...(options.args ?? []),
+  ];
+  const child = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+  const watchdog = startWatchdog(child, datadir);
+  const rpcUrl = `http://${RPC_USER}:${RPC_PASS}@127.0.0.1:${rpcPort}`;
+  const transport = new RpcTransport({ url: rpcUrl, timeoutMs: 120_000 });
+  const rpc = <T>(method: string, ...params: unknown[]) => transport.raw(method, params, { fastJson: true }) as Promise<T>;
+
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise<void>((done) => child.once('exit', () => done()));
+      await rpc('stop').catch(() => undefined);
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    watchdog.kill('SIGKILL');
+    rmSync(datadir, { recursive: true, force: true });
+  };
+
+  try {
+    await waitForRpc(child, rpc, () => stderr);
+    await rpc('createwallet', 'miner');
+    const minerAddress = await rpc<string>('getnewaddress', '', 'bech32');
+    const mine = (n: number) => rpc<string[]>('generatetoaddress', n, minerAddress);
+    await mine(options.blocks ?? 101);
+    return { rpcUrl, zmqSequenceUrl, zmqRawTxUrl, datadir, minerAddress, rpc, mine, close: stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+async function waitForRpc(child: ChildProcess, rpc: (method: string) => Promise<unknown>, stderr: () => string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`bitcoind exited with code ${child.exitCode}: ${stderr()}`);
+    try {
+      await rpc('getblockchaininfo');
+      return;
+    } catch (error) {
+      // -28 "Loading…" while warming up, ECONNREFUSED before the RPC server listens.
+      if (Date.now() > deadline) throw new Error(`bitcoind RPC not ready after 60 s: ${(error as Error).message}; ${stderr()}`, { cause: error });
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+/**
+ * A detached shell that outlives us: when this process is gone (killed, crashed, interrupted), it
+ * kills bitcoind and removes its datadir.
+ */
+function startWatchdog(child: ChildProcess, datadir: string): ChildProcess {
+  const script = `while kill -0 ${process.pid} 2>/dev/null && kill -0 ${child.pid} 2>/dev/null; do sleep 1; done; kill -9 ${child.pid} 2>/dev/null; sleep 1; rm -rf '${datadir}'`;
+  const watchdog = spawn('sh', ['-c', script], { detached: true, stdio: 'ignore' });
+  watchdog.unref();
+  return watchdog;
+}
