@@ -148,8 +148,13 @@ export function decodeHeader<T>(value: string | string[] | number | undefined): 
   return JSON.parse(Buffer.from(value, 'base64').toString('utf8')) as T;
 }
 
+/** The challenge each offered requirement came from: a stock client pays with its `resource`. */
+const resourceOf = new WeakMap<PaymentRequirements, PaymentRequired['resource']>();
+
 export function challengeOf(res: { headers: Record<string, unknown> }): PaymentRequired {
-  return decodeHeader<PaymentRequired>(res.headers['payment-required'] as string);
+  const challenge = decodeHeader<PaymentRequired>(res.headers['payment-required'] as string);
+  for (const r of challenge.accepts) resourceOf.set(r, challenge.resource);
+  return challenge;
 }
 
 export interface AuthorizationFields {
@@ -175,7 +180,13 @@ export async function signPayment(
   account: PrivateKeyAccount,
   requirement: PaymentRequirements,
   fields: AuthorizationFields = {},
-  options: { domainName?: string; signer?: PrivateKeyAccount; extensions?: Record<string, unknown>; accepted?: PaymentRequirements } = {},
+  options: {
+    domainName?: string;
+    signer?: PrivateKeyAccount;
+    extensions?: Record<string, unknown>;
+    accepted?: PaymentRequirements;
+    resource?: PaymentRequired['resource'];
+  } = {},
 ): Promise<PaymentPayload> {
   const now = Math.floor(Date.now() / 1000);
   const authorization = {
@@ -207,7 +218,8 @@ export async function signPayment(
   });
   return {
     x402Version: 2,
-    resource: { url: 'http://localhost/', description: 'test', mimeType: 'application/json' },
+    // As a stock client does: the resource of the challenge the requirement came from.
+    resource: options.resource ?? resourceOf.get(requirement) ?? { url: 'http://localhost/', description: 'test', mimeType: 'application/json' },
     accepted: options.accepted ?? requirement,
     payload: { signature, authorization },
     ...(options.extensions ? { extensions: options.extensions } : {}),

@@ -55,14 +55,13 @@ describe.skipIf(!available)('Redis replay store (real redis-server on loopback)'
     }
   });
 
-  it('behavior: idempotency records: begin is exclusive, complete stores the answer, release frees the id', async () => {
+  it('behavior: idempotency records: begin is exclusive, complete marks it done, release frees the id', async () => {
     const exp = Date.now() + 60_000;
-    const response = { statusCode: 200, headers: { 'content-type': 'application/json' }, body: '{"a":1}', bodyEncoding: 'utf8' as const };
     expect(await store.beginIdempotency('pay_aaaaaaaaaaaaaaaa', 'fp1', exp)).toBe(true);
     expect(await store.beginIdempotency('pay_aaaaaaaaaaaaaaaa', 'fp2', exp)).toBe(false);
     expect(await store.getIdempotency('pay_aaaaaaaaaaaaaaaa')).toEqual({ state: 'pending', fingerprint: 'fp1' });
-    await store.completeIdempotency('pay_aaaaaaaaaaaaaaaa', 'fp1', response, exp);
-    expect(await store.getIdempotency('pay_aaaaaaaaaaaaaaaa')).toEqual({ state: 'done', fingerprint: 'fp1', response });
+    await store.completeIdempotency('pay_aaaaaaaaaaaaaaaa', 'fp1', exp);
+    expect(await store.getIdempotency('pay_aaaaaaaaaaaaaaaa')).toEqual({ state: 'done', fingerprint: 'fp1' });
     await store.releaseIdempotency('pay_aaaaaaaaaaaaaaaa');
     expect(await store.getIdempotency('pay_aaaaaaaaaaaaaaaa')).toBeNull();
   });

@@ -53,12 +53,11 @@ for (const [name, make] of makers) {
     it('behavior: idempotency records (begin exclusive, complete, release)', async () => {
       const s = make();
       const exp = Date.now() + 60_000;
-      const response = { statusCode: 200, headers: { 'content-type': 'application/json' }, body: 'AQID', bodyEncoding: 'base64' as const };
       expect(await s.beginIdempotency('id_0123456789abcdef', 'fp', exp)).toBe(true);
       expect(await s.beginIdempotency('id_0123456789abcdef', 'other', exp)).toBe(false);
       expect(await s.getIdempotency('id_0123456789abcdef')).toEqual({ state: 'pending', fingerprint: 'fp' });
-      await s.completeIdempotency('id_0123456789abcdef', 'fp', response, exp);
-      expect(await s.getIdempotency('id_0123456789abcdef')).toEqual({ state: 'done', fingerprint: 'fp', response });
+      await s.completeIdempotency('id_0123456789abcdef', 'fp', exp);
+      expect(await s.getIdempotency('id_0123456789abcdef')).toEqual({ state: 'done', fingerprint: 'fp' });
       await s.releaseIdempotency('id_0123456789abcdef');
       expect(await s.getIdempotency('id_0123456789abcdef')).toBeNull();
     });
@@ -93,6 +92,8 @@ describe('SQLite store backed by the ledger', () => {
       },
       requirements: req,
       status: 'unsettled',
+      requestHash: 'r',
+      answerHash: 'a',
     });
     await store.retireNonce('k');
     expect(await store.claimNonce('k', Date.now() + 60_000)).toBe(false);
