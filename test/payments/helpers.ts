@@ -26,6 +26,8 @@ export const STUB_PRICES: Readonly<Record<string, number>> = {
   'GET /v1/paid': 0.001,
   'GET /v1/fails': 0.001,
   'GET /v1/slow': 0.001,
+  'GET /v1/other': 0.001,
+  'GET /v1/big': 0.001,
   'POST /v1/echo': 0.01,
 };
 
@@ -69,7 +71,7 @@ export interface StubApp extends FastifyInstance {
 }
 
 export async function stubApp(opts: StubAppOptions): Promise<StubApp> {
-  const app = Fastify({ logger: false }).withTypeProvider<ZodTypeProvider>();
+  const app = Fastify({ logger: false, trustProxy: opts.config.TRUST_PROXY }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(errorHandler);
@@ -87,6 +89,9 @@ export async function stubApp(opts: StubAppOptions): Promise<StubApp> {
     await releaseP;
     return { success: true, served: ++served };
   });
+  app.get('/v1/other', priced('GET /v1/other'), async () => ({ success: true, other: true, served: ++served }));
+  // An answer larger than the answer cache keeps (64 KiB by default): recomputed on retry.
+  app.get('/v1/big', priced('GET /v1/big'), async () => ({ success: true, served: ++served, pad: 'x'.repeat(100_000) }));
   app.get('/v1/fails', priced('GET /v1/fails'), async () => {
     throw new Error('boom');
   });
@@ -121,8 +126,8 @@ export async function stubApp(opts: StubAppOptions): Promise<StubApp> {
             ? { jsonrpc: '2.0', id: c.id ?? null, result: '0x2105' }
             : { jsonrpc: '2.0', id: c.id ?? null, error: { code: -32000, message: 'node unavailable' } },
       );
-      // Nothing chargeable when every priced call failed.
-      if (answers.every((a) => 'error' in a)) req.paymentChargeable = false;
+      // As src/api/rpc/dispatch.ts: charged only when every priced call succeeded.
+      if (answers.some((a, i) => 'error' in a && (STUB_RPC_PRICES[String(calls[i]?.method)] ?? 0) > 0)) req.paymentChargeable = false;
       return reply.send(Array.isArray(req.body) ? answers : answers[0]);
     },
   );
