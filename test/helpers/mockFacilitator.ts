@@ -16,7 +16,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { listenOnLoopback } from './loopback.js';
 
 export type MockMode = 'ok' | 'slow' | 'blackhole' | 'error';
 
@@ -46,7 +46,6 @@ export async function startMockFacilitator(mode: MockMode = 'ok', delayMs = 0): 
     onSettle: null,
     close: async () => undefined,
   };
-  const sockets = new Set<Socket>();
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     let text = '';
     req.on('data', (c: Buffer) => (text += c.toString()));
@@ -86,16 +85,8 @@ export async function startMockFacilitator(mode: MockMode = 'ok', delayMs = 0): 
       })();
     });
   });
-  server.on('connection', (s: Socket) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  state.close = () =>
-    new Promise<void>((resolve) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => resolve());
-    });
+  const served = await listenOnLoopback(server);
+  state.url = served.url;
+  state.close = served.close;
   return state;
 }

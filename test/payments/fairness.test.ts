@@ -14,7 +14,19 @@ import { MAX_RECOMPUTES } from '../../src/payments/gate.js';
 import { Ledger } from '../../src/payments/ledger.js';
 import { PaymentError } from '../../src/payments/verify.js';
 import { startMockFacilitator, type MockFacilitator } from '../helpers/mockFacilitator.js';
-import { challengeOf, decodeHeader, newAccount, PAY_TO, paymentHeader, requirementFor, signPayment, stubApp, tempDir, testConfig } from './helpers.js';
+import {
+  challengeOf,
+  decodeHeader,
+  ledgerEntry,
+  newAccount,
+  PAY_TO,
+  paymentHeader,
+  requirementFor,
+  signPayment,
+  stubApp,
+  tempDir,
+  testConfig,
+} from './helpers.js';
 
 type App = Awaited<ReturnType<typeof stubApp>>;
 let tmp: ReturnType<typeof tempDir>;
@@ -209,30 +221,8 @@ describe('#5 bounded state', () => {
 
     const db = openPaymentsDb(':memory:');
     const ledger = new Ledger(db, () => clock);
-    const req = { scheme: 'exact', network: 'eip155:8453', amount: '1000', asset: '0xa', payTo: '0xb', maxTimeoutSeconds: 300 };
-    const row = (nonceKey: string, status: 'pending' | 'settled') => ({
-      nonceKey,
-      route: 'GET /v1/x',
-      priceUsd: 0.001,
-      amount: '1000',
-      network: 'eip155:8453',
-      asset: '0xa',
-      payTo: '0xb',
-      payer: '0xc',
-      nonce: '0x01',
-      validBefore: 1,
-      payload: {
-        x402Version: 2 as const,
-        accepted: req,
-        payload: { signature: '0x00', authorization: { from: '0xc', to: '0xb', value: '1000', validAfter: '0', validBefore: '1', nonce: '0x01' } },
-      },
-      requirements: req,
-      status,
-      requestHash: 'r',
-      answerHash: 'a',
-    });
-    await ledger.record(row('p', 'pending'));
-    await ledger.record(row('s', 'settled'));
+    await ledger.record(ledgerEntry('p', 'pending'));
+    await ledger.record(ledgerEntry('s', 'settled'));
     expect(ledger.purge(clock + 1, Math.floor(clock / 1000))).toBe(1);
     expect(ledger.countByStatus()).toMatchObject({ pending: 1, settled: 0 });
     db.close();

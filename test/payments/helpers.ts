@@ -16,6 +16,7 @@ import { encodeHeaderJson } from '../../src/payments/decode.js';
 import { resolveNetworks } from '../../src/payments/networks.js';
 import { paymentsPlugin, type PaymentsPluginOptions } from '../../src/payments/plugin.js';
 import { sumUsd, type PaymentQuote } from '../../src/payments/prices.js';
+import type { LedgerEntry, LedgerStatus } from '../../src/payments/ledger.js';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '../../src/payments/schemas.js';
 
 export const PAY_TO = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
@@ -243,3 +244,29 @@ export function requirementFor(challenge: PaymentRequired, network = 'eip155:845
 }
 
 export { resolveNetworks };
+
+/** A ledger row of placeholder values, for store and ledger tests that never verify it. */
+export function ledgerEntry(nonceKey: string, status: LedgerStatus): LedgerEntry {
+  const req = { scheme: 'exact', network: 'eip155:8453', amount: '1000', asset: '0xa', payTo: '0xb', maxTimeoutSeconds: 300 };
+  return {
+    nonceKey,
+    route: 'GET /v1/x',
+    priceUsd: 0.001,
+    amount: '1000',
+    network: 'eip155:8453',
+    asset: '0xa',
+    payTo: '0xb',
+    payer: '0xc',
+    nonce: '0x01',
+    validBefore: 1,
+    payload: {
+      x402Version: 2,
+      accepted: req,
+      payload: { signature: '0x00', authorization: { from: '0xc', to: '0xb', value: '1000', validAfter: '0', validBefore: '1', nonce: '0x01' } },
+    },
+    requirements: req,
+    status,
+    requestHash: 'r',
+    answerHash: 'a',
+  };
+}

@@ -5,7 +5,7 @@ import { MemoryReplayStore } from '../../src/payments/store/memoryReplayStore.js
 import type { ReplayStore } from '../../src/payments/store/replayStore.js';
 import { SqliteReplayStore } from '../../src/payments/store/sqliteReplayStore.js';
 import { WriteQueue } from '../../src/payments/writeQueue.js';
-import { tempDir } from './helpers.js';
+import { ledgerEntry, tempDir } from './helpers.js';
 
 const dbs: PaymentsDb[] = [];
 const dirs: Array<ReturnType<typeof tempDir>> = [];
@@ -73,28 +73,7 @@ describe('SQLite store backed by the ledger', () => {
     const ledger = new Ledger(db, Date.now, writes);
     const store = new SqliteReplayStore(db, Date.now, writes);
     expect(await store.claimNonce('k', Date.now() + 60_000)).toBe(true);
-    const req = { scheme: 'exact', network: 'eip155:8453', amount: '1000', asset: '0xa', payTo: '0xb', maxTimeoutSeconds: 300 };
-    await ledger.record({
-      nonceKey: 'k',
-      route: 'GET /v1/x',
-      priceUsd: 0.001,
-      amount: '1000',
-      network: 'eip155:8453',
-      asset: '0xa',
-      payTo: '0xb',
-      payer: '0xc',
-      nonce: '0x01',
-      validBefore: 1,
-      payload: {
-        x402Version: 2,
-        accepted: req,
-        payload: { signature: '0x00', authorization: { from: '0xc', to: '0xb', value: '1000', validAfter: '0', validBefore: '1', nonce: '0x01' } },
-      },
-      requirements: req,
-      status: 'unsettled',
-      requestHash: 'r',
-      answerHash: 'a',
-    });
+    await ledger.record(ledgerEntry('k', 'unsettled'));
     await store.retireNonce('k');
     expect(await store.claimNonce('k', Date.now() + 60_000)).toBe(false);
     db.close();
