@@ -13,7 +13,6 @@
  *
  * `plugin.ts` attaches both to each paid route in `onRoute`; free routes never reach this file.
  */
-import { createHash } from 'node:crypto';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { Errors } from '../errors.js';
 import type { AnswerCache } from './answerCache.js';
@@ -22,15 +21,24 @@ import { bindOffer, paymentRequired, type RequirementsBuilder } from './challeng
 import { decodePaymentHeader, encodeHeaderJson } from './decode.js';
 import type { FacilitatorClient } from './facilitator.js';
 import type { Ledger, LedgerEntry, LedgerRow } from './ledger.js';
-import { PAYMENT_IDENTIFIER, PaymentIdSchema, type PaymentPayload, type PaymentRequirements, type ResourceInfo, type SettlementResponse } from './schemas.js';
+import {
+  challengeHeaders,
+  contentTypeOf,
+  EXPOSE_HEADERS,
+  paymentResponseOf,
+  readPaymentId,
+  replaceWithError,
+  replayHeaders,
+  sendChallenge,
+  sha256,
+} from './replies.js';
+import type { PaymentPayload, PaymentRequirements, ResourceInfo, SettlementResponse } from './schemas.js';
 import type { Settler } from './settlement.js';
 import type { ReplayStore } from './store/replayStore.js';
 import { PaymentError, type VerifiedPayment, type Verifier } from './verify.js';
-import { firstIssue } from '../util/zodIssue.js';
 
 /** Claims and idempotency records outlive `validBefore` by this much (replays stay refused). */
 export const NONCE_RETENTION_SECONDS = 3600;
-export const EXPOSE_HEADERS = 'PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-Payment-Charged';
 /** Times one paid answer may be recomputed for retries (a cached answer is replayed without limit). */
 export const MAX_RECOMPUTES = 3;
 
@@ -312,7 +320,7 @@ export class PaymentGate {
     const cached = this.d.answers.get(row.nonceKey);
     if (cached && cached.requestHash === accepted.requestHash) {
       reply.code(cached.statusCode).header('content-type', cached.contentType);
-      replayHeaders(reply, this.paymentResponseOf(row));
+      replayHeaders(reply, paymentResponseOf(row));
       return reply.send(cached.body);
     }
     if (!this.d.ledger.countReplay(row.id, MAX_RECOMPUTES)) return refuse(PaymentError.NONCE_USED);
@@ -323,25 +331,11 @@ export class PaymentGate {
   private decorateReplay(reply: FastifyReply, a: Accepted, payload: unknown): unknown {
     const row = this.d.ledger.get(a.replayOf?.id ?? -1) ?? a.replayOf;
     if (!row) return payload;
-    replayHeaders(reply, this.paymentResponseOf(row));
+    replayHeaders(reply, paymentResponseOf(row));
     if (reply.statusCode < 400 && (typeof payload === 'string' || Buffer.isBuffer(payload))) {
       this.d.answers.set(row.nonceKey, { requestHash: a.requestHash, statusCode: reply.statusCode, contentType: contentTypeOf(reply), body: payload });
     }
     return payload;
-  }
-
-  /** PAYMENT-RESPONSE for a payment already recorded, from its ledger row as it is now. */
-  private paymentResponseOf(row: LedgerRow): string {
-    const settlement = row.status === 'pending' ? 'pending' : row.status === 'settled' ? 'settled' : 'unsettled';
-    const response: SettlementResponse = {
-      success: true,
-      transaction: row.txHash ?? '',
-      network: row.network,
-      payer: row.payload.payload.authorization.from,
-      amount: row.amount,
-      extra: { settlement },
-    };
-    return encodeHeaderJson(response);
   }
 
   private inProgress(reply: FastifyReply, what: string): Error {
@@ -366,49 +360,4 @@ export class PaymentGate {
       throw new Errors.PAYMENT_STORE_UNAVAILABLE(err instanceof Error ? err.message : 'error');
     }
   }
-}
-
-function sha256(data: string | Buffer): string {
-  return createHash('sha256').update(data).digest('hex');
-}
-
-function contentTypeOf(reply: FastifyReply): string {
-  return String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8');
-}
-
-function readPaymentId(payload: PaymentPayload): string | null {
-  const ext = payload.extensions?.[PAYMENT_IDENTIFIER];
-  if (ext === undefined || ext === null || typeof ext !== 'object') return null;
-  const id = (ext as { info?: { id?: unknown } }).info?.id;
-  if (id === undefined) return null;
-  const parsed = PaymentIdSchema.safeParse(id);
-  if (!parsed.success) throw new Errors.PAYMENT_MALFORMED(`extensions.${PAYMENT_IDENTIFIER}.info.id ${firstIssue(parsed.error).message}`);
-  return parsed.data;
-}
-
-function replayHeaders(reply: FastifyReply, paymentResponse: string): void {
-  reply.header('PAYMENT-RESPONSE', paymentResponse);
-  reply.header('x-payment-idempotent-replay', 'true');
-  reply.header('cache-control', 'no-store');
-  reply.header('access-control-expose-headers', EXPOSE_HEADERS);
-}
-
-function challengeHeaders(reply: FastifyReply, body: ReturnType<typeof paymentRequired>): string {
-  reply.header('PAYMENT-REQUIRED', encodeHeaderJson(body));
-  reply.header('cache-control', 'no-store');
-  reply.header('access-control-expose-headers', EXPOSE_HEADERS);
-  reply.header('content-type', 'application/json; charset=utf-8');
-  return JSON.stringify(body);
-}
-
-function sendChallenge(reply: FastifyReply, body: ReturnType<typeof paymentRequired>): FastifyReply {
-  const text = challengeHeaders(reply, body);
-  return reply.code(402).send(text);
-}
-
-function replaceWithError(reply: FastifyReply, err: Error & { statusCode?: number; code?: string }): string {
-  reply.code(err.statusCode ?? 503);
-  reply.header('content-type', 'application/json; charset=utf-8');
-  reply.header('retry-after', '5');
-  return JSON.stringify({ success: false, error: { code: err.code ?? 'PAYMENT_STORE_UNAVAILABLE', message: err.message } });
 }
