@@ -8,6 +8,8 @@
  *    every request carrying a fresh pre-signed authorization, against a free route of the same
  *    server in the same run. The server runs in a child process so the load generator does not
  *    share its event loop.
+ * 3. (paymentsLatency.ts) the latency a healthy facilitator adds, the answer time with a blackholed
+ *    one against the configured budget, and what synchronous=FULL costs the ledger.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -22,7 +24,7 @@ import { recoverTypedDataAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { loadConfig } from '../src/config.js';
-import { requirementsBuilder } from '../src/payments/challenge.js';
+import { bindOffer, requirementsBuilder } from '../src/payments/challenge.js';
 import { encodeHeaderJson } from '../src/payments/decode.js';
 import { openPaymentsDb } from '../src/payments/db.js';
 import { domainSeparator, TRANSFER_WITH_AUTHORIZATION_TYPES, transferWithAuthorizationDigest } from '../src/payments/eip712.js';
@@ -32,9 +34,13 @@ import { recoverAddress, RECOVERY_BACKEND } from '../src/payments/recover.js';
 import type { PaymentPayload } from '../src/payments/schemas.js';
 import { SqliteReplayStore } from '../src/payments/store/sqliteReplayStore.js';
 import { createVerifier } from '../src/payments/verify.js';
+import { facilitatorLatencyBench, ledgerDurabilityBench } from './paymentsLatency.js';
 
 const PAY_TO = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
-const ENV = { PAY_TO, X402_NETWORKS: 'eip155:8453,eip155:137,eip155:42161,eip155:480', LOG_LEVEL: 'silent' };
+/** A fixed public base URL: pre-signed payments name the resource the server quotes (http and inject alike). */
+export const PUBLIC_BASE_URL = 'http://127.0.0.1';
+export const BENCH_ROUTE = 'GET /v1/block-height';
+const ENV = { PAY_TO, X402_NETWORKS: 'eip155:8453,eip155:137,eip155:42161,eip155:480', LOG_LEVEL: 'silent', PUBLIC_BASE_URL };
 /** Route prices, in each route's config as the registry's routes carry them (src/api/routes.ts). */
 const priced = (key: string, priceUsd: number) => ({ config: { payment: { key, priceUsd } } });
 const TYPES = TRANSFER_WITH_AUTHORIZATION_TYPES;
@@ -48,7 +54,8 @@ const native = createRequire(import.meta.url)('secp256k1/bindings') as NativeSig
 export function presign(n: number, keys = 16): PaymentPayload[] {
   const config = loadConfig(ENV);
   const base = resolveNetworks(config)[0]!;
-  const requirement = requirementsBuilder([base], PAY_TO, config.X402_MAX_TIMEOUT_SECONDS).forPrice(0.001)[0]!;
+  // The offer for GET /v1/block-height, bound to its route as the gate offers it.
+  const requirement = bindOffer(requirementsBuilder([base], PAY_TO, config.X402_MAX_TIMEOUT_SECONDS).forPrice(0.001), { route: BENCH_ROUTE })[0]!;
   const separator = domainSeparator({ name: base.name, version: base.version, chainId: base.chainId, verifyingContract: base.asset });
   const accounts = Array.from({ length: keys }, () => {
     const key = secp256k1.utils.randomSecretKey();
@@ -70,7 +77,7 @@ export function presign(n: number, keys = 16): PaymentPayload[] {
     const sig = `0x${Buffer.from(signature).toString('hex')}${(27 + recid).toString(16)}`;
     out.push({
       x402Version: 2,
-      resource: { url: 'http://127.0.0.1/v1/block-height' },
+      resource: { url: `${PUBLIC_BASE_URL}/v1/block-height` },
       accepted: { ...requirement, extra: { ...requirement.extra } },
       payload: { signature: sig, authorization },
     });
@@ -93,7 +100,7 @@ async function verificationBench(): Promise<Array<{ measure: string; perSecond: 
   const payloads = presign(n);
   const config = loadConfig(ENV);
   const networks = resolveNetworks(config);
-  const offered = requirementsBuilder(networks, PAY_TO, config.X402_MAX_TIMEOUT_SECONDS).forPrice(0.001);
+  const offered = bindOffer(requirementsBuilder(networks, PAY_TO, config.X402_MAX_TIMEOUT_SECONDS).forPrice(0.001), { route: BENCH_ROUTE });
   const verifier = createVerifier(networks);
   const now = Math.floor(Date.now() / 1000);
   const base = networks[0]!;
@@ -172,16 +179,16 @@ async function verificationBench(): Promise<Array<{ measure: string; perSecond: 
   ];
 }
 
-/** The bench server: the real payments plugin (SQLite store, no facilitator) and two routes. */
-async function benchApp(dataDir: string) {
+/** The bench server: the real payments plugin (SQLite store; no facilitator unless `env` names one) and two routes. */
+async function benchApp(dataDir: string, env: Record<string, string> = { X402_ALLOW_UNSETTLED: '1' }) {
   const app = Fastify({ logger: false });
   await app.register(paymentsPlugin, {
-    config: loadConfig({ ...ENV, DATA_DIR: dataDir, X402_ALLOW_UNSETTLED: '1' }),
+    config: loadConfig({ ...ENV, DATA_DIR: dataDir, ...env }),
     ...(process.env.BENCH_STORE === 'memory' ? { store: 'memory' as const } : {}),
   });
   const cached = JSON.stringify({ success: true, height: 875_000, hex: '0xd59f8' });
   app.get('/health', priced('GET /health', 0), async (_req, reply) => reply.type('application/json').send('{"success":true,"status":"ok"}'));
-  app.get('/v1/block-height', priced('GET /v1/block-height', 0.001), async (_req, reply) => reply.type('application/json').send(cached));
+  app.get('/v1/block-height', priced(BENCH_ROUTE, 0.001), async (_req, reply) => reply.type('application/json').send(cached));
   // CPU time of this process, so the run can report server CPU per request (the load generator
   // shares the machine's cores; CPU per request is what bounds one process on its own core).
   app.get('/bench/cpu', priced('GET /bench/cpu', 0), async () => process.cpuUsage());
@@ -304,6 +311,8 @@ async function injectBench(): Promise<{ measure: string; perSecond: number }> {
 
 export async function run(): Promise<void> {
   console.log('\n## payments (x402 v2 gate)\n');
+  await facilitatorLatencyBench({ presign, app: benchApp });
+  await ledgerDurabilityBench();
   const verification = await verificationBench();
   verification.push(await injectBench());
   console.table(verification);

@@ -25,8 +25,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const app = Fastify({
     logger: deps.logger ?? false,
     bodyLimit: deps.config.BODY_LIMIT_BYTES,
-    // Behind a load balancer the client address comes from X-Forwarded-For.
-    trustProxy: true,
+    // Behind a proxy (TRUST_PROXY) the client address, protocol and host come from X-Forwarded-*.
+    trustProxy: deps.config.TRUST_PROXY,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },
     return503OnClosing: true,
     // Router-level refusals (bad URL encoding, over-long path parameters) in our error envelope.

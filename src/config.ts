@@ -28,6 +28,11 @@ const TESTNET_X402_NETWORKS: ReadonlySet<string> = new Set(['eip155:84532']);
 
 /** One row per variable: the schema, its default (as the environment would spell it) and its meaning. */
 const VARIABLES = {
+  NODE_ENV: {
+    schema: z.string().max(32).optional(),
+    default: undefined,
+    doc: '`production` refuses payment modes that never settle on chain (demo, local-unsettled) and test-only switches.',
+  },
   HOST: { schema: z.string().min(1), default: '127.0.0.1', doc: 'Interface the HTTP server listens on.' },
   PORT: { schema: port, default: '8402', doc: 'TCP port of the HTTP server (0 = any free port).' },
   DATA_DIR: { schema: z.string().min(1), default: './data', doc: 'Directory for state: receipt key, payment ledger, replacement history.' },
@@ -40,6 +45,11 @@ const VARIABLES = {
     schema: httpUrl.optional(),
     default: undefined,
     doc: 'Public base address used in payment challenges and documents (default: http://HOST:PORT).',
+  },
+  TRUST_PROXY: {
+    schema: bool,
+    default: 'false',
+    doc: 'Behind a reverse proxy: take the client address, protocol and host from X-Forwarded-* headers. Off: those headers are ignored (a payment is bound to PUBLIC_BASE_URL or the Host header, never to a client-supplied X-Forwarded-Host).',
   },
   BODY_LIMIT_BYTES: { schema: positiveInt.max(16 * 1024 * 1024), default: '1048576', doc: 'Largest accepted request body; larger bodies get 413.' },
   RPC_CHAIN_ID: {
@@ -143,10 +153,25 @@ const VARIABLES = {
     default: undefined,
     doc: 'x402 facilitator (`/verify`, `/settle`). Unset: local verification, payments recorded unsettled.',
   },
-  X402_FACILITATOR_TIMEOUT_MS: {
-    schema: positiveInt.max(120_000),
-    default: '10000',
-    doc: 'Timeout of facilitator calls; a settle that times out is recorded pending and retried, never charged twice.',
+  X402_FACILITATOR_VERIFY_TIMEOUT_MS: {
+    schema: positiveInt.max(30_000),
+    default: '1000',
+    doc: 'Timeout of the facilitator `/verify` call (before the handler); on timeout the local checks stand and settlement has the last word.',
+  },
+  X402_FACILITATOR_SETTLE_TIMEOUT_MS: {
+    schema: positiveInt.max(60_000),
+    default: '2000',
+    doc: 'Timeout of one `/settle` call (after the handler; never retried inline). A timeout is recorded pending and settled later by the reconciler, never charged twice. Verify + settle timeouts are the most a facilitator can add to a paid request.',
+  },
+  X402_BREAKER_FAILURES: {
+    schema: positiveInt.max(1000),
+    default: '3',
+    doc: 'Facilitator failures (timeouts, transport errors, 5xx) within 10 s that open the circuit breaker: new paid requests then answer 503 with Retry-After at once.',
+  },
+  X402_BREAKER_COOLDOWN_SEC: {
+    schema: positiveInt.max(3600),
+    default: '30',
+    doc: 'Seconds the facilitator circuit breaker stays open before one trial request is let through.',
   },
   X402_FACILITATOR_AUTH: {
     schema: z.string().min(1).optional(),
@@ -163,6 +188,31 @@ const VARIABLES = {
     schema: positiveInt.max(86_400),
     default: '30',
     doc: 'How often pending settlements (facilitator timeouts, restarts) are retried; also done once at start.',
+  },
+  X402_ANSWER_CACHE_BYTES: {
+    schema: nonNegativeInt.max(1024 * 1024 * 1024),
+    default: '4194304',
+    doc: 'Memory (bytes, LRU) for paid answers kept so that a retry of the same payment for the same request is answered without a second charge; an answer not kept is recomputed on retry.',
+  },
+  X402_ANSWER_CACHE_ENTRY_BYTES: {
+    schema: positiveInt.max(16 * 1024 * 1024),
+    default: '65536',
+    doc: 'Largest answer kept in that cache; larger answers are recomputed on retry.',
+  },
+  X402_LEDGER_RETENTION_DAYS: {
+    schema: positiveInt.max(36_500),
+    default: '400',
+    doc: 'Days a settled, unsettled or failed ledger row is kept (purged on a schedule, never before its authorization expired). Pending rows are never purged.',
+  },
+  X402_PURGE_INTERVAL_SEC: {
+    schema: positiveInt.max(86_400),
+    default: '600',
+    doc: 'How often expired replay-store records and old ledger rows are purged.',
+  },
+  X402_TEST_PAUSE_AT: {
+    schema: z.enum(['after-verify', 'after-handler', 'after-record', 'after-settle']).optional(),
+    default: undefined,
+    doc: 'Tests only (crash tests): the payment gate prints `x402-paused <step>` on stderr and stops at that step so the test can kill the process. Refused with NODE_ENV=production.',
   },
   X402_ALLOW_UNSETTLED: {
     schema: bool,
@@ -234,12 +284,16 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
 
 /**
  * Payment settings that are each valid alone but dangerous together. `src/main.ts` calls this at
- * start-up, after `loadConfig`: a mainnet `PAY_TO` set explicitly with no facilitator would take
- * real authorizations and never settle them, so it is refused unless `X402_ALLOW_UNSETTLED=1`.
- * Demo mode (no `PAY_TO`) and testnet-only network lists are allowed.
+ * start-up, after `loadConfig`:
+ * - with `NODE_ENV=production`, paid routes must settle on chain: demo mode (no `PAY_TO`) and
+ *   local-unsettled mode (no facilitator) are refused, and so is the test-only `X402_TEST_PAUSE_AT`;
+ * - a mainnet `PAY_TO` set explicitly with no facilitator would take real authorizations and never
+ *   settle them, so it is refused unless `X402_ALLOW_UNSETTLED=1`. Demo mode and testnet-only
+ *   network lists are allowed outside production.
  * @throws ConfigError naming the variable to set.
  */
 export function assertPaymentConfig(config: Config): void {
+  assertProductionPayments(config);
   if (!config.PAYMENTS_ENABLED || config.PAY_TO === undefined || config.X402_FACILITATOR_URL !== undefined) return;
   const mainnets = config.X402_NETWORKS.split(',').filter((n) => !TESTNET_X402_NETWORKS.has(n));
   if (mainnets.length > 0 && !config.X402_ALLOW_UNSETTLED) {
@@ -247,6 +301,24 @@ export function assertPaymentConfig(config: Config): void {
       'X402_FACILITATOR_URL',
       `PAY_TO is set for mainnet networks (${mainnets.join(', ')}) but X402_FACILITATOR_URL is not: payments would never be settled. ` +
         'Set X402_FACILITATOR_URL, restrict X402_NETWORKS to eip155:84532, or set X402_ALLOW_UNSETTLED=1.',
+    );
+  }
+}
+
+/** The production half of `assertPaymentConfig`; the payments plugin checks it too, whoever wires it. */
+export function assertProductionPayments(config: Config): void {
+  const production = config.NODE_ENV === 'production';
+  if (production && config.X402_TEST_PAUSE_AT !== undefined) {
+    throw new ConfigError('X402_TEST_PAUSE_AT', 'X402_TEST_PAUSE_AT is a test-only switch and is refused with NODE_ENV=production.');
+  }
+  if (!config.PAYMENTS_ENABLED) return;
+  if (production && config.PAY_TO === undefined) {
+    throw new ConfigError('PAY_TO', 'NODE_ENV=production needs PAY_TO and X402_FACILITATOR_URL: demo mode (no PAY_TO) never settles payments on chain.');
+  }
+  if (production && config.X402_FACILITATOR_URL === undefined) {
+    throw new ConfigError(
+      'X402_FACILITATOR_URL',
+      'NODE_ENV=production needs X402_FACILITATOR_URL: without a facilitator payments are verified locally and never settled on chain.',
     );
   }
 }

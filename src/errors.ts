@@ -42,8 +42,13 @@ export const Errors = define({
   // --- payments (x402 v2); a refused or missing payment is a 402 challenge, not one of these ---
   PAYMENT_MALFORMED: createError('PAYMENT_MALFORMED', 'Malformed payment header: %s', 400),
   PAYMENT_ID_CONFLICT: createError('PAYMENT_ID_CONFLICT', 'Payment identifier %s was already used with another payment or request', 409),
-  PAYMENT_IN_PROGRESS: createError('PAYMENT_IN_PROGRESS', 'A request with payment identifier %s is still being processed; retry shortly', 409),
+  PAYMENT_IN_PROGRESS: createError('PAYMENT_IN_PROGRESS', 'A request with payment %s is still being processed; retry after Retry-After seconds', 409),
   PAYMENT_STORE_UNAVAILABLE: createError('PAYMENT_STORE_UNAVAILABLE', 'Payment replay store unavailable: %s', 503),
+  FACILITATOR_UNAVAILABLE: createError(
+    'FACILITATOR_UNAVAILABLE',
+    'The payment facilitator is failing (%s); no payment is taken until it recovers: retry after Retry-After seconds',
+    503,
+  ),
   PAYMENT_ROUTE_UNPRICED: createError('PAYMENT_ROUTE_UNPRICED', 'Route %s has no price: declare it in the registry (src/api/)', 500),
 
   // --- server ---

@@ -3,6 +3,7 @@
  * resource, and the `payment-identifier` extension we honour (idempotent retries).
  */
 import type { Address } from 'viem';
+import type { SettlementMode } from './capabilities.js';
 import type { PaymentNetwork } from './networks.js';
 import { usdToAtomic } from './prices.js';
 import { PAYMENT_IDENTIFIER, X402_VERSION, type PaymentRequired, type PaymentRequirements, type ResourceInfo } from './schemas.js';
@@ -21,6 +22,20 @@ export const PAYMENT_IDENTIFIER_DECLARATION = {
 export interface RequirementsBuilder {
   /** The requirements offered for a price; memoized per price (a handful of distinct prices). */
   forPrice(priceUsd: number): readonly PaymentRequirements[];
+}
+
+/** What binds an offer to one request, in each requirement's `extra` (echoed in `accepted`). */
+export interface OfferBinding {
+  /** `"<METHOD> <path>"` as registered. */
+  route: string;
+  /** JSON-RPC: the methods of the quoted body, in order. */
+  methods?: readonly string[];
+}
+
+/** The offer for one request: the price's requirements with the binding added to `extra`. */
+export function bindOffer(list: readonly PaymentRequirements[], binding: OfferBinding): PaymentRequirements[] {
+  const extra = binding.methods === undefined ? { route: binding.route } : { route: binding.route, methods: [...binding.methods] };
+  return list.map((r) => ({ ...r, extra: { ...r.extra, ...extra } }));
 }
 
 export function requirementsBuilder(networks: readonly PaymentNetwork[], payTo: Address, maxTimeoutSeconds: number): RequirementsBuilder {
@@ -50,12 +65,19 @@ export function requirementsBuilder(networks: readonly PaymentNetwork[], payTo: 
   };
 }
 
-export function paymentRequired(resource: ResourceInfo, accepts: readonly PaymentRequirements[], error: string | undefined): PaymentRequired {
+/** `settlement` says whether paying moves money (`facilitator`) or not (`demo`, `local-unsettled`). */
+export function paymentRequired(
+  resource: ResourceInfo,
+  accepts: readonly PaymentRequirements[],
+  error: string | undefined,
+  settlement: SettlementMode,
+): PaymentRequired {
   return {
     x402Version: X402_VERSION,
     ...(error === undefined ? {} : { error }),
     resource,
     accepts: [...accepts],
     extensions: { [PAYMENT_IDENTIFIER]: PAYMENT_IDENTIFIER_DECLARATION },
+    settlement,
   };
 }

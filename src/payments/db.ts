@@ -1,7 +1,9 @@
 /**
  * The payments database: one SQLite file in DATA_DIR holding the ledger (whose UNIQUE nonce_key
  * is also the durable replay record) and the payment-identifier records. Opened through the one
- * SQLite opener (`src/storage/sqlite.ts`: WAL, 0600, versioned migrations).
+ * SQLite opener (`src/storage/sqlite.ts`: WAL, 0600 file in a 0700 directory, versioned
+ * migrations), with `synchronous=FULL`: a ledger row acknowledged before an answer is sent
+ * survives a power cut, not only the process being killed (its cost is in bench/payments.bench.ts).
  */
 import { openSqlite, type SqliteDatabase } from '../storage/sqlite.js';
 
@@ -46,9 +48,22 @@ CREATE TABLE IF NOT EXISTS idempotency (
   expires_at   INTEGER NOT NULL
 ) WITHOUT ROWID;
 `,
+  // 2: a row is written once the answer exists: the request it answered and a hash of that answer
+  // (a retry of the same payment for the same request is answered again, never charged again);
+  // recomputed answers are counted. Idempotency records no longer hold answers (bounded memory
+  // cache instead): their bodies are dropped.
+  `
+ALTER TABLE payments ADD COLUMN request_hash TEXT;
+ALTER TABLE payments ADD COLUMN answer_hash TEXT;
+ALTER TABLE payments ADD COLUMN replays INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE idempotency DROP COLUMN response;
+`,
 ];
 
-/** Opens (creating if needed) `DATA_DIR/payments.sqlite`, or an in-memory database for `':memory:'`. */
-export function openPaymentsDb(dataDir: string): PaymentsDb {
-  return openSqlite({ dataDir, file: PAYMENTS_DB_FILE, migrations: MIGRATIONS });
+/**
+ * Opens (creating if needed) `DATA_DIR/payments.sqlite`, or an in-memory database for `':memory:'`.
+ * `synchronous` is FULL for the service; the benchmark opens NORMAL too, to measure what FULL costs.
+ */
+export function openPaymentsDb(dataDir: string, synchronous: 'FULL' | 'NORMAL' = 'FULL'): PaymentsDb {
+  return openSqlite({ dataDir, file: PAYMENTS_DB_FILE, migrations: MIGRATIONS, synchronous });
 }

@@ -3,7 +3,13 @@
  * Every answer is parsed with zod; a timeout, a network error, a 5xx or an unreadable body is
  * AMBIGUOUS for `/settle` (the transfer may have been broadcast), never a failure. The auth header
  * value is a secret: it is sent, never logged, never part of an error message.
+ *
+ * The facilitator cannot take the service down: `/verify` and `/settle` have short timeouts of their
+ * own (their sum bounds what a facilitator adds to a paid request), nothing is retried inline, and
+ * a circuit breaker (opossum) opens after repeated failures (timeouts, transport errors, 5xx): while
+ * it is open, calls fail at once and the gate answers new paid requests 503 with `Retry-After`.
  */
+import CircuitBreaker from 'opossum';
 import { FacilitatorSettleResponseSchema, FacilitatorVerifyResponseSchema, X402_VERSION, type PaymentPayload, type PaymentRequirements } from './schemas.js';
 
 export type VerifyOutcome = { kind: 'valid'; payer: string | null } | { kind: 'invalid'; reason: string } | { kind: 'unavailable'; detail: string };
@@ -18,8 +24,15 @@ export const SETTLEMENT_PENDING = 'settlement_pending';
 
 export interface FacilitatorClientOptions {
   url: string;
-  timeoutMs: number;
+  verifyTimeoutMs: number;
+  settleTimeoutMs: number;
   authorization?: string | undefined;
+  /** Failures within `windowMs` (and at least half of the calls) that open the breaker. */
+  breakerFailures: number;
+  /** How long the breaker stays open before one trial call is let through. */
+  breakerCooldownMs: number;
+  /** Rolling window of the failure count (default 10 s). */
+  breakerWindowMs?: number;
 }
 
 export interface FacilitatorHealth {
@@ -27,17 +40,64 @@ export interface FacilitatorHealth {
   checkedAt: number | null;
 }
 
+export type BreakerState = 'closed' | 'open' | 'half-open';
+
+type PostResult = { kind: 'ok'; status: number; body: unknown } | { kind: 'error'; detail: string };
+
+/** What the breaker counts as a failure: the facilitator did not give a usable answer. */
+class FacilitatorDown extends Error {
+  constructor(readonly detail: string) {
+    super(detail);
+  }
+}
+
 export class FacilitatorClient {
   private readonly base: string;
   /** Updated by every call: /health reports it without a request of its own. */
   readonly health: FacilitatorHealth = { reachable: null, checkedAt: null };
+  private readonly breaker: CircuitBreaker<[string, PaymentPayload, PaymentRequirements, number], PostResult>;
+  private openedAt = 0;
 
   constructor(private readonly options: FacilitatorClientOptions) {
     this.base = options.url.replace(/\/+$/, '');
+    this.breaker = new CircuitBreaker(
+      async (path: string, payload: PaymentPayload, requirements: PaymentRequirements, timeoutMs: number) => {
+        const res = await this.post(path, payload, requirements, timeoutMs);
+        if (res.kind === 'error') throw new FacilitatorDown(res.detail);
+        if (res.status >= 500) throw new FacilitatorDown(`facilitator ${path} answered HTTP ${res.status}`);
+        return res;
+      },
+      {
+        timeout: false, // each call is aborted by its own AbortSignal timeout
+        volumeThreshold: options.breakerFailures,
+        errorThresholdPercentage: 50,
+        rollingCountTimeout: options.breakerWindowMs ?? 10_000,
+        resetTimeout: options.breakerCooldownMs,
+      },
+    );
+    this.breaker.on('open', () => {
+      this.openedAt = Date.now();
+    });
+  }
+
+  /** Closed, open (calls fail at once) or half-open (the next call is the trial). */
+  get breakerState(): BreakerState {
+    return this.breaker.opened ? 'open' : this.breaker.halfOpen ? 'half-open' : 'closed';
+  }
+
+  /** Seconds until the open breaker lets a trial call through (0 when not open). */
+  retryAfterSeconds(): number {
+    if (!this.breaker.opened) return 0;
+    return Math.max(1, Math.ceil((this.openedAt + this.options.breakerCooldownMs - Date.now()) / 1000));
+  }
+
+  /** Stops the breaker's timers (on close). */
+  shutdown(): void {
+    this.breaker.shutdown();
   }
 
   async verify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyOutcome> {
-    const res = await this.post('/verify', payload, requirements);
+    const res = await this.call('/verify', payload, requirements, this.options.verifyTimeoutMs);
     if (res.kind === 'error') return { kind: 'unavailable', detail: res.detail };
     const parsed = FacilitatorVerifyResponseSchema.safeParse(res.body);
     if (!parsed.success) return { kind: 'unavailable', detail: `unexpected /verify answer (HTTP ${res.status})` };
@@ -46,7 +106,7 @@ export class FacilitatorClient {
   }
 
   async settle(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleOutcome> {
-    const res = await this.post('/settle', payload, requirements);
+    const res = await this.call('/settle', payload, requirements, this.options.settleTimeoutMs);
     if (res.kind === 'error') return { kind: 'pending', reason: res.detail, transaction: null };
     const parsed = FacilitatorSettleResponseSchema.safeParse(res.body);
     if (!parsed.success || res.status >= 500) {
@@ -66,7 +126,7 @@ export class FacilitatorClient {
   /** `GET /supported`, to learn reachability at start-up. */
   async probe(): Promise<boolean> {
     try {
-      const res = await fetch(`${this.base}/supported`, { headers: this.headers(), signal: AbortSignal.timeout(this.options.timeoutMs) });
+      const res = await fetch(`${this.base}/supported`, { headers: this.headers(), signal: AbortSignal.timeout(this.options.verifyTimeoutMs) });
       await res.arrayBuffer();
       this.mark(res.status < 500);
     } catch {
@@ -86,17 +146,24 @@ export class FacilitatorClient {
     this.health.checkedAt = Date.now();
   }
 
-  private async post(
-    path: string,
-    paymentPayload: PaymentPayload,
-    paymentRequirements: PaymentRequirements,
-  ): Promise<{ kind: 'ok'; status: number; body: unknown } | { kind: 'error'; detail: string }> {
+  /** Through the breaker: an open breaker answers at once, as an error. */
+  private async call(path: string, payload: PaymentPayload, requirements: PaymentRequirements, timeoutMs: number): Promise<PostResult> {
+    try {
+      return await this.breaker.fire(path, payload, requirements, timeoutMs);
+    } catch (err) {
+      if (err instanceof FacilitatorDown) return { kind: 'error', detail: err.detail };
+      if (CircuitBreaker.isOurError(err as Error)) return { kind: 'error', detail: `facilitator ${path} skipped: circuit breaker open` };
+      return { kind: 'error', detail: `facilitator ${path} failed` };
+    }
+  }
+
+  private async post(path: string, paymentPayload: PaymentPayload, paymentRequirements: PaymentRequirements, timeoutMs: number): Promise<PostResult> {
     try {
       const res = await fetch(`${this.base}${path}`, {
         method: 'POST',
         headers: this.headers(),
         body: JSON.stringify({ x402Version: X402_VERSION, paymentPayload, paymentRequirements }),
-        signal: AbortSignal.timeout(this.options.timeoutMs),
+        signal: AbortSignal.timeout(timeoutMs),
       });
       const text = await res.text();
       this.mark(res.status < 500);
@@ -112,7 +179,7 @@ export class FacilitatorClient {
       const name = err instanceof Error ? err.name : 'Error';
       return {
         kind: 'error',
-        detail: name === 'TimeoutError' ? `facilitator ${path} timed out after ${this.options.timeoutMs} ms` : `facilitator ${path} unreachable (${name})`,
+        detail: name === 'TimeoutError' ? `facilitator ${path} timed out after ${timeoutMs} ms` : `facilitator ${path} unreachable (${name})`,
       };
     }
   }

@@ -1,31 +1,52 @@
 /**
- * The payment gate for one paid request: the `preHandler` that demands, decodes, verifies and
- * claims a payment before the handler runs, and the `onSend` that charges (records, settles) only
- * after a successful answer, or gives the claim back when nothing chargeable was served.
+ * The payment gate for one paid request: verify → run the handler → record → settle → respond.
+ *
+ * - `preHandler` demands, decodes, binds (resource URL, route, JSON-RPC methods), verifies and
+ *   claims a payment before the handler runs. A payment already taken for this very request (the
+ *   payer retrying after a lost answer) is answered again, from the answer cache or recomputed,
+ *   and never charged again.
+ * - `onSend` charges only what was served: a failed handler (4xx/5xx), a JSON-RPC answer with a
+ *   failed priced call, or a client gone before the answer gives the claim back and says
+ *   `X-Payment-Charged: false`. Otherwise the ledger row (with hashes of the request and of the
+ *   answer) is committed, the answer kept for retries, then settled (one attempt, bounded by the
+ *   settle timeout), then sent.
+ *
  * `plugin.ts` attaches both to each paid route in `onRoute`; free routes never reach this file.
  */
-import { createHash } from 'node:crypto';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { Errors } from '../errors.js';
+import type { AnswerCache } from './answerCache.js';
 import type { SettlementMode } from './capabilities.js';
-import { paymentRequired, type RequirementsBuilder } from './challenge.js';
+import { bindOffer, paymentRequired, type RequirementsBuilder } from './challenge.js';
 import { decodePaymentHeader, encodeHeaderJson } from './decode.js';
 import type { FacilitatorClient } from './facilitator.js';
-import type { Ledger, LedgerEntry } from './ledger.js';
-import { PAYMENT_IDENTIFIER, PaymentIdSchema, type PaymentPayload, type SettlementResponse } from './schemas.js';
+import type { Ledger, LedgerEntry, LedgerRow } from './ledger.js';
+import {
+  challengeHeaders,
+  contentTypeOf,
+  EXPOSE_HEADERS,
+  paymentResponseOf,
+  readPaymentId,
+  replaceWithError,
+  replayHeaders,
+  sendChallenge,
+  sha256,
+} from './replies.js';
+import type { PaymentPayload, PaymentRequirements, ResourceInfo, SettlementResponse } from './schemas.js';
 import type { Settler } from './settlement.js';
-import type { CachedResponse, ReplayStore } from './store/replayStore.js';
+import type { ReplayStore } from './store/replayStore.js';
 import { PaymentError, type VerifiedPayment, type Verifier } from './verify.js';
-import { firstIssue } from '../util/zodIssue.js';
 
 /** Claims and idempotency records outlive `validBefore` by this much (replays stay refused). */
 export const NONCE_RETENTION_SECONDS = 3600;
-export const EXPOSE_HEADERS = 'PAYMENT-REQUIRED, PAYMENT-RESPONSE';
-/** Largest answer kept for idempotent retries; a larger one is served but not cached. */
-const MAX_CACHED_BODY_BYTES = 2 * 1024 * 1024;
+/** Times one paid answer may be recomputed for retries (a cached answer is replayed without limit). */
+export const MAX_RECOMPUTES = 3;
+
+/** Where the test-only pause (`X402_TEST_PAUSE_AT`) can stop the gate. */
+export type GateStep = 'after-verify' | 'after-handler' | 'after-record' | 'after-settle';
 
 export interface RouteCtx {
-  /** `"<METHOD> <path>"`, recorded in the ledger. */
+  /** `"<METHOD> <path>"` as registered, recorded in the ledger and bound into the offer. */
   key: string;
   /** USD; null when the route quotes each request (`request.paymentQuote`, JSON-RPC). */
   priceUsd: number | null;
@@ -37,12 +58,19 @@ export interface GateDeps {
   verifier: Verifier;
   store: ReplayStore;
   ledger: Ledger;
+  answers: AnswerCache;
   facilitator: FacilitatorClient | null;
   settler: Settler | null;
   verifyWithFacilitator: boolean;
+  /** How long a pending payment-identifier record blocks its id at most (a crashed owner). */
+  pendingLeaseMs: number;
+  /** Sent as `Retry-After` with PAYMENT_IN_PROGRESS: one settle timeout. */
+  inProgressRetrySeconds: number;
   publicBaseUrl: string | undefined;
   now: () => number;
   log: FastifyBaseLogger;
+  /** Test only: resolves at once except at the configured step, where it never does. */
+  pause?: (step: GateStep) => Promise<void>;
 }
 
 interface Accepted {
@@ -52,12 +80,20 @@ interface Accepted {
   verified: VerifiedPayment;
   paymentId: string | null;
   fingerprint: string;
+  requestHash: string;
   expiresAtMs: number;
+  /** What was offered and quoted for this request (a settlement refusal answers with it again). */
+  offered: PaymentRequirements[];
+  resource: ResourceInfo;
   finished: boolean;
+  /** A retry of a request already paid for, answered by running the handler again: nothing is charged. */
+  replayOf: LedgerRow | null;
 }
 
 export class PaymentGate {
   private readonly accepted = new WeakMap<FastifyRequest, Accepted>();
+  /** Payments claimed by requests still running here: nonce key → request hash. */
+  private readonly inFlight = new Map<string, string>();
 
   constructor(private readonly d: GateDeps) {}
 
@@ -66,13 +102,14 @@ export class PaymentGate {
     const priceUsd = quote ? quote.priceUsd : ctx.priceUsd;
     if (priceUsd === null) throw new Error(`${ctx.key} is priced per request but set no payment quote`);
     if (!(priceUsd > 0)) return;
-    const offered = this.d.builder.forPrice(priceUsd);
-    const resource = {
-      url: `${this.d.publicBaseUrl ?? `${request.protocol}://${request.host}`}${request.url}`,
-      description: quote?.description ?? `${ctx.key} (${priceUsd} USD)`,
-      mimeType: 'application/json',
-    };
-    const refuse = (error: string) => sendChallenge(reply, paymentRequired(resource, offered, error));
+    if (request.method === 'HEAD') {
+      // An empty body is nothing to pay for: HEAD is never charged (routes.ts exposes it on free GETs only).
+      reply.header('allow', ctx.key.split(' ')[0] ?? 'GET');
+      throw new Errors.METHOD_NOT_ALLOWED('HEAD', request.url.split('?')[0] ?? request.url);
+    }
+    const offered = bindOffer(this.d.builder.forPrice(priceUsd), { route: ctx.key, ...(quote?.methods ? { methods: quote.methods } : {}) });
+    const resource = this.resourceOf(request, ctx, priceUsd, quote?.description);
+    const refuse = (error: string) => sendChallenge(reply, paymentRequired(resource, offered, error, this.d.mode));
 
     const header = request.headers['payment-signature'];
     if (header === undefined) {
@@ -85,33 +122,37 @@ export class PaymentGate {
     const payload = decoded.payload;
 
     const paymentId = readPaymentId(payload);
-    // Only idempotent retries need it: the request and the exact header, hashed.
-    const fingerprint =
-      paymentId === null
-        ? ''
-        : createHash('sha256')
-            .update(`${request.method} ${request.url}\n${request.body === undefined ? '' : JSON.stringify(request.body)}\n${header.trim()}`)
-            .digest('hex');
+    const requestHash = sha256(`${request.method} ${request.url}\n${request.body === undefined ? '' : JSON.stringify(request.body)}`);
+    // Payment-identifier records: the request and the exact header, hashed.
+    const fingerprint = paymentId === null ? '' : sha256(`${requestHash}\n${header.trim()}`);
+    let idDone = false;
     if (paymentId !== null) {
       const record = await this.storeCall(() => this.d.store.getIdempotency(paymentId));
       if (record) {
         if (record.fingerprint !== fingerprint) throw new Errors.PAYMENT_ID_CONFLICT(paymentId);
-        if (record.state === 'pending') throw new Errors.PAYMENT_IN_PROGRESS(paymentId);
-        return sendCached(reply, record.response);
+        if (record.state === 'pending') throw this.inProgress(reply, paymentId);
+        idDone = true; // answered before: the ledger row answers it again below
       }
     }
 
+    // Bound to this request: `accepted` with our `extra` (route, JSON-RPC methods), checked by the
+    // verifier, and the URL we quote for it (never a client-supplied forwarded host).
     const verified = this.d.verifier.verify(payload, offered, Math.floor(this.d.now() / 1000));
     if (!verified.ok) return refuse(verified.reason);
-
+    if (payload.resource?.url !== resource.url) return refuse(PaymentError.RESOURCE);
     const expiresAtMs = (verified.validBefore + NONCE_RETENTION_SECONDS) * 1000;
-    if (paymentId !== null && !(await this.storeCall(() => this.d.store.beginIdempotency(paymentId, fingerprint, expiresAtMs)))) {
+    const base = { ctx, priceUsd, payload, verified, paymentId, fingerprint, requestHash, expiresAtMs, offered, resource, finished: false };
+
+    // This payment was already taken: a retry of the same request is answered, never charged again.
+    const paid = this.d.ledger.findByNonceKey(verified.nonceKey);
+    if (paid) return this.answerAgain(request, reply, paid, { ...base, replayOf: paid }, refuse);
+    if (idDone && paymentId !== null) throw new Errors.PAYMENT_ID_CONFLICT(paymentId);
+
+    const leaseUntil = Math.min(expiresAtMs, this.d.now() + this.d.pendingLeaseMs);
+    if (paymentId !== null && !(await this.storeCall(() => this.d.store.beginIdempotency(paymentId, fingerprint, leaseUntil)))) {
       // A concurrent request holds this id: the same payment still running, or another payment.
       const record = await this.storeCall(() => this.d.store.getIdempotency(paymentId));
-      if (record && record.fingerprint === fingerprint) {
-        if (record.state === 'done') return sendCached(reply, record.response);
-        throw new Errors.PAYMENT_IN_PROGRESS(paymentId);
-      }
+      if (record && record.fingerprint === fingerprint) throw this.inProgress(reply, paymentId);
       throw new Errors.PAYMENT_ID_CONFLICT(paymentId);
     }
     const claimed = await this.storeCall(
@@ -120,21 +161,35 @@ export class PaymentGate {
     );
     if (!claimed) {
       if (paymentId !== null) await this.d.store.releaseIdempotency(paymentId).catch(() => undefined);
+      // The same payment for the same request, still running here: come back for its answer.
+      if (this.inFlight.get(verified.nonceKey) === requestHash) throw this.inProgress(reply, verified.nonceKey.slice(0, 12));
+      const now = this.d.ledger.findByNonceKey(verified.nonceKey);
+      if (now) return this.answerAgain(request, reply, now, { ...base, replayOf: now }, refuse);
       return refuse(PaymentError.NONCE_USED);
     }
+    this.inFlight.set(verified.nonceKey, requestHash);
     const release = () => this.release(verified.nonceKey, paymentId);
 
-    if (this.d.facilitator && this.d.verifyWithFacilitator) {
-      const outcome = await this.d.facilitator.verify(payload, verified.requirement);
-      if (outcome.kind === 'invalid') {
+    if (this.d.facilitator) {
+      // An open breaker: refuse at once rather than take a payment we could not settle.
+      if (this.d.facilitator.breakerState === 'open') {
         await release();
-        return refuse(outcome.reason);
+        reply.header('retry-after', String(this.d.facilitator.retryAfterSeconds()));
+        throw new Errors.FACILITATOR_UNAVAILABLE('circuit breaker open');
       }
-      // Unreachable facilitator: our local checks passed; settlement will have the last word.
-      if (outcome.kind === 'unavailable')
-        this.d.log.warn({ detail: outcome.detail }, 'payments: facilitator /verify unavailable, continuing on local verification');
+      if (this.d.verifyWithFacilitator) {
+        const outcome = await this.d.facilitator.verify(payload, verified.requirement);
+        if (outcome.kind === 'invalid') {
+          await release();
+          return refuse(outcome.reason);
+        }
+        // Unreachable facilitator: our local checks passed; settlement will have the last word.
+        if (outcome.kind === 'unavailable')
+          this.d.log.warn({ detail: outcome.detail }, 'payments: facilitator /verify unavailable, continuing on local verification');
+      }
     }
-    this.accepted.set(request, { ctx, priceUsd, payload, verified, paymentId, fingerprint, expiresAtMs, finished: false });
+    this.accepted.set(request, { ...base, replayOf: null });
+    await this.d.pause?.('after-verify');
   }
 
   /** Charges after a successful answer; gives the claim back otherwise. */
@@ -142,80 +197,76 @@ export class PaymentGate {
     const a = this.accepted.get(request);
     if (!a || a.finished) return payload;
     a.finished = true;
-    const served = reply.statusCode < 400 && request.paymentChargeable !== false && request.raw.socket?.destroyed !== true;
-    if (!served) {
-      await this.release(a.verified.nonceKey, a.paymentId);
-      return payload;
-    }
-
+    if (a.replayOf) return this.decorateReplay(reply, a, payload);
     const v = a.verified;
-    const entry: LedgerEntry = {
-      nonceKey: v.nonceKey,
-      route: a.ctx.key,
-      priceUsd: a.priceUsd,
-      amount: v.requirement.amount,
-      network: v.network.network,
-      asset: v.network.asset,
-      payTo: v.requirement.payTo,
-      payer: v.payer,
-      nonce: a.payload.payload.authorization.nonce,
-      validBefore: v.validBefore,
-      payload: a.payload,
-      requirements: v.requirement,
-      status: this.d.mode === 'facilitator' ? 'pending' : 'unsettled',
-    };
-    let ledgerId: number;
     try {
-      ledgerId = await this.d.ledger.record(entry);
-    } catch (err) {
-      // No answer without a durable record: give the claim back and refuse.
-      this.d.log.error({ err }, 'payments: ledger write failed');
-      await this.release(v.nonceKey, a.paymentId);
-      return replaceWithError(reply, new Errors.PAYMENT_STORE_UNAVAILABLE('the payment ledger could not be written'));
-    }
-
-    await this.d.store.retireNonce?.(v.nonceKey);
-    // The payer as the client wrote it (checksummed by stock clients), as the official facilitator answers.
-    const base = { network: v.network.network, payer: a.payload.payload.authorization.from, amount: v.requirement.amount };
-    let settlement: SettlementResponse;
-    if (this.d.mode !== 'facilitator' || !this.d.settler) {
-      settlement = { success: true, transaction: '', ...base, extra: { settlement: 'unsettled' } };
-    } else {
-      const outcome = await this.d.settler.settleInline(ledgerId, a.payload, v.requirement);
-      if (outcome.kind === 'failed') {
-        if (a.paymentId !== null) await this.d.store.releaseIdempotency(a.paymentId).catch(() => undefined);
-        const failure: SettlementResponse = {
-          success: false,
-          errorReason: outcome.reason,
-          ...(outcome.message ? { errorMessage: outcome.message } : {}),
-          transaction: outcome.transaction ?? '',
-          ...base,
-        };
-        const body = paymentRequired(
-          {
-            url: `${this.d.publicBaseUrl ?? `${request.protocol}://${request.host}`}${request.url}`,
-            description: `${a.ctx.key} (${a.priceUsd} USD)`,
-            mimeType: 'application/json',
-          },
-          this.d.builder.forPrice(a.priceUsd),
-          outcome.reason,
-        );
-        reply.code(402);
-        reply.header('PAYMENT-RESPONSE', encodeHeaderJson(failure));
-        return challengeHeaders(reply, body);
+      const served = reply.statusCode < 400 && request.paymentChargeable !== false && request.raw.socket?.destroyed !== true;
+      if (!served) {
+        await this.release(v.nonceKey, a.paymentId);
+        reply.header('x-payment-charged', 'false');
+        reply.header('access-control-expose-headers', EXPOSE_HEADERS);
+        return payload;
       }
-      settlement =
-        outcome.kind === 'settled'
-          ? { success: true, transaction: outcome.transaction, ...base, extra: { settlement: 'settled' } }
-          : { success: true, transaction: outcome.transaction ?? '', ...base, extra: { settlement: 'pending' } };
+      await this.d.pause?.('after-handler');
+
+      const body = typeof payload === 'string' || Buffer.isBuffer(payload) ? payload : null;
+      const entry: LedgerEntry = {
+        nonceKey: v.nonceKey,
+        route: a.ctx.key,
+        priceUsd: a.priceUsd,
+        amount: v.requirement.amount,
+        network: v.network.network,
+        asset: v.network.asset,
+        payTo: v.requirement.payTo,
+        payer: v.payer,
+        nonce: a.payload.payload.authorization.nonce,
+        validBefore: v.validBefore,
+        payload: a.payload,
+        requirements: v.requirement,
+        status: this.d.mode === 'facilitator' ? 'pending' : 'unsettled',
+        requestHash: a.requestHash,
+        // A streamed body cannot be hashed here; none of our paid routes streams.
+        answerHash: body === null ? 'stream' : sha256(body),
+      };
+      let ledgerId: number;
+      try {
+        ledgerId = await this.d.ledger.record(entry);
+      } catch (err) {
+        // No answer without a durable record: give the claim back and refuse.
+        this.d.log.error({ err }, 'payments: ledger write failed');
+        await this.release(v.nonceKey, a.paymentId);
+        return replaceWithError(reply, new Errors.PAYMENT_STORE_UNAVAILABLE('the payment ledger could not be written'));
+      }
+      await this.d.store.retireNonce?.(v.nonceKey);
+      // Kept for a retry before settling: whoever is charged can fetch the answer again.
+      if (body !== null) {
+        this.d.answers.set(v.nonceKey, { requestHash: a.requestHash, statusCode: reply.statusCode, contentType: contentTypeOf(reply), body });
+      }
+      if (a.paymentId !== null) {
+        await this.d.store.completeIdempotency(a.paymentId, a.fingerprint, a.expiresAtMs).catch((err: unknown) => {
+          this.d.log.warn({ err }, 'payments: could not mark the payment identifier answered');
+        });
+      }
+      await this.d.pause?.('after-record');
+
+      const settlement = await this.settle(ledgerId, a);
+      if (!settlement.success) {
+        this.d.answers.delete(v.nonceKey);
+        if (a.paymentId !== null) await this.d.store.releaseIdempotency(a.paymentId).catch(() => undefined);
+        const challenge = paymentRequired(a.resource, a.offered, settlement.errorReason, this.d.mode);
+        reply.code(402);
+        reply.header('PAYMENT-RESPONSE', encodeHeaderJson(settlement));
+        return challengeHeaders(reply, challenge);
+      }
+      await this.d.pause?.('after-settle');
+      reply.header('PAYMENT-RESPONSE', encodeHeaderJson(settlement));
+      // A shared cache must never hand a paid answer to the next, unpaying, client.
+      reply.header('cache-control', 'no-store');
+      reply.header('access-control-expose-headers', EXPOSE_HEADERS);
+      return payload;
+    } finally {
+      this.inFlight.delete(v.nonceKey);
     }
-    const encoded = encodeHeaderJson(settlement);
-    reply.header('PAYMENT-RESPONSE', encoded);
-    // A shared cache must never hand a paid answer to the next, unpaying, client.
-    reply.header('cache-control', 'no-store');
-    reply.header('access-control-expose-headers', EXPOSE_HEADERS);
-    if (a.paymentId !== null) await this.remember({ ...a, paymentId: a.paymentId }, reply, payload, encoded);
-    return payload;
   }
 
   /** The request ended without reaching `onSend` (aborted): give the claim back. */
@@ -223,28 +274,77 @@ export class PaymentGate {
     const a = this.accepted.get(request);
     if (!a || a.finished) return;
     a.finished = true;
-    await this.release(a.verified.nonceKey, a.paymentId);
+    if (!a.replayOf) await this.release(a.verified.nonceKey, a.paymentId);
   }
 
-  private async remember(a: Accepted & { paymentId: string }, reply: FastifyReply, payload: unknown, paymentResponse: string): Promise<void> {
-    const id = a.paymentId;
-    const isText = typeof payload === 'string';
-    if (!(isText || Buffer.isBuffer(payload)) || (isText ? Buffer.byteLength(payload) : payload.length) > MAX_CACHED_BODY_BYTES) {
-      // Streams and huge bodies are not replayable: keep the id claimed so a retry is a 409, not a second charge.
-      return;
+  /** The URL quoted for this request: the configured public base, else the Host the client connected to. */
+  private resourceOf(request: FastifyRequest, ctx: RouteCtx, priceUsd: number, description: string | undefined): ResourceInfo {
+    // Without TRUST_PROXY, fastify's `request.host` is the Host header, never X-Forwarded-Host.
+    const base = this.d.publicBaseUrl ?? `${request.protocol}://${request.host}`;
+    return { url: `${base}${request.url}`, description: description ?? `${ctx.key} (${priceUsd} USD)`, mimeType: 'application/json' };
+  }
+
+  /** One settle attempt (facilitator mode) or the unsettled answer; `success: false` = refused. */
+  private async settle(ledgerId: number, a: Accepted): Promise<SettlementResponse> {
+    const v = a.verified;
+    const base = { network: v.network.network, payer: a.payload.payload.authorization.from, amount: v.requirement.amount };
+    if (this.d.mode !== 'facilitator' || !this.d.settler) return { success: true, transaction: '', ...base, extra: { settlement: 'unsettled' } };
+    const outcome = await this.d.settler.settleInline(ledgerId, a.payload, v.requirement);
+    if (outcome.kind === 'failed') {
+      return {
+        success: false,
+        errorReason: outcome.reason,
+        ...(outcome.message ? { errorMessage: outcome.message } : {}),
+        transaction: outcome.transaction ?? '',
+        ...base,
+      };
     }
-    const response: CachedResponse = {
-      statusCode: reply.statusCode,
-      headers: { 'content-type': String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'), 'payment-response': paymentResponse },
-      body: isText ? payload : payload.toString('base64'),
-      bodyEncoding: isText ? 'utf8' : 'base64',
-    };
-    await this.d.store.completeIdempotency(id, a.fingerprint, response, a.expiresAtMs).catch((err: unknown) => {
-      this.d.log.warn({ err }, 'payments: could not cache the answer for idempotent retries');
-    });
+    return outcome.kind === 'settled'
+      ? { success: true, transaction: outcome.transaction, ...base, extra: { settlement: 'settled' } }
+      : { success: true, transaction: outcome.transaction ?? '', ...base, extra: { settlement: 'pending' } };
+  }
+
+  /**
+   * The payment in `row` was already taken. The same request gets its answer again: the cached
+   * copy, else the handler runs again (at most MAX_RECOMPUTES times) and nothing is charged.
+   * Anything else is a replay.
+   */
+  private answerAgain(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    row: LedgerRow,
+    accepted: Accepted,
+    refuse: (error: string) => FastifyReply,
+  ): FastifyReply | undefined {
+    if (row.status === 'failed' || row.requestHash !== accepted.requestHash) return refuse(PaymentError.NONCE_USED);
+    const cached = this.d.answers.get(row.nonceKey);
+    if (cached && cached.requestHash === accepted.requestHash) {
+      reply.code(cached.statusCode).header('content-type', cached.contentType);
+      replayHeaders(reply, paymentResponseOf(row));
+      return reply.send(cached.body);
+    }
+    if (!this.d.ledger.countReplay(row.id, MAX_RECOMPUTES)) return refuse(PaymentError.NONCE_USED);
+    this.accepted.set(request, accepted);
+    return undefined;
+  }
+
+  private decorateReplay(reply: FastifyReply, a: Accepted, payload: unknown): unknown {
+    const row = this.d.ledger.get(a.replayOf?.id ?? -1) ?? a.replayOf;
+    if (!row) return payload;
+    replayHeaders(reply, paymentResponseOf(row));
+    if (reply.statusCode < 400 && (typeof payload === 'string' || Buffer.isBuffer(payload))) {
+      this.d.answers.set(row.nonceKey, { requestHash: a.requestHash, statusCode: reply.statusCode, contentType: contentTypeOf(reply), body: payload });
+    }
+    return payload;
+  }
+
+  private inProgress(reply: FastifyReply, what: string): Error {
+    reply.header('retry-after', String(this.d.inProgressRetrySeconds));
+    return new Errors.PAYMENT_IN_PROGRESS(what);
   }
 
   private async release(nonceKey: string, paymentId: string | null): Promise<void> {
+    this.inFlight.delete(nonceKey);
     await Promise.all([this.d.store.releaseNonce(nonceKey), paymentId === null ? undefined : this.d.store.releaseIdempotency(paymentId)]).catch(
       (err: unknown) => this.d.log.error({ err }, 'payments: could not release a nonce claim'),
     );
@@ -260,42 +360,4 @@ export class PaymentGate {
       throw new Errors.PAYMENT_STORE_UNAVAILABLE(err instanceof Error ? err.message : 'error');
     }
   }
-}
-
-function readPaymentId(payload: PaymentPayload): string | null {
-  const ext = payload.extensions?.[PAYMENT_IDENTIFIER];
-  if (ext === undefined || ext === null || typeof ext !== 'object') return null;
-  const id = (ext as { info?: { id?: unknown } }).info?.id;
-  if (id === undefined) return null;
-  const parsed = PaymentIdSchema.safeParse(id);
-  if (!parsed.success) throw new Errors.PAYMENT_MALFORMED(`extensions.${PAYMENT_IDENTIFIER}.info.id ${firstIssue(parsed.error).message}`);
-  return parsed.data;
-}
-
-function challengeHeaders(reply: FastifyReply, body: ReturnType<typeof paymentRequired>): string {
-  reply.header('PAYMENT-REQUIRED', encodeHeaderJson(body));
-  reply.header('cache-control', 'no-store');
-  reply.header('access-control-expose-headers', EXPOSE_HEADERS);
-  reply.header('content-type', 'application/json; charset=utf-8');
-  return JSON.stringify(body);
-}
-
-function sendChallenge(reply: FastifyReply, body: ReturnType<typeof paymentRequired>): FastifyReply {
-  const text = challengeHeaders(reply, body);
-  return reply.code(402).send(text);
-}
-
-function sendCached(reply: FastifyReply, r: CachedResponse): FastifyReply {
-  reply.code(r.statusCode);
-  for (const [k, v] of Object.entries(r.headers)) reply.header(k, v);
-  reply.header('access-control-expose-headers', EXPOSE_HEADERS);
-  reply.header('x-payment-idempotent-replay', 'true');
-  return reply.send(r.bodyEncoding === 'base64' ? Buffer.from(r.body, 'base64') : r.body);
-}
-
-function replaceWithError(reply: FastifyReply, err: Error & { statusCode?: number; code?: string }): string {
-  reply.code(err.statusCode ?? 503);
-  reply.header('content-type', 'application/json; charset=utf-8');
-  reply.header('retry-after', '5');
-  return JSON.stringify({ success: false, error: { code: err.code ?? 'PAYMENT_STORE_UNAVAILABLE', message: err.message } });
 }

@@ -1,7 +1,11 @@
 /**
  * The durable payment ledger (SQLite in DATA_DIR): one row per accepted authorization, written
- * BEFORE settlement is attempted so a process killed between the answer and the settlement leaves
- * a `pending` row that the reconciler settles on the next start. The row holds everything needed
+ * once the handler produced its answer and BEFORE settlement is attempted, with the hash of the
+ * request and of the answer. A process killed after that leaves a `pending` row that the
+ * reconciler settles on the next start, and the payer's retry of the same header for the same
+ * request is answered again (from the answer cache, or recomputed) without a second charge. A
+ * `pending` row without an answer hash (written by an older build, before its answer was known)
+ * is released at start: nothing proves its answer was produced. The row holds everything needed
  * to settle later (the payment payload and the matched requirements).
  *
  * Statuses: `pending` (to settle, maybe with a broadcast tx hash), `settled`, `unsettled` (no
@@ -28,10 +32,19 @@ export interface LedgerEntry {
   payload: PaymentPayload;
   requirements: PaymentRequirements;
   status: LedgerStatus;
+  /** SHA-256 of the request (method, URL, body): a retry must be the same request. */
+  requestHash: string;
+  /** SHA-256 of the answer's body, known before settlement. */
+  answerHash: string;
 }
 
-export interface LedgerRow extends LedgerEntry {
+export interface LedgerRow extends Omit<LedgerEntry, 'requestHash' | 'answerHash'> {
   id: number;
+  /** Null on rows written by builds before schema 2. */
+  requestHash: string | null;
+  answerHash: string | null;
+  /** Times the answer was recomputed for a retry. */
+  replays: number;
   txHash: string | null;
   error: string | null;
   attempts: number;
@@ -61,13 +74,21 @@ interface RawRow {
   created_at: number;
   updated_at: number;
   settled_at: number | null;
+  request_hash: string | null;
+  answer_hash: string | null;
+  replays: number;
 }
 
 export class Ledger {
   private readonly insert: Statement;
   private readonly update: Statement<[LedgerStatus, string | null, string | null, number, number | null, number]>;
   private readonly attempt: Statement<[number, number]>;
-  private readonly byStatus: Statement<[LedgerStatus, number], RawRow>;
+  private readonly byStatus: Statement<[LedgerStatus, number, number], RawRow>;
+  private readonly replay: Statement<[number, number]>;
+  private readonly unanswered: Statement<[], { id: number }>;
+  private readonly remove: Statement<[number]>;
+  private readonly purgeOld: Statement<[number, number]>;
+  private readonly db: PaymentsDb;
   private readonly byId: Statement<[number], RawRow>;
   private readonly byNonce: Statement<[string], RawRow>;
   /** Rows per status, counted once at open and maintained by this class (one writer per DATA_DIR). */
@@ -78,15 +99,19 @@ export class Ledger {
     private readonly now: () => number = Date.now,
     private readonly writes: WriteQueue = new WriteQueue(db),
   ) {
+    this.db = db;
     this.insert = db.prepare(`INSERT INTO payments (nonce_key, route, price_usd, amount, network, asset, pay_to, payer, nonce, valid_before,
-      payload, requirements, status, created_at, updated_at, settled_at)
-      VALUES (@nonceKey, @route, @priceUsd, @amount, @network, @asset, @payTo, @payer, @nonce, @validBefore, @payload, @requirements, @status, @now, @now, NULL)`);
+      payload, requirements, status, created_at, updated_at, settled_at, request_hash, answer_hash)
+      VALUES (@nonceKey, @route, @priceUsd, @amount, @network, @asset, @payTo, @payer, @nonce, @validBefore, @payload, @requirements, @status,
+      @now, @now, NULL, @requestHash, @answerHash)`);
     this.update = db.prepare('UPDATE payments SET status = ?, tx_hash = COALESCE(?, tx_hash), error = ?, updated_at = ?, settled_at = ? WHERE id = ?');
     this.attempt = db.prepare('UPDATE payments SET attempts = attempts + 1, updated_at = ? WHERE id = ?');
-    this.byStatus = db.prepare('SELECT * FROM payments WHERE status = ? ORDER BY updated_at LIMIT ?');
-    for (const { status, n } of db.prepare('SELECT status, COUNT(*) AS n FROM payments GROUP BY status').all() as Array<{ status: LedgerStatus; n: number }>) {
-      this.counts[status] = n;
-    }
+    this.byStatus = db.prepare('SELECT * FROM payments WHERE status = ? AND updated_at <= ? ORDER BY updated_at LIMIT ?');
+    this.replay = db.prepare('UPDATE payments SET replays = replays + 1 WHERE id = ? AND replays < ?');
+    this.unanswered = db.prepare("SELECT id FROM payments WHERE status = 'pending' AND answer_hash IS NULL");
+    this.remove = db.prepare('DELETE FROM payments WHERE id = ?');
+    this.purgeOld = db.prepare("DELETE FROM payments WHERE status != 'pending' AND created_at < ? AND valid_before < ?");
+    this.recount();
     this.byId = db.prepare('SELECT * FROM payments WHERE id = ?');
     this.byNonce = db.prepare('SELECT * FROM payments WHERE nonce_key = ?');
   }
@@ -142,9 +167,49 @@ export class Ledger {
     return row ? toRow(row) : null;
   }
 
-  /** Oldest-updated rows of a status first. */
-  list(status: LedgerStatus, limit = 100): LedgerRow[] {
-    return this.byStatus.all(status, limit).map(toRow);
+  /** Oldest-updated rows of a status first; with `quietMs`, only rows untouched for that long. */
+  list(status: LedgerStatus, limit = 100, quietMs = 0): LedgerRow[] {
+    return this.byStatus.all(status, this.now() - quietMs, limit).map(toRow);
+  }
+
+  /** Counts one recomputation of a row's answer; false when `max` were already made. */
+  countReplay(id: number, max: number): boolean {
+    return this.replay.run(id, max).changes === 1;
+  }
+
+  /**
+   * At start: deletes `pending` rows that carry no answer hash (older builds wrote the row before
+   * the answer was known), so their authorization is free again and nothing is settled for an
+   * answer nobody can show. Returns how many were released.
+   */
+  releaseUnanswered(): number {
+    const ids = this.unanswered.all().map((r) => r.id);
+    this.db.transaction(() => {
+      for (const id of ids) this.remove.run(id);
+    })();
+    if (ids.length > 0) this.recount();
+    return ids.length;
+  }
+
+  /**
+   * Deletes settled, unsettled and failed rows created before `createdBeforeMs` whose authorization
+   * expired before `nowSeconds` (an expired authorization is refused by the checks, so dropping its
+   * row cannot reopen a replay). Pending rows are kept until settled. Returns the rows removed.
+   */
+  purge(createdBeforeMs: number, nowSeconds: number): number {
+    const removed = this.purgeOld.run(createdBeforeMs, nowSeconds).changes;
+    if (removed > 0) this.recount();
+    return removed;
+  }
+
+  private recount(): void {
+    for (const s of Object.keys(this.counts) as LedgerStatus[]) this.counts[s] = 0;
+    for (const { status, n } of this.db.prepare('SELECT status, COUNT(*) AS n FROM payments GROUP BY status').all() as Array<{
+      status: LedgerStatus;
+      n: number;
+    }>) {
+      this.counts[status] = n;
+    }
   }
 
   /** O(1): maintained in memory (the /health route reads it). */
@@ -175,5 +240,8 @@ function toRow(r: RawRow): LedgerRow {
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     settledAt: r.settled_at,
+    requestHash: r.request_hash,
+    answerHash: r.answer_hash,
+    replays: r.replays,
   };
 }

@@ -9,20 +9,21 @@
  * - `request.paymentQuote` (null): a route whose price depends on the body (POST /v1/rpc) sets
  *   `{ priceUsd, description }` in a route-level `preValidation` hook; 0 = free. Left null, the
  *   table price applies.
- * - `request.paymentChargeable` (true): a route sets it false when its answer carried nothing
- *   chargeable (a JSON-RPC batch whose every call failed); the claim is then given back.
+ * - `request.paymentChargeable` (true): a route sets it false when its answer is not to be charged
+ *   (a JSON-RPC request with a failed priced call); the claim is then given back.
  * - `app.payments`: settlement mode, networks, payTo, capabilities, ledger counts, `reconcile()`.
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import { getAddress } from 'viem';
-import type { Config } from '../config.js';
+import { assertProductionPayments, type Config } from '../config.js';
 import { Errors } from '../errors.js';
+import { AnswerCache } from './answerCache.js';
 import { paymentsCapabilities, type PaymentsCapabilities, type SettlementMode } from './capabilities.js';
 import { requirementsBuilder } from './challenge.js';
 import { openPaymentsDb } from './db.js';
-import { FacilitatorClient, type FacilitatorHealth } from './facilitator.js';
-import { PaymentGate, type RouteCtx } from './gate.js';
+import { FacilitatorClient, type BreakerState, type FacilitatorHealth } from './facilitator.js';
+import { PaymentGate, type GateStep, type RouteCtx } from './gate.js';
 import { Ledger, type LedgerStatus } from './ledger.js';
 import { resolveNetworks, type PaymentNetwork } from './networks.js';
 import type { PaymentQuote } from './prices.js';
@@ -61,6 +62,8 @@ export interface PaymentsInfo {
   ledgerCounts(): Record<LedgerStatus, number>;
   /** Retries pending settlements now (also runs at start and on a timer). */
   reconcile(): Promise<ReconcileResult>;
+  /** Purges expired replay-store records and old ledger rows now (also on a timer). */
+  purge(): Promise<void>;
   /** The `payments` section of /health (no secrets: the facilitator is named by host only). */
   health(): PaymentsHealth;
 }
@@ -72,8 +75,21 @@ export interface PaymentsHealth {
   payTo: string;
   networks: string[];
   replayStore: ReplayStore['kind'];
-  facilitator: { configured: boolean; reachable: boolean | null; checkedAt: string | null };
+  facilitator: {
+    configured: boolean;
+    reachable: boolean | null;
+    checkedAt: string | null;
+    /** `open`: repeated failures; new paid requests are answered 503 at once. */
+    breaker: BreakerState | null;
+    retryAfterSeconds: number | null;
+  };
   ledger: Record<LedgerStatus, number>;
+  /** Answers kept in memory for retries of paid requests. */
+  answerCache: { entries: number; bytes: number; maxBytes: number };
+  /** The last scheduled purge of the replay store and the ledger. */
+  purge: { lastAt: string | null; removed: number };
+  /** At start: abandoned pending records released (their payers may retry without waiting). */
+  recovery: { releasedPaymentIds: number; releasedUnansweredRows: number };
 }
 
 /** A route's price, in its `config.payment`: USD, or `per_call` when the route quotes each request (JSON-RPC). */
@@ -100,6 +116,8 @@ const kGateHook = Symbol('x402-gate');
 
 const payments: FastifyPluginAsync<PaymentsPluginOptions> = async (app, opts) => {
   const { config } = opts;
+  // Whoever wires the plugin: production never runs a mode that takes payments without settling them.
+  assertProductionPayments(config);
   const now = opts.now ?? Date.now;
   const networks = resolveNetworks(config);
   const payTo = getAddress(config.PAY_TO ?? DEMO_PAY_TO);
@@ -111,20 +129,32 @@ const payments: FastifyPluginAsync<PaymentsPluginOptions> = async (app, opts) =>
   const writes = new WriteQueue(db);
   const ledger = new Ledger(db, now, writes);
   let store: ReplayStore;
-  let purge: (() => number) | null = null;
+  // At start (one process per DATA_DIR), nothing of this process is in flight yet: pending
+  // payment-identifier records and unanswered pending rows were left by a killed process.
+  const recovery = { releasedPaymentIds: 0, releasedUnansweredRows: ledger.releaseUnanswered() };
   if (opts.store === 'memory') store = new MemoryReplayStore(now);
   else if (opts.store) store = opts.store;
   else if (config.REDIS_URL) store = await RedisReplayStore.connect(config.REDIS_URL, 'x402:', now);
   else {
     const sqlite = new SqliteReplayStore(db, now, writes);
-    purge = () => sqlite.purgeExpired();
+    recovery.releasedPaymentIds = sqlite.releaseAbandoned();
     store = sqlite;
   }
+  if (recovery.releasedPaymentIds + recovery.releasedUnansweredRows > 0) app.log.warn(recovery, 'payments: released what a killed process left pending');
   const facilitator =
     mode === 'facilitator' && config.X402_FACILITATOR_URL
-      ? new FacilitatorClient({ url: config.X402_FACILITATOR_URL, timeoutMs: config.X402_FACILITATOR_TIMEOUT_MS, authorization: config.X402_FACILITATOR_AUTH })
+      ? new FacilitatorClient({
+          url: config.X402_FACILITATOR_URL,
+          verifyTimeoutMs: config.X402_FACILITATOR_VERIFY_TIMEOUT_MS,
+          settleTimeoutMs: config.X402_FACILITATOR_SETTLE_TIMEOUT_MS,
+          authorization: config.X402_FACILITATOR_AUTH,
+          breakerFailures: config.X402_BREAKER_FAILURES,
+          breakerCooldownMs: config.X402_BREAKER_COOLDOWN_SEC * 1000,
+        })
       : null;
   const settler = facilitator ? new Settler(ledger, facilitator, app.log) : null;
+  const answers = new AnswerCache(config.X402_ANSWER_CACHE_BYTES, config.X402_ANSWER_CACHE_ENTRY_BYTES);
+  const budgetMs = config.X402_FACILITATOR_VERIFY_TIMEOUT_MS + config.X402_FACILITATOR_SETTLE_TIMEOUT_MS;
 
   const gate = new PaymentGate({
     mode,
@@ -132,12 +162,17 @@ const payments: FastifyPluginAsync<PaymentsPluginOptions> = async (app, opts) =>
     verifier: createVerifier(networks),
     store,
     ledger,
+    answers,
     facilitator,
     settler,
     verifyWithFacilitator: config.X402_FACILITATOR_VERIFY,
+    // A crashed replica's id is free again after the facilitator budget plus a minute for the handler.
+    pendingLeaseMs: budgetMs + 60_000,
+    inProgressRetrySeconds: Math.max(1, Math.ceil(config.X402_FACILITATOR_SETTLE_TIMEOUT_MS / 1000)),
     publicBaseUrl: config.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
     now,
     log: app.log,
+    ...(config.X402_TEST_PAUSE_AT && config.NODE_ENV !== 'production' ? { pause: testPause(config.X402_TEST_PAUSE_AT) } : {}),
   });
 
   app.decorateRequest('paymentQuote', null);
@@ -167,6 +202,7 @@ const payments: FastifyPluginAsync<PaymentsPluginOptions> = async (app, opts) =>
     settlementNote,
     ledgerCounts: () => ledger.countByStatus(),
     reconcile: () => (settler ? settler.reconcile() : Promise.resolve({ attempted: 0, settled: 0, failed: 0, pending: 0 })),
+    purge: () => purge(),
     health: () => ({
       enabled,
       settlement: mode,
@@ -178,8 +214,13 @@ const payments: FastifyPluginAsync<PaymentsPluginOptions> = async (app, opts) =>
         configured: facilitator !== null,
         reachable: facilitator?.health.reachable ?? null,
         checkedAt: facilitator?.health.checkedAt ? new Date(facilitator.health.checkedAt).toISOString() : null,
+        breaker: facilitator?.breakerState ?? null,
+        retryAfterSeconds: facilitator ? facilitator.retryAfterSeconds() : null,
       },
       ledger: ledger.countByStatus(),
+      answerCache: { entries: answers.size, bytes: answers.bytes, maxBytes: config.X402_ANSWER_CACHE_BYTES },
+      purge: { lastAt: lastPurge.at === null ? null : new Date(lastPurge.at).toISOString(), removed: lastPurge.removed },
+      recovery,
     }),
   };
   app.decorate('payments', info);
@@ -195,33 +236,48 @@ const payments: FastifyPluginAsync<PaymentsPluginOptions> = async (app, opts) =>
     route.onResponse = withHook(route.onResponse, (req: FastifyRequest) => gate.onResponse(req), 'last');
   });
 
+  const lastPurge: { at: number | null; removed: number } = { at: null, removed: 0 };
+  const purge = async () => {
+    const t = now();
+    const removed = (await store.purgeExpired()) + ledger.purge(t - config.X402_LEDGER_RETENTION_DAYS * 86_400_000, Math.floor(t / 1000));
+    lastPurge.at = t;
+    lastPurge.removed = removed;
+    if (removed > 0) app.log.info({ removed }, 'payments: purged expired claims, records and old ledger rows');
+  };
   let purgeTimer: NodeJS.Timeout | null = null;
   app.addHook('onReady', async () => {
     if (settler && facilitator) {
       void facilitator.probe();
-      settler.start(opts.reconcileIntervalMs ?? config.X402_RECONCILE_INTERVAL_SEC * 1000);
+      // The timer leaves alone rows younger than one settle timeout: their own request is settling them.
+      settler.start(opts.reconcileIntervalMs ?? config.X402_RECONCILE_INTERVAL_SEC * 1000, 2 * config.X402_FACILITATOR_SETTLE_TIMEOUT_MS);
     }
-    if (purge) {
-      const p = purge;
-      purgeTimer = setInterval(() => {
-        try {
-          p();
-        } catch (err) {
-          app.log.error({ err }, 'payments: purge of expired claims failed');
-        }
-      }, 10 * 60_000);
-      purgeTimer.unref();
-    }
+    purgeTimer = setInterval(() => {
+      purge().catch((err: unknown) => app.log.error({ err }, 'payments: scheduled purge failed'));
+    }, config.X402_PURGE_INTERVAL_SEC * 1000);
+    purgeTimer.unref();
   });
 
   app.addHook('onClose', async () => {
     if (purgeTimer) clearInterval(purgeTimer);
     await settler?.stop();
+    facilitator?.shutdown();
     await store.close();
     writes.flush();
     db.close();
   });
 };
+
+/**
+ * Test only (`X402_TEST_PAUSE_AT`, refused in production): at `step` the gate announces itself on
+ * stderr and never goes on, so a crash test can kill the process exactly there.
+ */
+function testPause(at: GateStep): (step: GateStep) => Promise<void> {
+  return (step) => {
+    if (step !== at) return Promise.resolve();
+    process.stderr.write(`x402-paused ${step}\n`);
+    return new Promise<void>(() => undefined);
+  };
+}
 
 /** Adds `hook` to a route's hooks (function, array or none) once, first or last. */
 function withHook<T extends (...args: never[]) => unknown>(existing: unknown, hook: T, where: 'first' | 'last'): T[] {

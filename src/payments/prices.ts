@@ -22,4 +22,6 @@ export interface PaymentQuote {
   priceUsd: number;
   /** Shown in the challenge's `resource.description`. */
   description: string;
+  /** JSON-RPC: the methods of the quoted body, in order; the payment is bound to them. */
+  methods?: readonly string[];
 }

@@ -78,6 +78,8 @@ export interface PaymentRequired {
   resource: ResourceInfo;
   accepts: PaymentRequirements[];
   extensions?: Record<string, unknown>;
+  /** Ours: `facilitator` (settled on chain), `local-unsettled` or `demo` (no money moves). */
+  settlement?: 'facilitator' | 'local-unsettled' | 'demo';
 }
 
 /** Content of `PAYMENT-RESPONSE` (spec §5.3). */

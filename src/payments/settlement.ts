@@ -1,11 +1,12 @@
 /**
  * Settlement after a successful handler, and the reconciler for what could not be settled then.
  *
- * A ledger row is `pending` before the first `/settle` call. The outcome moves it to `settled` or
- * `failed`; an ambiguous outcome (timeout, transport error, `settlement_pending`) is retried once
- * inline, then left `pending` with whatever tx hash we learnt. The reconciler retries pending rows
- * at start and every interval. An authorization we accepted is never answered with a new 402
- * because of an ambiguous outcome: the client is not asked to pay twice.
+ * A ledger row is `pending` (with the hash of the answer it paid for) before the `/settle` call. The
+ * outcome moves it to `settled` or `failed`; an ambiguous outcome (timeout, transport error, open
+ * breaker, `settlement_pending`) leaves it `pending` with whatever tx hash we learnt: one attempt
+ * inline, bounded by the settle timeout, never a retry within the request. The reconciler retries
+ * pending rows at start and every interval. An authorization we accepted is never answered with a
+ * new 402 because of an ambiguous outcome: the client is not asked to pay twice.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { FacilitatorClient, SettleOutcome } from './facilitator.js';
@@ -30,28 +31,32 @@ export class Settler {
     private readonly log: FastifyBaseLogger,
   ) {}
 
-  /** One attempt, retried once when ambiguous; the ledger row reflects the outcome. */
-  async settleInline(id: number, payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleOutcome> {
-    const first = await this.attempt(id, payload, requirements);
-    if (first.kind !== 'pending') return first;
+  /** One attempt (bounded by the settle timeout, no inline retry); the ledger row reflects the outcome. */
+  settleInline(id: number, payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleOutcome> {
     return this.attempt(id, payload, requirements);
   }
 
-  /** Retries every pending row not already in flight. Concurrent calls share one run. */
-  reconcile(limit = 100): Promise<ReconcileResult> {
-    this.reconciling ??= this.reconcileOnce(limit).finally(() => {
+  /**
+   * Retries every pending row not already in flight and last touched more than `quietMs` ago (a
+   * row just written is about to be settled by its own request). Concurrent calls share one run.
+   */
+  reconcile(limit = 100, quietMs = 0): Promise<ReconcileResult> {
+    this.reconciling ??= this.reconcileOnce(limit, quietMs).finally(() => {
       this.reconciling = null;
     });
     return this.reconciling;
   }
 
-  /** Reconciles now, then every `intervalMs` (the timer does not keep the process alive). */
-  start(intervalMs: number): void {
-    const tick = () => {
-      this.reconcile().catch((err: unknown) => this.log.error({ err }, 'payments: reconcile failed'));
+  /**
+   * Reconciles now (every pending row: at start none is in flight), then every `intervalMs` the rows
+   * quiet for `quietMs` (the timer does not keep the process alive).
+   */
+  start(intervalMs: number, quietMs: number): void {
+    const tick = (quiet: number) => {
+      this.reconcile(100, quiet).catch((err: unknown) => this.log.error({ err }, 'payments: reconcile failed'));
     };
-    tick();
-    this.timer = setInterval(tick, intervalMs);
+    tick(0);
+    this.timer = setInterval(() => tick(quietMs), intervalMs);
     this.timer.unref();
   }
 
@@ -62,9 +67,9 @@ export class Settler {
     await Promise.allSettled([...this.inFlight.values(), this.reconciling ?? Promise.resolve()]);
   }
 
-  private async reconcileOnce(limit: number): Promise<ReconcileResult> {
+  private async reconcileOnce(limit: number, quietMs: number): Promise<ReconcileResult> {
     const result: ReconcileResult = { attempted: 0, settled: 0, failed: 0, pending: 0 };
-    const rows: LedgerRow[] = this.ledger.list('pending', limit).filter((r) => !this.inFlight.has(r.id));
+    const rows: LedgerRow[] = this.ledger.list('pending', limit, quietMs).filter((r) => !this.inFlight.has(r.id));
     for (const row of rows) {
       result.attempted++;
       const outcome = await this.attempt(row.id, row.payload, row.requirements);

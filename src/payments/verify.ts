@@ -3,7 +3,9 @@
  * is the answer. Pure: no I/O, the replay store is consulted by the caller afterwards.
  *
  *   1. `accepted` is one of the requirements we offer for THIS request (the reference's
- *      deep-equal: every field equal, `extra` may carry more keys than ours);
+ *      deep-equal: every field equal, `extra` may carry more keys than ours; our `extra` names the
+ *      route and, for JSON-RPC, the quoted methods, so a payment offered for one request does not
+ *      match another of the same price);
  *   2. the EIP-712 signature recovers `authorization.from` under OUR domain for that network;
  *   3. `to == payTo`;  4. `value == amount`;
  *   5. `validAfter <= now`, `validBefore >= now + 6` (the facilitator's margin), and the window
@@ -11,6 +13,7 @@
  * The version was checked when decoding.
  */
 import { createHash } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import type { PaymentNetwork } from './networks.js';
 import { domainSeparator, transferWithAuthorizationDigest } from './eip712.js';
 import { signedBy } from './recover.js';
@@ -24,6 +27,7 @@ export const PaymentError = {
   SCHEME: 'unsupported_scheme',
   NETWORK: 'unsupported_network',
   NO_MATCH: 'no_matching_payment_requirements',
+  RESOURCE: 'payment_resource_mismatch',
   SIGNATURE: 'invalid_exact_evm_signature',
   RECIPIENT: 'invalid_exact_evm_recipient_mismatch',
   VALUE: 'invalid_exact_evm_payload_authorization_value_mismatch',
@@ -115,5 +119,5 @@ export function matchesAccepted(ours: PaymentRequirements, theirs: PaymentRequir
     return false;
   }
   const extra = theirs.extra ?? {};
-  return Object.entries(ours.extra ?? {}).every(([k, v]) => Object.hasOwn(extra, k) && extra[k] === v);
+  return Object.entries(ours.extra ?? {}).every(([k, v]) => Object.hasOwn(extra, k) && isDeepStrictEqual(extra[k], v));
 }

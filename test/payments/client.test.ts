@@ -51,16 +51,25 @@ describe('stock x402 client', () => {
     expect(await publicClient.getBlockNumber({ cacheTime: 0 })).toBe(42n);
   });
 
-  it('behavior: its replayed header is refused', async () => {
+  it('behavior: its header sent again is answered again without a second charge, and refused on another route', async () => {
     let sent: string | null = null;
     const spying = wrapFetchWithPayment(async (input: string | URL | Request, init?: RequestInit) => {
       const req = new Request(input, init);
       sent ??= req.headers.get('payment-signature');
       return fetch(req);
     }, client);
+    const before = app.payments.ledgerCounts().unsettled;
     expect((await spying(`${base}/v1/paid`)).status).toBe(200);
     expect(sent).toBeTruthy();
-    const replay = await fetch(`${base}/v1/paid`, { headers: { 'payment-signature': sent! } });
+    const again = await fetch(`${base}/v1/paid`, { headers: { 'payment-signature': sent! } });
+    expect(again.status).toBe(200);
+    expect(again.headers.get('x-payment-idempotent-replay')).toBe('true');
+    expect(app.payments.ledgerCounts().unsettled).toBe(before + 1);
+    const replay = await fetch(`${base}/v1/echo`, {
+      method: 'POST',
+      headers: { 'payment-signature': sent!, 'content-type': 'application/json' },
+      body: JSON.stringify({ txid: 'a'.repeat(64) }),
+    });
     expect(replay.status).toBe(402);
   });
 });

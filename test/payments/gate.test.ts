@@ -34,7 +34,7 @@ describe('challenge', () => {
     const res = await app.inject({ method: 'GET', url: '/v1/paid' });
     expect(res.statusCode).toBe(402);
     expect(res.headers['cache-control']).toBe('no-store');
-    expect(res.headers['access-control-expose-headers']).toBe('PAYMENT-REQUIRED, PAYMENT-RESPONSE');
+    expect(res.headers['access-control-expose-headers']).toBe('PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-Payment-Charged');
     const header = challengeOf(res);
     expect(res.json()).toEqual(header);
     expect(header).toMatchObject({
@@ -50,19 +50,23 @@ describe('challenge', () => {
       asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
       payTo: PAY_TO,
       maxTimeoutSeconds: 300,
-      extra: { name: 'USD Coin', version: '2' },
+      extra: { name: 'USD Coin', version: '2', route: 'GET /v1/paid' },
     });
-    expect(header.accepts[1]!.extra).toEqual({ name: 'USDC', version: '2' });
+    expect(header.accepts[1]!.extra).toEqual({ name: 'USDC', version: '2', route: 'GET /v1/paid' });
+    expect(header.settlement).toBe('local-unsettled');
     expect(header.extensions).toHaveProperty(['payment-identifier', 'info', 'required'], false);
   });
 
-  it('behavior: HEAD of a paid GET is paid the same way (hooks attached once)', async () => {
-    const res = await app.inject({ method: 'HEAD', url: '/v1/paid' });
-    expect(res.statusCode).toBe(402);
-    const header = paymentHeader(await signPayment(account, requirementFor(challengeOf(res))));
-    const paid = await app.inject({ method: 'HEAD', url: '/v1/paid', headers: { 'payment-signature': header } });
-    expect(paid.statusCode).toBe(200);
-    expect(app.payments.ledgerCounts().unsettled).toBe(1);
+  it('behavior: HEAD of a paid GET answers 405 and is never charged, even with a valid payment', async () => {
+    const header = paymentHeader(await signPayment(account, requirementFor(await challenge())));
+    const head = await app.inject({ method: 'HEAD', url: '/v1/paid', headers: { 'payment-signature': header } });
+    expect(head.statusCode).toBe(405);
+    expect(head.headers.allow).toBe('GET');
+    expect(head.headers['payment-response']).toBeUndefined();
+    expect(app.payments.ledgerCounts().unsettled).toBe(0);
+    expect(app.served()).toBe(0);
+    // The payment is still good for the GET it was made for.
+    expect((await pay(header)).statusCode).toBe(200);
   });
 
   it('behavior: free routes never look at payment headers', async () => {
@@ -125,23 +129,43 @@ describe('payment', () => {
     expect(res.statusCode).toBe(200);
   });
 
-  it('behavior: a replayed header is refused (sequential)', async () => {
+  it('behavior: a header sent again for the same request gets the same answer, charged once; elsewhere it is a replay', async () => {
     const header = paymentHeader(await signPayment(account, requirementFor(await challenge())));
-    expect((await pay(header)).statusCode).toBe(200);
+    const first = await pay(header);
+    expect(first.statusCode).toBe(200);
     const again = await pay(header);
-    expect(again.statusCode).toBe(402);
-    expect(challengeOf(again).error).toBe(PaymentError.NONCE_USED);
+    expect(again.statusCode).toBe(200);
+    expect(again.body).toBe(first.body);
+    expect(again.headers['x-payment-idempotent-replay']).toBe('true');
+    expect(again.headers['payment-response']).toBe(first.headers['payment-response']);
     expect(app.served()).toBe(1);
+    expect(app.payments.ledgerCounts().unsettled).toBe(1);
+    // The same header on another request (same route and URL, another body) is a replay.
+    const echo = requirementFor(await challenge('/v1/echo', 'POST', { txid: 'a'.repeat(64) }));
+    const paid = paymentHeader(await signPayment(account, echo));
+    const post = (txid: string) => app.inject({ method: 'POST', url: '/v1/echo', payload: { txid }, headers: { 'payment-signature': paid } });
+    expect((await post('a'.repeat(64))).statusCode).toBe(200);
+    const elsewhere = await post('b'.repeat(64));
+    expect(elsewhere.statusCode).toBe(402);
+    expect(challengeOf(elsewhere).error).toBe(PaymentError.NONCE_USED);
+    expect(app.served()).toBe(2);
   });
 
-  it('behavior: 20 concurrent copies of one authorization are served exactly once', async () => {
+  it('behavior: 20 concurrent copies of one authorization run the handler once and are charged once', async () => {
     const header = paymentHeader(await signPayment(account, requirementFor(await challenge())));
     const results = await Promise.all(Array.from({ length: 20 }, () => pay(header)));
-    expect(results.filter((r) => r.statusCode === 200)).toHaveLength(1);
-    const refused = results.filter((r) => r.statusCode === 402);
-    expect(refused).toHaveLength(19);
-    for (const r of refused) expect(challengeOf(r).error).toBe(PaymentError.NONCE_USED);
+    const ok = results.filter((r) => r.statusCode === 200);
+    const first = ok.find((r) => r.headers['x-payment-idempotent-replay'] === undefined);
+    expect(ok.filter((r) => r.headers['x-payment-idempotent-replay'] === undefined)).toHaveLength(1);
+    for (const r of ok) expect(r.body).toBe(first!.body);
+    // The others: the replayed answer, or come back in a moment; never a 402 that would make a client pay again.
+    for (const r of results.filter((x) => x.statusCode !== 200)) {
+      expect(r.statusCode).toBe(409);
+      expect(r.json().error.code).toBe('PAYMENT_IN_PROGRESS');
+      expect(Number(r.headers['retry-after'])).toBeGreaterThan(0);
+    }
     expect(app.served()).toBe(1);
+    expect(app.payments.ledgerCounts().unsettled).toBe(1);
   });
 
   it('behavior: nothing is charged when the handler fails, and the same authorization can be retried', async () => {
@@ -158,7 +182,9 @@ describe('payment', () => {
   it('behavior: a client that goes away before the answer is not charged; its authorization stays usable', async () => {
     const { request } = await import('node:http');
     const base = await app.listen({ host: '127.0.0.1', port: 0 });
-    const header = paymentHeader(await signPayment(account, requirementFor(await challenge('/v1/slow'))));
+    // The challenge of the server the client talks to: the payment is bound to its URL.
+    const offer = challengeOf({ headers: { 'payment-required': (await fetch(`${base}/v1/slow`)).headers.get('payment-required') } });
+    const header = paymentHeader(await signPayment(account, requirementFor(offer)));
     const entered = app.slowEntered();
     const req = request(`${base}/v1/slow`, { headers: { 'payment-signature': header } });
     req.on('error', () => undefined);

@@ -16,6 +16,7 @@ import { encodeHeaderJson } from '../../src/payments/decode.js';
 import { resolveNetworks } from '../../src/payments/networks.js';
 import { paymentsPlugin, type PaymentsPluginOptions } from '../../src/payments/plugin.js';
 import { sumUsd, type PaymentQuote } from '../../src/payments/prices.js';
+import type { LedgerEntry, LedgerStatus } from '../../src/payments/ledger.js';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '../../src/payments/schemas.js';
 
 export const PAY_TO = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
@@ -26,6 +27,8 @@ export const STUB_PRICES: Readonly<Record<string, number>> = {
   'GET /v1/paid': 0.001,
   'GET /v1/fails': 0.001,
   'GET /v1/slow': 0.001,
+  'GET /v1/other': 0.001,
+  'GET /v1/big': 0.001,
   'POST /v1/echo': 0.01,
 };
 
@@ -69,7 +72,7 @@ export interface StubApp extends FastifyInstance {
 }
 
 export async function stubApp(opts: StubAppOptions): Promise<StubApp> {
-  const app = Fastify({ logger: false }).withTypeProvider<ZodTypeProvider>();
+  const app = Fastify({ logger: false, trustProxy: opts.config.TRUST_PROXY }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(errorHandler);
@@ -87,6 +90,9 @@ export async function stubApp(opts: StubAppOptions): Promise<StubApp> {
     await releaseP;
     return { success: true, served: ++served };
   });
+  app.get('/v1/other', priced('GET /v1/other'), async () => ({ success: true, other: true, served: ++served }));
+  // An answer larger than the answer cache keeps (64 KiB by default): recomputed on retry.
+  app.get('/v1/big', priced('GET /v1/big'), async () => ({ success: true, served: ++served, pad: 'x'.repeat(100_000) }));
   app.get('/v1/fails', priced('GET /v1/fails'), async () => {
     throw new Error('boom');
   });
@@ -121,8 +127,8 @@ export async function stubApp(opts: StubAppOptions): Promise<StubApp> {
             ? { jsonrpc: '2.0', id: c.id ?? null, result: '0x2105' }
             : { jsonrpc: '2.0', id: c.id ?? null, error: { code: -32000, message: 'node unavailable' } },
       );
-      // Nothing chargeable when every priced call failed.
-      if (answers.every((a) => 'error' in a)) req.paymentChargeable = false;
+      // As src/api/rpc/dispatch.ts: charged only when every priced call succeeded.
+      if (answers.some((a, i) => 'error' in a && (STUB_RPC_PRICES[String(calls[i]?.method)] ?? 0) > 0)) req.paymentChargeable = false;
       return reply.send(Array.isArray(req.body) ? answers : answers[0]);
     },
   );
@@ -148,8 +154,13 @@ export function decodeHeader<T>(value: string | string[] | number | undefined): 
   return JSON.parse(Buffer.from(value, 'base64').toString('utf8')) as T;
 }
 
+/** The challenge each offered requirement came from: a stock client pays with its `resource`. */
+const resourceOf = new WeakMap<PaymentRequirements, PaymentRequired['resource']>();
+
 export function challengeOf(res: { headers: Record<string, unknown> }): PaymentRequired {
-  return decodeHeader<PaymentRequired>(res.headers['payment-required'] as string);
+  const challenge = decodeHeader<PaymentRequired>(res.headers['payment-required'] as string);
+  for (const r of challenge.accepts) resourceOf.set(r, challenge.resource);
+  return challenge;
 }
 
 export interface AuthorizationFields {
@@ -175,7 +186,13 @@ export async function signPayment(
   account: PrivateKeyAccount,
   requirement: PaymentRequirements,
   fields: AuthorizationFields = {},
-  options: { domainName?: string; signer?: PrivateKeyAccount; extensions?: Record<string, unknown>; accepted?: PaymentRequirements } = {},
+  options: {
+    domainName?: string;
+    signer?: PrivateKeyAccount;
+    extensions?: Record<string, unknown>;
+    accepted?: PaymentRequirements;
+    resource?: PaymentRequired['resource'];
+  } = {},
 ): Promise<PaymentPayload> {
   const now = Math.floor(Date.now() / 1000);
   const authorization = {
@@ -207,7 +224,8 @@ export async function signPayment(
   });
   return {
     x402Version: 2,
-    resource: { url: 'http://localhost/', description: 'test', mimeType: 'application/json' },
+    // As a stock client does: the resource of the challenge the requirement came from.
+    resource: options.resource ?? resourceOf.get(requirement) ?? { url: 'http://localhost/', description: 'test', mimeType: 'application/json' },
     accepted: options.accepted ?? requirement,
     payload: { signature, authorization },
     ...(options.extensions ? { extensions: options.extensions } : {}),
@@ -226,3 +244,29 @@ export function requirementFor(challenge: PaymentRequired, network = 'eip155:845
 }
 
 export { resolveNetworks };
+
+/** A ledger row of placeholder values, for store and ledger tests that never verify it. */
+export function ledgerEntry(nonceKey: string, status: LedgerStatus): LedgerEntry {
+  const req = { scheme: 'exact', network: 'eip155:8453', amount: '1000', asset: '0xa', payTo: '0xb', maxTimeoutSeconds: 300 };
+  return {
+    nonceKey,
+    route: 'GET /v1/x',
+    priceUsd: 0.001,
+    amount: '1000',
+    network: 'eip155:8453',
+    asset: '0xa',
+    payTo: '0xb',
+    payer: '0xc',
+    nonce: '0x01',
+    validBefore: 1,
+    payload: {
+      x402Version: 2,
+      accepted: req,
+      payload: { signature: '0x00', authorization: { from: '0xc', to: '0xb', value: '1000', validAfter: '0', validBefore: '1', nonce: '0x01' } },
+    },
+    requirements: req,
+    status,
+    requestHash: 'r',
+    answerHash: 'a',
+  };
+}

@@ -32,7 +32,8 @@ function env(extra: Record<string, string> = {}): Record<string, string> {
     PAY_TO,
     X402_NETWORKS: NETWORKS,
     X402_FACILITATOR_URL: fac.url,
-    X402_FACILITATOR_TIMEOUT_MS: '1500',
+    X402_FACILITATOR_VERIFY_TIMEOUT_MS: '1500',
+    X402_FACILITATOR_SETTLE_TIMEOUT_MS: '1500',
     LOG_LEVEL: 'silent',
     ...extra,
   };
@@ -45,8 +46,8 @@ async function header(url: string): Promise<string> {
 }
 
 describe('ledger', () => {
-  it('behavior: rows and claims survive a restart on the same DATA_DIR', async () => {
-    const config = testConfig({ DATA_DIR: tmp.dir, PAY_TO, X402_NETWORKS: NETWORKS });
+  it('behavior: rows and claims survive a restart: the same request is answered again uncharged, another is refused', async () => {
+    const config = testConfig({ DATA_DIR: tmp.dir, PAY_TO, X402_NETWORKS: NETWORKS, PUBLIC_BASE_URL: 'https://api.example.com' });
     const a = await stubApp({ config });
     await a.listen({ host: '127.0.0.1', port: 0 });
     const url = `http://127.0.0.1:${(a.server.address() as { port: number }).port}/v1/paid`;
@@ -57,9 +58,15 @@ describe('ledger', () => {
     const b = await stubApp({ config });
     try {
       expect(b.payments.ledgerCounts()).toMatchObject({ unsettled: 1 });
-      const replay = await b.inject({ method: 'GET', url: '/v1/paid', headers: { 'payment-signature': h } });
+      // The answer cache died with the process: the answer is recomputed, not charged.
+      const again = await b.inject({ method: 'GET', url: '/v1/paid', headers: { 'payment-signature': h } });
+      expect(again.statusCode).toBe(200);
+      expect(again.headers['x-payment-idempotent-replay']).toBe('true');
+      expect(b.served()).toBe(1);
+      expect(b.payments.ledgerCounts()).toMatchObject({ unsettled: 1 });
+      const replay = await b.inject({ method: 'GET', url: '/v1/paid?other=1', headers: { 'payment-signature': h } });
       expect(replay.statusCode).toBe(402);
-      expect(challengeOf(replay).error).toBe(PaymentError.NONCE_USED);
+      expect(challengeOf(replay).error).toBe(PaymentError.RESOURCE);
     } finally {
       await b.close();
     }
@@ -68,7 +75,7 @@ describe('ledger', () => {
   it('behavior: a process killed between the answer and the settlement is settled after restart', async () => {
     fac.hangSettles = 1; // the facilitator holds the first settle: the process dies while waiting
     const child = spawn(process.execPath, ['--import', 'tsx', 'test/payments/fixtures/paidServer.ts'], {
-      env: { ...process.env, ...env({ X402_FACILITATOR_TIMEOUT_MS: '60000' }) },
+      env: { ...process.env, ...env({ X402_FACILITATOR_SETTLE_TIMEOUT_MS: '60000' }) },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     try {

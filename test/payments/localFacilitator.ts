@@ -9,11 +9,11 @@
  * scheme answers `settlement_pending` with the tx hash), and per-payer balances.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import { x402Facilitator } from '@x402/core/facilitator';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator';
 import { keccak256, toHex } from 'viem';
+import { listenOnLoopback } from '../helpers/loopback.js';
 
 export interface LocalFacilitator {
   url: string;
@@ -86,7 +86,6 @@ export async function startLocalFacilitator(networks: readonly string[], assets:
   const facilitator = new x402Facilitator();
   for (const n of networks) facilitator.register(n as `${string}:${string}`, new ExactEvmScheme(signer));
 
-  const sockets = new Set<Socket>();
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     let body = '';
     state.lastAuthorization = req.headers.authorization;
@@ -120,16 +119,8 @@ export async function startLocalFacilitator(networks: readonly string[], assets:
       })();
     });
   });
-  server.on('connection', (s: Socket) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  state.close = () =>
-    new Promise<void>((resolve) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => resolve());
-    });
+  const served = await listenOnLoopback(server);
+  state.url = served.url;
+  state.close = served.close;
   return state;
 }

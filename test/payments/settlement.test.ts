@@ -18,7 +18,8 @@ async function start(env: Record<string, string> = {}): Promise<App> {
     PAY_TO,
     X402_NETWORKS: NETWORKS,
     X402_FACILITATOR_URL: fac.url,
-    X402_FACILITATOR_TIMEOUT_MS: '1500',
+    X402_FACILITATOR_VERIFY_TIMEOUT_MS: '1500',
+    X402_FACILITATOR_SETTLE_TIMEOUT_MS: '1500',
     X402_FACILITATOR_AUTH: 'Bearer secret-token',
     ...env,
   });
@@ -103,7 +104,7 @@ describe('settlement through the official facilitator code on loopback', () => {
 
   it('behavior: a settle timeout is served (never a new 402), recorded pending, and settled by the reconciler', async () => {
     const a = await start();
-    fac.hangSettles = 2; // the first attempt and the inline retry
+    fac.hangSettles = 1; // the one attempt (no inline retry)
     const header = await paidHeader(a);
     const res = await a.inject({ method: 'GET', url: '/v1/paid', headers: { 'payment-signature': header } });
     expect(res.statusCode).toBe(200);
@@ -117,14 +118,20 @@ describe('settlement through the official facilitator code on loopback', () => {
     expect(await a.payments.reconcile()).toMatchObject({ attempted: 1, settled: 1 });
     expect(a.payments.ledgerCounts()).toMatchObject({ pending: 0, settled: 1 });
     expect(fac.transactions.size).toBe(1);
-    // The accepted authorization is never accepted twice.
-    const replay = await a.inject({ method: 'GET', url: '/v1/paid', headers: { 'payment-signature': header } });
-    expect(challengeOf(replay).error).toBe(PaymentError.NONCE_USED);
+    // The payer's retry of the same request gets the answer again with the settlement as it is now,
+    // and is not charged again.
+    const retry = await a.inject({ method: 'GET', url: '/v1/paid', headers: { 'payment-signature': header } });
+    expect(retry.statusCode).toBe(200);
+    expect(retry.body).toBe(res.body);
+    expect(decodeHeader<{ extra: { settlement: string } }>(retry.headers['payment-response']).extra.settlement).toBe('settled');
+    expect(fac.calls.settle).toBe(2);
+    expect(fac.transactions.size).toBe(1);
+    expect(a.served()).toBe(1);
   });
 
   it('behavior: settlement_pending with a broadcast tx is kept with its hash and reconciled to the same tx', async () => {
     const a = await start();
-    fac.receiptTimeouts = 2;
+    fac.receiptTimeouts = 1;
     const res = await a.inject({ method: 'GET', url: '/v1/paid', headers: { 'payment-signature': await paidHeader(a) } });
     expect(res.statusCode).toBe(200);
     const s = decodeHeader<{ transaction: string; extra: { settlement: string } }>(res.headers['payment-response']);

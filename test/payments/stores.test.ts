@@ -5,7 +5,7 @@ import { MemoryReplayStore } from '../../src/payments/store/memoryReplayStore.js
 import type { ReplayStore } from '../../src/payments/store/replayStore.js';
 import { SqliteReplayStore } from '../../src/payments/store/sqliteReplayStore.js';
 import { WriteQueue } from '../../src/payments/writeQueue.js';
-import { tempDir } from './helpers.js';
+import { ledgerEntry, tempDir } from './helpers.js';
 
 const dbs: PaymentsDb[] = [];
 const dirs: Array<ReturnType<typeof tempDir>> = [];
@@ -53,12 +53,11 @@ for (const [name, make] of makers) {
     it('behavior: idempotency records (begin exclusive, complete, release)', async () => {
       const s = make();
       const exp = Date.now() + 60_000;
-      const response = { statusCode: 200, headers: { 'content-type': 'application/json' }, body: 'AQID', bodyEncoding: 'base64' as const };
       expect(await s.beginIdempotency('id_0123456789abcdef', 'fp', exp)).toBe(true);
       expect(await s.beginIdempotency('id_0123456789abcdef', 'other', exp)).toBe(false);
       expect(await s.getIdempotency('id_0123456789abcdef')).toEqual({ state: 'pending', fingerprint: 'fp' });
-      await s.completeIdempotency('id_0123456789abcdef', 'fp', response, exp);
-      expect(await s.getIdempotency('id_0123456789abcdef')).toEqual({ state: 'done', fingerprint: 'fp', response });
+      await s.completeIdempotency('id_0123456789abcdef', 'fp', exp);
+      expect(await s.getIdempotency('id_0123456789abcdef')).toEqual({ state: 'done', fingerprint: 'fp' });
       await s.releaseIdempotency('id_0123456789abcdef');
       expect(await s.getIdempotency('id_0123456789abcdef')).toBeNull();
     });
@@ -74,26 +73,7 @@ describe('SQLite store backed by the ledger', () => {
     const ledger = new Ledger(db, Date.now, writes);
     const store = new SqliteReplayStore(db, Date.now, writes);
     expect(await store.claimNonce('k', Date.now() + 60_000)).toBe(true);
-    const req = { scheme: 'exact', network: 'eip155:8453', amount: '1000', asset: '0xa', payTo: '0xb', maxTimeoutSeconds: 300 };
-    await ledger.record({
-      nonceKey: 'k',
-      route: 'GET /v1/x',
-      priceUsd: 0.001,
-      amount: '1000',
-      network: 'eip155:8453',
-      asset: '0xa',
-      payTo: '0xb',
-      payer: '0xc',
-      nonce: '0x01',
-      validBefore: 1,
-      payload: {
-        x402Version: 2,
-        accepted: req,
-        payload: { signature: '0x00', authorization: { from: '0xc', to: '0xb', value: '1000', validAfter: '0', validBefore: '1', nonce: '0x01' } },
-      },
-      requirements: req,
-      status: 'unsettled',
-    });
+    await ledger.record(ledgerEntry('k', 'unsettled'));
     await store.retireNonce('k');
     expect(await store.claimNonce('k', Date.now() + 60_000)).toBe(false);
     db.close();

@@ -15,7 +15,6 @@ import {
   JsonRpcError,
   MethodNotFoundRpcError,
   ParseRpcError,
-  SERVER_ERROR_CODES,
   toJsonRpcError,
 } from './rpcErrors.js';
 
@@ -39,7 +38,11 @@ export interface RpcPlan {
 export interface RpcAnswer {
   /** The response object or array; undefined when every call was a notification (answer 204, no body). */
   body: unknown;
-  /** True when at least one priced call answered with a result (false: nothing chargeable was served). */
+  /**
+   * True when every priced call answered with a result. One failed priced call (node down, timeout,
+   * any error) makes the whole request free: it is answered as it is and not charged, and the payer
+   * may retry with the same payment (docs/payments.md).
+   */
   chargeable: boolean;
 }
 
@@ -109,12 +112,14 @@ export async function planRpc(text: string, methods: ReadonlyMap<string, RpcMeth
 
 /** Runs a plan and builds the JSON-RPC answer (an object, or an array for a batch). */
 export async function executeRpc(plan: RpcPlan, ctx: ApiContext): Promise<RpcAnswer> {
-  let chargeable = false;
+  let priced = 0;
+  let pricedOk = 0;
   const answered = plan.calls.filter((call): call is Exclude<PlannedCall, { notification: true }> => !('notification' in call));
   if (answered.length === 0) return { body: undefined, chargeable: false };
   const responses = await Promise.all(
     answered.map(async (call) => {
       if ('error' in call) return errorResponse(call.id, call.error);
+      if (call.priceUsd > 0) priced++;
       try {
         const result = await call.method.run(ctx, call.params);
         if (ctx.checkResponses) {
@@ -125,17 +130,16 @@ export async function executeRpc(plan: RpcPlan, ctx: ApiContext): Promise<RpcAns
               new JsonRpcError(InternalRpcError.code, `${call.method.name} answered outside its result schema: ${checked.error.message}`),
             );
         }
-        if (call.priceUsd > 0) chargeable = true;
+        if (call.priceUsd > 0) pricedOk++;
         return { jsonrpc: '2.0', id: call.id, result: result ?? null };
       } catch (error) {
         const rpcError = toJsonRpcError(error);
-        if (!SERVER_ERROR_CODES.has(rpcError.code) && call.priceUsd > 0) chargeable = true;
         if (rpcError.code === -32603) ctx.log.error({ err: error, method: call.method.name }, 'rpc method failed');
         return errorResponse(call.id, rpcError);
       }
     }),
   );
-  return { body: plan.batch ? responses : responses[0], chargeable };
+  return { body: plan.batch ? responses : responses[0], chargeable: priced > 0 && pricedOk === priced };
 }
 
 function errorResponse(id: JsonRpcId, error: JsonRpcError) {

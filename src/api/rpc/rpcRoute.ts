@@ -34,6 +34,8 @@ export const rpcRoute: FastifyPluginAsync<RpcRouteOptions> = async (app, { ctx, 
       request.paymentQuote = {
         priceUsd: plan.priceUsd,
         description: plan.methods.length ? `JSON-RPC ${[...new Set(plan.methods)].join(', ')}` : 'JSON-RPC',
+        // The payment is bound to the quoted body's methods (the challenge's `extra.methods`).
+        methods: plan.methods,
       };
     },
     handler: async (request, reply) => {

@@ -58,8 +58,17 @@ export const HealthResponse = z.object({
     payTo: z.string(),
     networks: z.array(z.string()),
     replayStore: z.string(),
-    facilitator: z.object({ configured: z.boolean(), reachable: z.boolean().nullable(), checkedAt: IsoTime.nullable() }),
+    facilitator: z.object({
+      configured: z.boolean(),
+      reachable: z.boolean().nullable(),
+      checkedAt: IsoTime.nullable(),
+      breaker: z.enum(['closed', 'open', 'half-open']).nullable(),
+      retryAfterSeconds: z.number().int().nullable(),
+    }),
     ledger: z.record(z.string(), z.number().int()),
+    answerCache: z.object({ entries: z.number().int(), bytes: z.number().int(), maxBytes: z.number().int() }),
+    purge: z.object({ lastAt: IsoTime.nullable(), removed: z.number().int() }),
+    recovery: z.object({ releasedPaymentIds: z.number().int(), releasedUnansweredRows: z.number().int() }),
   }),
 });
 

@@ -1,4 +1,4 @@
-import type { CachedResponse, IdempotencyRecord, ReplayStore } from './replayStore.js';
+import type { IdempotencyRecord, ReplayStore } from './replayStore.js';
 
 /** One process, nothing survives a restart: tests and benchmarks. Expired entries are swept lazily. */
 export class MemoryReplayStore implements ReplayStore {
@@ -26,14 +26,14 @@ export class MemoryReplayStore implements ReplayStore {
     return entry && entry.expiresAtMs > this.now() ? entry.record : null;
   }
 
-  async beginIdempotency(id: string, fingerprint: string, expiresAtMs: number): Promise<boolean> {
+  async beginIdempotency(id: string, fingerprint: string, leaseUntilMs: number): Promise<boolean> {
     if ((await this.getIdempotency(id)) !== null) return false;
-    this.records.set(id, { record: { state: 'pending', fingerprint }, expiresAtMs });
+    this.records.set(id, { record: { state: 'pending', fingerprint }, expiresAtMs: leaseUntilMs });
     return true;
   }
 
-  async completeIdempotency(id: string, fingerprint: string, response: CachedResponse, expiresAtMs: number): Promise<void> {
-    this.records.set(id, { record: { state: 'done', fingerprint, response }, expiresAtMs });
+  async completeIdempotency(id: string, fingerprint: string, expiresAtMs: number): Promise<void> {
+    this.records.set(id, { record: { state: 'done', fingerprint }, expiresAtMs });
   }
 
   async releaseIdempotency(id: string): Promise<void> {
@@ -45,11 +45,20 @@ export class MemoryReplayStore implements ReplayStore {
     this.records.clear();
   }
 
+  async purgeExpired(): Promise<number> {
+    return this.sweep();
+  }
+
   /** Amortized O(1): a full sweep every 4096 writes. */
   private sweepSometimes(): void {
-    if (++this.writes % 4096 !== 0) return;
+    if (++this.writes % 4096 === 0) this.sweep();
+  }
+
+  private sweep(): number {
     const now = this.now();
-    for (const [k, exp] of this.nonces) if (exp <= now) this.nonces.delete(k);
-    for (const [k, e] of this.records) if (e.expiresAtMs <= now) this.records.delete(k);
+    let n = 0;
+    for (const [k, exp] of this.nonces) if (exp <= now && this.nonces.delete(k)) n++;
+    for (const [k, e] of this.records) if (e.expiresAtMs <= now && this.records.delete(k)) n++;
+    return n;
   }
 }

@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import type { CachedResponse, IdempotencyRecord, ReplayStore } from './replayStore.js';
+import type { IdempotencyRecord, ReplayStore } from './replayStore.js';
 
 /**
  * Several replicas: claims are `SET key 1 PX ttl NX` (atomic on the server), records are JSON
@@ -42,18 +42,23 @@ export class RedisReplayStore implements ReplayStore {
     return raw === null ? null : (JSON.parse(raw) as IdempotencyRecord);
   }
 
-  async beginIdempotency(id: string, fingerprint: string, expiresAtMs: number): Promise<boolean> {
+  async beginIdempotency(id: string, fingerprint: string, leaseUntilMs: number): Promise<boolean> {
     const record: IdempotencyRecord = { state: 'pending', fingerprint };
-    return (await this.redis.set(`${this.prefix}idem:${id}`, JSON.stringify(record), 'PX', this.ttl(expiresAtMs), 'NX')) === 'OK';
+    return (await this.redis.set(`${this.prefix}idem:${id}`, JSON.stringify(record), 'PX', this.ttl(leaseUntilMs), 'NX')) === 'OK';
   }
 
-  async completeIdempotency(id: string, fingerprint: string, response: CachedResponse, expiresAtMs: number): Promise<void> {
-    const record: IdempotencyRecord = { state: 'done', fingerprint, response };
+  async completeIdempotency(id: string, fingerprint: string, expiresAtMs: number): Promise<void> {
+    const record: IdempotencyRecord = { state: 'done', fingerprint };
     await this.redis.set(`${this.prefix}idem:${id}`, JSON.stringify(record), 'PX', this.ttl(expiresAtMs));
   }
 
   async releaseIdempotency(id: string): Promise<void> {
     await this.redis.del(`${this.prefix}idem:${id}`);
+  }
+
+  /** Redis expires claims and records itself (PX). */
+  async purgeExpired(): Promise<number> {
+    return 0;
   }
 
   async close(): Promise<void> {

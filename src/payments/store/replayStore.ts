@@ -4,23 +4,18 @@
  * - Nonce claims: `(chainId, asset, from, nonce)` is claimed atomically BEFORE the handler runs;
  *   of two concurrent requests carrying one authorization exactly one gets `true`. A claim is kept
  *   until well past the authorization's `validBefore`, or released when nothing was charged.
- * - Payment-identifier records: the answer to a paid request, replayed for a retry carrying the
- *   same id and the same payload.
+ * - Payment-identifier records: which request and payload an id belongs to, and whether it is
+ *   still running (`pending`, a short lease) or done. They hold no answer: answers live in the
+ *   gate's bounded memory cache (`answerCache.ts`) or are recomputed, so the store stays small.
  *
  * Implementations: `MemoryReplayStore` (tests, one process), `SqliteReplayStore` (default, one
  * machine, survives restarts), `RedisReplayStore` (`REDIS_URL`, several replicas).
  */
 
-/** A paid answer kept for idempotent retries. */
-export interface CachedResponse {
-  statusCode: number;
-  headers: Record<string, string>;
-  /** The serialized body; binary bodies are base64. */
-  body: string;
-  bodyEncoding: 'utf8' | 'base64';
+export interface IdempotencyRecord {
+  state: 'pending' | 'done';
+  fingerprint: string;
 }
-
-export type IdempotencyRecord = { state: 'pending'; fingerprint: string } | { state: 'done'; fingerprint: string; response: CachedResponse };
 
 export interface ReplayStore {
   readonly kind: 'memory' | 'sqlite' | 'redis';
@@ -34,9 +29,15 @@ export interface ReplayStore {
    */
   retireNonce?(key: string): Promise<void>;
   getIdempotency(id: string): Promise<IdempotencyRecord | null>;
-  /** Creates a pending record; false when the id exists. Atomic across replicas. */
-  beginIdempotency(id: string, fingerprint: string, expiresAtMs: number): Promise<boolean>;
-  completeIdempotency(id: string, fingerprint: string, response: CachedResponse, expiresAtMs: number): Promise<void>;
+  /**
+   * Creates a pending record living until `leaseUntilMs` (a crashed owner cannot block its id for
+   * longer); false when the id exists. Atomic across replicas.
+   */
+  beginIdempotency(id: string, fingerprint: string, leaseUntilMs: number): Promise<boolean>;
+  /** The request was answered and paid: the record is kept until `expiresAtMs`. */
+  completeIdempotency(id: string, fingerprint: string, expiresAtMs: number): Promise<void>;
   releaseIdempotency(id: string): Promise<void>;
+  /** Deletes expired claims and records (the scheduled purge); returns how many. */
+  purgeExpired(): Promise<number>;
   close(): Promise<void>;
 }

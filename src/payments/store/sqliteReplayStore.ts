@@ -1,7 +1,7 @@
 import type { Statement } from 'better-sqlite3';
 import type { PaymentsDb } from '../db.js';
 import { WriteQueue } from '../writeQueue.js';
-import type { CachedResponse, IdempotencyRecord, ReplayStore } from './replayStore.js';
+import type { IdempotencyRecord, ReplayStore } from './replayStore.js';
 
 /**
  * One machine, one process per DATA_DIR (several replicas: use Redis). A claim is made in memory,
@@ -16,9 +16,10 @@ export class SqliteReplayStore implements ReplayStore {
   readonly kind = 'sqlite' as const;
   private readonly claims = new Map<string, number>();
   private readonly recorded: Statement<[string], { one: number }>;
-  private readonly getIdem: Statement<[string, number], { fingerprint: string; state: 'pending' | 'done'; response: string | null }>;
+  private readonly getIdem: Statement<[string, number], { fingerprint: string; state: 'pending' | 'done' }>;
   private readonly beginIdem: Statement<[string, string, number, number]>;
-  private readonly completeIdem: Statement<[string, string, string, number]>;
+  private readonly completeIdem: Statement<[string, string, number]>;
+  private readonly releasePending: Statement<[]>;
   private readonly releaseIdem: Statement<[string]>;
   private readonly purgeIdem: Statement<[number]>;
 
@@ -28,11 +29,12 @@ export class SqliteReplayStore implements ReplayStore {
     private readonly writes: WriteQueue = new WriteQueue(db),
   ) {
     this.recorded = db.prepare('SELECT 1 AS one FROM payments WHERE nonce_key = ?');
-    this.getIdem = db.prepare('SELECT fingerprint, state, response FROM idempotency WHERE id = ? AND expires_at > ?');
+    this.getIdem = db.prepare('SELECT fingerprint, state FROM idempotency WHERE id = ? AND expires_at > ?');
     this.beginIdem = db.prepare(
-      "INSERT INTO idempotency (id, fingerprint, state, expires_at) VALUES (?, ?, 'pending', ?) ON CONFLICT (id) DO UPDATE SET fingerprint = excluded.fingerprint, state = 'pending', response = NULL, expires_at = excluded.expires_at WHERE idempotency.expires_at <= ?",
+      "INSERT INTO idempotency (id, fingerprint, state, expires_at) VALUES (?, ?, 'pending', ?) ON CONFLICT (id) DO UPDATE SET fingerprint = excluded.fingerprint, state = 'pending', expires_at = excluded.expires_at WHERE idempotency.expires_at <= ?",
     );
-    this.completeIdem = db.prepare("INSERT OR REPLACE INTO idempotency (id, fingerprint, state, response, expires_at) VALUES (?, ?, 'done', ?, ?)");
+    this.completeIdem = db.prepare("INSERT OR REPLACE INTO idempotency (id, fingerprint, state, expires_at) VALUES (?, ?, 'done', ?)");
+    this.releasePending = db.prepare("DELETE FROM idempotency WHERE state = 'pending'");
     this.releaseIdem = db.prepare('DELETE FROM idempotency WHERE id = ?');
     this.purgeIdem = db.prepare('DELETE FROM idempotency WHERE expires_at <= ?');
   }
@@ -56,21 +58,25 @@ export class SqliteReplayStore implements ReplayStore {
 
   async getIdempotency(id: string): Promise<IdempotencyRecord | null> {
     const row = this.getIdem.get(id, this.now());
-    if (!row) return null;
-    if (row.state === 'done' && row.response !== null) {
-      return { state: 'done', fingerprint: row.fingerprint, response: JSON.parse(row.response) as CachedResponse };
-    }
-    return { state: 'pending', fingerprint: row.fingerprint };
+    return row ? { state: row.state, fingerprint: row.fingerprint } : null;
   }
 
-  async beginIdempotency(id: string, fingerprint: string, expiresAtMs: number): Promise<boolean> {
+  async beginIdempotency(id: string, fingerprint: string, leaseUntilMs: number): Promise<boolean> {
     const now = this.now();
-    return this.writes.run(() => this.beginIdem.run(id, fingerprint, expiresAtMs, now).changes === 1);
+    return this.writes.run(() => this.beginIdem.run(id, fingerprint, leaseUntilMs, now).changes === 1);
   }
 
-  async completeIdempotency(id: string, fingerprint: string, response: CachedResponse, expiresAtMs: number): Promise<void> {
-    const json = JSON.stringify(response);
-    await this.writes.run(() => this.completeIdem.run(id, fingerprint, json, expiresAtMs));
+  async completeIdempotency(id: string, fingerprint: string, expiresAtMs: number): Promise<void> {
+    await this.writes.run(() => this.completeIdem.run(id, fingerprint, expiresAtMs));
+  }
+
+  /**
+   * At start (one process per DATA_DIR): a pending record left by a killed process belongs to a
+   * request that will never finish; it is released so the payer's retry is served, not told
+   * PAYMENT_IN_PROGRESS. Returns how many.
+   */
+  releaseAbandoned(): number {
+    return this.releasePending.run().changes;
   }
 
   async releaseIdempotency(id: string): Promise<void> {
@@ -78,7 +84,7 @@ export class SqliteReplayStore implements ReplayStore {
   }
 
   /** Deletes expired idempotency records and stale in-memory claims. */
-  purgeExpired(): number {
+  async purgeExpired(): Promise<number> {
     const now = this.now();
     let n = 0;
     for (const [k, exp] of this.claims) if (exp <= now && this.claims.delete(k)) n++;

@@ -1,0 +1,74 @@
+/**
+ * What the payment gate puts on the wire: the 402 challenge, the headers of a replayed answer,
+ * PAYMENT-RESPONSE of a recorded payment, and the error that replaces an answer. Also the small
+ * readers the gate shares (payment identifier, hashes).
+ */
+import { createHash } from 'node:crypto';
+import type { FastifyReply } from 'fastify';
+import { Errors } from '../errors.js';
+import { firstIssue } from '../util/zodIssue.js';
+import type { paymentRequired } from './challenge.js';
+import { encodeHeaderJson } from './decode.js';
+import type { LedgerRow } from './ledger.js';
+import { PAYMENT_IDENTIFIER, PaymentIdSchema, type PaymentPayload, type SettlementResponse } from './schemas.js';
+
+export const EXPOSE_HEADERS = 'PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-Payment-Charged';
+
+/** PAYMENT-RESPONSE for a payment already recorded, from its ledger row as it is now. */
+export function paymentResponseOf(row: LedgerRow): string {
+  const settlement = row.status === 'pending' ? 'pending' : row.status === 'settled' ? 'settled' : 'unsettled';
+  const response: SettlementResponse = {
+    success: true,
+    transaction: row.txHash ?? '',
+    network: row.network,
+    payer: row.payload.payload.authorization.from,
+    amount: row.amount,
+    extra: { settlement },
+  };
+  return encodeHeaderJson(response);
+}
+
+export function sha256(data: string | Buffer): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+export function contentTypeOf(reply: FastifyReply): string {
+  return String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8');
+}
+
+export function readPaymentId(payload: PaymentPayload): string | null {
+  const ext = payload.extensions?.[PAYMENT_IDENTIFIER];
+  if (ext === undefined || ext === null || typeof ext !== 'object') return null;
+  const id = (ext as { info?: { id?: unknown } }).info?.id;
+  if (id === undefined) return null;
+  const parsed = PaymentIdSchema.safeParse(id);
+  if (!parsed.success) throw new Errors.PAYMENT_MALFORMED(`extensions.${PAYMENT_IDENTIFIER}.info.id ${firstIssue(parsed.error).message}`);
+  return parsed.data;
+}
+
+export function replayHeaders(reply: FastifyReply, paymentResponse: string): void {
+  reply.header('PAYMENT-RESPONSE', paymentResponse);
+  reply.header('x-payment-idempotent-replay', 'true');
+  reply.header('cache-control', 'no-store');
+  reply.header('access-control-expose-headers', EXPOSE_HEADERS);
+}
+
+export function challengeHeaders(reply: FastifyReply, body: ReturnType<typeof paymentRequired>): string {
+  reply.header('PAYMENT-REQUIRED', encodeHeaderJson(body));
+  reply.header('cache-control', 'no-store');
+  reply.header('access-control-expose-headers', EXPOSE_HEADERS);
+  reply.header('content-type', 'application/json; charset=utf-8');
+  return JSON.stringify(body);
+}
+
+export function sendChallenge(reply: FastifyReply, body: ReturnType<typeof paymentRequired>): FastifyReply {
+  const text = challengeHeaders(reply, body);
+  return reply.code(402).send(text);
+}
+
+export function replaceWithError(reply: FastifyReply, err: Error & { statusCode?: number; code?: string }): string {
+  reply.code(err.statusCode ?? 503);
+  reply.header('content-type', 'application/json; charset=utf-8');
+  reply.header('retry-after', '5');
+  return JSON.stringify({ success: false, error: { code: err.code ?? 'PAYMENT_STORE_UNAVAILABLE', message: err.message } });
+}

@@ -1,0 +1,144 @@
+/**
+ * Issue 15 #1, kill -9 at every step of the gate. A paid server runs in a child process
+ * (fixtures/paidServer.ts) against the mock facilitator; the test-only `X402_TEST_PAUSE_AT` stops
+ * the gate at a step (after verify, after the handler, after the ledger row, after settle) and the
+ * test kills the process there with SIGKILL; "during settle" is killed by the facilitator itself,
+ * after it charged and before it answers. The server is started again on the same DATA_DIR and
+ * the payer retries with the same header. Checked every time:
+ * - nobody is charged without an answer available to its retry (the retry gets 200, never a 402
+ *   that would make a client sign a second payment, never a long PAYMENT_IN_PROGRESS);
+ * - no answer is served without a ledger row;
+ * - nothing is charged twice: one ledger row, one charge, settled once the reconciler ran.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openPaymentsDb } from '../../src/payments/db.js';
+import { Ledger, type LedgerRow } from '../../src/payments/ledger.js';
+import { startMockFacilitator, type MockFacilitator } from '../helpers/mockFacilitator.js';
+import { challengeOf, newAccount, PAY_TO, paymentHeader, requirementFor, signPayment, tempDir } from './helpers.js';
+
+const STEPS = ['after-verify', 'after-handler', 'after-record', 'during-settle', 'after-settle'] as const;
+type Step = (typeof STEPS)[number];
+
+let tmp: ReturnType<typeof tempDir>;
+let mock: MockFacilitator;
+const children: ChildProcess[] = [];
+const account = newAccount();
+
+beforeEach(async () => {
+  tmp = tempDir();
+  mock = await startMockFacilitator('ok');
+});
+afterEach(async () => {
+  for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  await mock.close();
+  tmp.remove();
+});
+
+interface Server {
+  child: ChildProcess;
+  base: string;
+  stderr: () => string;
+  exited: Promise<unknown>;
+}
+
+async function startServer(pauseAt?: string): Promise<Server> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/payments/fixtures/paidServer.ts'], {
+    env: {
+      ...process.env,
+      DATA_DIR: tmp.dir,
+      PAY_TO,
+      X402_NETWORKS: 'eip155:8453',
+      X402_FACILITATOR_URL: mock.url,
+      // A fixed public URL: the payment stays bound to the same resource across restarts (new ports).
+      PUBLIC_BASE_URL: 'http://127.0.0.1:8402',
+      LOG_LEVEL: 'silent',
+      ...(pauseAt ? { X402_TEST_PAUSE_AT: pauseAt } : {}),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  const exited = once(child, 'exit');
+  let err = '';
+  child.stderr?.on('data', (c: Buffer) => (err += c.toString()));
+  let out = '';
+  while (!/PORT=\d+/.test(out)) {
+    const [chunk] = (await Promise.race([once(child.stdout, 'data'), exited.then(() => [Buffer.from('')])])) as [Buffer];
+    if (child.exitCode !== null) throw new Error(`paid server exited: ${err}`);
+    out += chunk.toString();
+  }
+  return { child, base: `http://127.0.0.1:${/PORT=(\d+)/.exec(out)?.[1] ?? '0'}`, stderr: () => err, exited };
+}
+
+function rows(): LedgerRow[] {
+  const db = openPaymentsDb(tmp.dir);
+  try {
+    const ledger = new Ledger(db);
+    return (['pending', 'settled', 'unsettled', 'failed'] as const).flatMap((s) => ledger.list(s, 1000));
+  } finally {
+    db.close();
+  }
+}
+
+async function until(cond: () => boolean | Promise<boolean>, what: string, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+async function round(step: Step, withPaymentId: boolean): Promise<void> {
+  const a = await startServer(step === 'during-settle' ? undefined : step);
+  const unpaid = await fetch(`${a.base}/v1/paid`);
+  const requirement = requirementFor(challengeOf({ headers: { 'payment-required': unpaid.headers.get('payment-required') } }));
+  const extensions = withPaymentId ? { 'payment-identifier': { info: { required: false, id: `pay_crash_${step}_0123456789` } } } : undefined;
+  const header = paymentHeader(await signPayment(account, requirement, {}, extensions ? { extensions } : {}));
+
+  if (step === 'during-settle') mock.onSettle = () => a.child.kill('SIGKILL');
+  const first = fetch(`${a.base}/v1/paid`, { headers: { 'payment-signature': header } }).then(
+    (r) => r.status,
+    () => 'no answer' as const,
+  );
+  if (step === 'during-settle') await a.exited;
+  else {
+    await until(() => a.stderr().includes(`x402-paused ${step}`), `the pause at ${step}`);
+    a.child.kill('SIGKILL');
+    await a.exited;
+  }
+  mock.onSettle = null;
+  expect(await first).toBe('no answer');
+  const chargedBeforeRestart = mock.charges.size;
+  // No answer went out, so none without a row; a row exists from the ledger step on.
+  expect(rows().length).toBe(step === 'after-verify' || step === 'after-handler' ? 0 : 1);
+
+  const b = await startServer();
+  const retry = await fetch(`${b.base}/v1/paid`, { headers: { 'payment-signature': header } });
+  expect({ step, status: retry.status }).toEqual({ step, status: 200 });
+  expect(((await retry.json()) as { success: boolean }).success).toBe(true);
+  await until(() => rows().every((r) => r.status === 'settled'), 'the reconciler');
+
+  const after = rows();
+  expect(after).toHaveLength(1); // the answer the payer holds has its row, and only one
+  expect(after[0]).toMatchObject({ status: 'settled', payer: account.address.toLowerCase() });
+  expect(mock.charges.size).toBe(1); // charged once, whether before the crash or after the retry
+  expect(chargedBeforeRestart).toBe(step === 'during-settle' || step === 'after-settle' ? 1 : 0);
+  b.child.kill('SIGKILL');
+  await b.exited;
+}
+
+describe('kill -9 at each step of the payment gate', () => {
+  for (const step of STEPS) {
+    it(`behavior: killed ${step}: the retry with the same header gets the answer, one ledger row, charged once`, async () => {
+      await round(step, false);
+    }, 60_000);
+  }
+  // The identifier's record is pending from verify to the ledger row: the steps where a killed
+  // process could leave it blocking its id.
+  for (const step of ['after-verify', 'after-handler', 'during-settle'] as const) {
+    it(`behavior: killed ${step} with a payment-identifier: its retry is answered, never left PAYMENT_IN_PROGRESS`, async () => {
+      await round(step, true);
+    }, 60_000);
+  }
+});
