@@ -265,7 +265,14 @@ export class ConfigError extends Error {
  * Parses the environment. Unknown variables are ignored; an empty string counts as unset.
  * @throws ConfigError naming the first bad variable (its value is not echoed: it may be a secret).
  */
+/** Settings that were renamed: a deployment still setting the old name is told, not silently ignored. */
+const RENAMED: Readonly<Record<string, string>> = {
+  X402_FACILITATOR_TIMEOUT_MS: 'X402_FACILITATOR_VERIFY_TIMEOUT_MS and X402_FACILITATOR_SETTLE_TIMEOUT_MS',
+};
+
 export function loadConfig(env: Record<string, string | undefined>): Config {
+  for (const [old, now] of Object.entries(RENAMED))
+    if (env[old] !== undefined && env[old] !== '') throw new ConfigError(old, `${old} is no longer read: set ${now} instead`);
   const input: Record<string, string> = {};
   for (const name of Object.keys(VARIABLES)) {
     const value = env[name];

@@ -55,6 +55,10 @@ describe('loadConfig', () => {
     expect(run.stderr).toMatch(/PORT/);
   });
 
+  it('error: a renamed variable is refused, naming what to set instead', () => {
+    expect(() => loadConfig({ X402_FACILITATOR_TIMEOUT_MS: '5000' })).toThrow(/X402_FACILITATOR_VERIFY_TIMEOUT_MS and X402_FACILITATOR_SETTLE_TIMEOUT_MS/);
+  });
+
   it('default: the README documents every variable with its default', () => {
     const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
     for (const row of CONFIG_DOCS) {

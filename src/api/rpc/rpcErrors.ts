@@ -69,9 +69,6 @@ export class ResourceNotFoundRpcError extends JsonRpcError {
   }
 }
 
-/** Server-side error codes: a call that failed with one of these carried nothing chargeable. */
-export const SERVER_ERROR_CODES: ReadonlySet<number> = new Set([InternalRpcError.code, ServerUnavailableRpcError.code, -32002]);
-
 /**
  * Maps any thrown error to a JSON-RPC error: 4xx catalogue errors become invalid params (or
  * resource-not-found for 404), 503 becomes -32000 with a retry hint, 502 -32002, the rest -32603.
