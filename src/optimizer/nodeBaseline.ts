@@ -3,10 +3,9 @@
  * own timeout (`BASELINE_TIMEOUT_SEC`). When it fails the cycle falls back to our native
  * re-implementation of Core v31 and says so (`baseline.source`).
  */
+import { MAX_BLOCK_WEIGHT_WU } from '../bitcoin/consensus.js';
 import type { BitcoinNode } from '../node/bitcoinNode.js';
 import type { NodeBaseline } from './templateCache.js';
-
-export const DEFAULT_WEIGHT_LIMIT_WU = 4_000_000;
 
 /** `getblocktemplate` → txids in block order and totals. Rejects on timeout or node failure. */
 export async function fetchNodeBaseline(node: BitcoinNode, timeoutMs: number): Promise<NodeBaseline> {
@@ -28,6 +27,6 @@ export async function fetchNodeBaseline(node: BitcoinNode, timeoutMs: number): P
     height: gbt.height,
     previousBlockHash: gbt.previousblockhash,
     coinbaseValueSat: gbt.coinbasevalue,
-    weightLimitWu: gbt.weightlimit ?? DEFAULT_WEIGHT_LIMIT_WU,
+    weightLimitWu: gbt.weightlimit ?? MAX_BLOCK_WEIGHT_WU,
   };
 }

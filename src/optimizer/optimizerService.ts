@@ -8,6 +8,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type { FastifyBaseLogger } from 'fastify';
+import { MAX_BLOCK_WEIGHT_WU } from '../bitcoin/consensus.js';
 import type { Config } from '../config.js';
 import type { MempoolMirror } from '../mempool/mirror.js';
 import type { BitcoinNode } from '../node/bitcoinNode.js';
@@ -15,7 +16,7 @@ import { PeriodicTask } from '../util/periodicTask.js';
 import { snapshotFromMirror } from './mirrorSnapshot.js';
 import { warmOrderFromPrevious } from './snapshot.js';
 import type { OptimizerOptions } from './native.js';
-import { fetchNodeBaseline, DEFAULT_WEIGHT_LIMIT_WU } from './nodeBaseline.js';
+import { fetchNodeBaseline } from './nodeBaseline.js';
 import type { OptimizerPool } from './optimizerPool.js';
 import type { ReceiptSigner } from './receipts.js';
 import { buildTemplateCache, type NodeBaseline, type TemplateCache } from './templateCache.js';
@@ -89,7 +90,7 @@ export class OptimizerService extends EventEmitter<{ published: [TemplateCache] 
   get optimizerOptions(): OptimizerOptions {
     const { config } = this.options;
     return {
-      weightLimitWu: DEFAULT_WEIGHT_LIMIT_WU,
+      weightLimitWu: MAX_BLOCK_WEIGHT_WU,
       maxTxCount: config.OPTIMIZER_MAX_TX_COUNT,
       minFeeRateSatVb: config.OPTIMIZER_MIN_FEE_RATE_SAT_VB,
       projectedBlocks: PROJECTED_BLOCKS,
@@ -183,7 +184,7 @@ export class OptimizerService extends EventEmitter<{ published: [TemplateCache] 
         snapshot,
         result,
         nodeBaseline,
-        weightLimitWu: DEFAULT_WEIGHT_LIMIT_WU,
+        weightLimitWu: MAX_BLOCK_WEIGHT_WU,
         maxTxCount: this.optimizerOptions.maxTxCount,
         signer,
       });
