@@ -71,6 +71,8 @@ export type Price = number | 'free';
 /** What a handler may use of the HTTP call besides its validated input. */
 export interface CallInfo {
   log: FastifyBaseLogger;
+  /** Absolute base URL of this service for links: PUBLIC_BASE_URL, else this request's protocol and host. */
+  baseUrl: string;
 }
 
 /** Validated request parts (each `undefined` when the route declares no schema for it). */

@@ -39,7 +39,7 @@ export async function apiRoutes(fastify: FastifyInstance, { ctx }: ApiRoutesOpti
       },
       ...(route.precheck ? { preValidation: async (request: FastifyRequest) => route.precheck?.(ctx, input(request)) } : {}),
       ...(ctx.checkResponses ? { preSerialization: responseCheck(route) } : {}),
-      handler: async (request) => route.handler(ctx, input(request), { log: request.log }),
+      handler: async (request) => route.handler(ctx, input(request), { log: request.log, baseUrl: baseUrl(ctx, request) }),
     });
   }
 }
@@ -92,4 +92,9 @@ export function notFoundHandler(ctx: Pick<ApiContext, 'registry'>) {
     }
     void reply.code(404).send(errorBody('NOT_FOUND', `No route ${request.method} ${path}`));
   };
+}
+
+/** PUBLIC_BASE_URL, else the request's own; without TRUST_PROXY fastify's `host` is the Host header, never X-Forwarded-Host. */
+function baseUrl(ctx: ApiContext, request: FastifyRequest): string {
+  return ctx.config.PUBLIC_BASE_URL?.replace(/\/+$/, '') ?? `${request.protocol}://${request.host}`;
 }

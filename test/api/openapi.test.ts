@@ -1,0 +1,62 @@
+/**
+ * The OpenAPI document is generated from the registry: it validates as OpenAPI 3.0.3, lists every
+ * route and every JSON-RPC method with its price, and links to the configured public URL.
+ */
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { priceUsd } from '../../src/api/define.js';
+import { serviceRegistry } from '../../src/api/registry.js';
+import { startTestWorld, type TestWorld } from '../helpers/testWorld.js';
+
+describe('GET /openapi.json', () => {
+  let world: TestWorld;
+  beforeAll(async () => {
+    world = await startTestWorld({ initialTxs: 20, env: { PUBLIC_BASE_URL: 'https://api.example.com/' } });
+  });
+  afterAll(async () => world.close());
+
+  const get = async (url: string, headers: Record<string, string> = {}) => {
+    const res = await world.app.inject({ method: 'GET', url, headers });
+    expect(res.statusCode).toBe(200);
+    return res.json();
+  };
+
+  it('default: a valid OpenAPI 3.0.3 document, the same at /.well-known/openapi.json', async () => {
+    const doc = await get('/openapi.json');
+    expect(doc.openapi).toBe('3.0.3');
+    expect(doc.info.version).toBe('1.0.0');
+    await expect(SwaggerParser.validate(structuredClone(doc))).resolves.toBeDefined();
+    expect(await get('/.well-known/openapi.json')).toEqual(doc);
+  });
+
+  it('behavior: every registered route appears with its price, and priced routes with the 402 challenge', async () => {
+    const doc = await get('/openapi.json');
+    const registry = serviceRegistry();
+    for (const route of registry.routes) {
+      const op = doc.paths[route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')]?.[route.method.toLowerCase()];
+      expect(op, `${route.method} ${route.path}`).toBeDefined();
+      expect(op['x-price-usd']).toBe(route.kind === 'jsonrpc' ? 'per_call' : priceUsd(route.price));
+      expect(op.responses['402'] !== undefined).toBe(route.price !== 'free');
+    }
+    const operations = Object.values(doc.paths).reduce((n: number, methods) => n + Object.keys(methods as object).length, 0);
+    expect(operations).toBe(registry.routes.length);
+  });
+
+  it('behavior: POST /v1/rpc describes every JSON-RPC method with its params and price', async () => {
+    const doc = await get('/openapi.json');
+    const rpc = doc.paths['/v1/rpc'].post;
+    const bodies = rpc.requestBody.content['application/json'].schema.oneOf[0].oneOf as Array<{
+      properties: { method: { enum: string[] } };
+      'x-price-usd': number;
+    }>;
+    const registry = serviceRegistry();
+    expect(bodies.map((b) => b.properties.method.enum[0]).sort()).toEqual([...registry.methods.keys()].sort());
+    for (const body of bodies) expect(body['x-price-usd']).toBe(priceUsd(registry.methods.get(body.properties.method.enum[0] ?? '')?.price ?? 'free'));
+  });
+
+  it('behavior: links use PUBLIC_BASE_URL, never a client-supplied X-Forwarded-Host', async () => {
+    const doc = await get('/openapi.json', { 'x-forwarded-host': 'attacker.example' });
+    expect(doc.servers).toEqual([{ url: 'https://api.example.com' }]);
+  });
+});
