@@ -51,6 +51,23 @@ export default tseslint.config(
   {
     files: ['**/*.mjs', '**/*.js'],
     ...tseslint.configs.disableTypeChecked,
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
+    languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
+  },
+  {
+    // The dashboard's browser script (served as is, no build step).
+    files: ['public/**/*.js'],
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      sourceType: 'script',
+      globals: {
+        window: 'readonly',
+        document: 'readonly',
+        EventSource: 'readonly',
+        getComputedStyle: 'readonly',
+        ResizeObserver: 'readonly',
+        uPlot: 'readonly',
+        console: 'readonly',
+      },
+    },
   },
 );

@@ -4,10 +4,14 @@
  * free it in `onClose`. Tests call `buildApp` with the embedded simulated node and `app.inject`;
  * `src/main.ts` listens.
  */
+import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { ApiContext } from './api/define.js';
+import { CORS_OPTIONS } from './api/cors.js';
+import { DashboardFeed } from './api/dashboard/feed.js';
 import { errorHandler, frameworkErrorHandler } from './api/errorHandler.js';
+import { ServiceMetrics } from './api/system/metrics.js';
 import { serviceRegistry } from './api/registry.js';
 import { apiRoutes, notFoundHandler } from './api/routes.js';
 import type { AppDeps } from './deps.js';
@@ -45,6 +49,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     else void jsonParser(request, body as string, done);
   });
 
+  await app.register(cors, CORS_OPTIONS);
+
   const { config, node } = deps;
   const autoStart = deps.autoStart ?? true;
   await app.register(mempoolPlugin, { config, node, now, autoPoll: autoStart });
@@ -52,6 +58,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(feesPlugin, { node, now });
   await app.register(paymentsPlugin, { config, now });
 
+  const dashboard = new DashboardFeed({ nodeKind: deps.nodeKind, mempool: app.mempool, fees: app.fees, optimizer: app.optimizer, now, minIntervalMs: 1000 });
+  const metrics = new ServiceMetrics({ mempool: app.mempool, optimizer: app.optimizer, feedClients: () => dashboard.clientCount });
   const ctx: ApiContext = {
     config,
     node,
@@ -65,9 +73,17 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     optimizer: app.optimizer,
     payments: app.payments,
     registry,
+    dashboard,
+    metrics,
     log: app.log,
     checkResponses: deps.checkResponses ?? false,
   };
+  app.addHook('onResponse', metrics.onResponse);
+  // Before the server closes: an open feed would otherwise hold the close until its client leaves.
+  app.addHook('preClose', async () => {
+    dashboard.close();
+    metrics.close();
+  });
   app.setNotFoundHandler(notFoundHandler(ctx));
   await app.register(apiRoutes, { ctx });
   return app;

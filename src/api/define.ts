@@ -19,6 +19,8 @@ import type { BitcoinNode } from '../node/bitcoinNode.js';
 import type { ChainState } from '../node/chainState.js';
 import type { OptimizerHandle } from '../optimizer/plugin.js';
 import type { PaymentsInfo } from '../payments/plugin.js';
+import type { DashboardFeed } from './dashboard/feed.js';
+import type { ServiceMetrics } from './system/metrics.js';
 
 /**
  * What every handler receives: the service's dependencies and the services built from them. Built
@@ -41,6 +43,10 @@ export interface ApiContext {
   payments: PaymentsInfo;
   /** What is served (capabilities and documents describe it). */
   registry: Registry;
+  /** The dashboard's aggregate telemetry and its live feeds. */
+  dashboard: DashboardFeed;
+  /** Prometheus metrics of this app. */
+  metrics: ServiceMetrics;
   log: FastifyBaseLogger;
   /** Check every answer against its declared schema before sending it (tests). */
   checkResponses: boolean;
@@ -55,15 +61,33 @@ export interface Registry {
 }
 
 /** Families group routes and methods in documents and capabilities. */
-export type Family = 'system' | 'bitcoin' | 'mempool' | 'template' | 'rpc';
+export type Family = 'system' | 'docs' | 'bitcoin' | 'mempool' | 'template' | 'rpc';
 
 export const FAMILY_TITLES: Readonly<Record<Family, string>> = {
   system: 'Health and discovery',
+  docs: 'Public documents, dashboard and metrics',
   bitcoin: 'Bitcoin reads',
   mempool: 'Mempool intelligence',
   template: 'Template intelligence',
   rpc: 'JSON-RPC',
 };
+
+/**
+ * What a route answers with. JSON unless declared: documents are text (their response schema is a
+ * string), the dashboard's assets are scripts and styles, its feed an event stream.
+ */
+export const CONTENT_TYPES = {
+  json: 'application/json; charset=utf-8',
+  text: 'text/plain; charset=utf-8',
+  markdown: 'text/markdown; charset=utf-8',
+  html: 'text/html; charset=utf-8',
+  xml: 'application/xml; charset=utf-8',
+  javascript: 'text/javascript; charset=utf-8',
+  css: 'text/css; charset=utf-8',
+  prometheus: 'text/plain; version=0.0.4; charset=utf-8',
+  eventStream: 'text/event-stream; charset=utf-8',
+} as const;
+export type ContentKind = keyof typeof CONTENT_TYPES;
 
 /** USD per request, or `'free'` (no payment asked, payment headers ignored). */
 export type Price = number | 'free';
@@ -98,6 +122,10 @@ interface RouteSpecBase<P extends Schema, Q extends Schema, B extends Schema, R 
   body?: B;
   /** The 200 answer. */
   response: R;
+  /** What the answer is; `json` when absent. A non-JSON answer's response schema is a string (or a stream for `eventStream`). */
+  content?: ContentKind;
+  /** Seconds shared caches and browsers may keep the answer (`Cache-Control: public, max-age`); absent: not cached. */
+  cacheSeconds?: number;
   /** Catalogue errors this route may answer with, besides `INVALID_REQUEST` for malformed input. */
   errors: readonly ErrorCode[];
   /**
@@ -135,6 +163,8 @@ export interface RestRoute {
   query?: Schema;
   body?: Schema;
   response: Schema;
+  content?: ContentKind;
+  cacheSeconds?: number;
   errors: readonly ErrorCode[];
   example: { params?: unknown; query?: unknown; body?: unknown; response: unknown } | 'live';
   precheck?(ctx: ApiContext, input: RestInput<unknown, unknown, unknown>): Promise<void>;

@@ -10,7 +10,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { errorBody } from './errorHandler.js';
-import { priceUsd, routeKey, type ApiContext, type RestInput, type RestRoute } from './define.js';
+import { CONTENT_TYPES, priceUsd, routeKey, type ApiContext, type RestInput, type RestRoute } from './define.js';
 import { rpcRoute } from './rpc/rpcRoute.js';
 
 export interface ApiRoutesOptions {
@@ -28,8 +28,8 @@ export async function apiRoutes(fastify: FastifyInstance, { ctx }: ApiRoutesOpti
     app.route({
       method: route.method,
       url: route.path,
-      // HEAD only where it costs nothing: a paid route answers HEAD with 405 (never charged for an empty body).
-      exposeHeadRoute: route.method === 'GET' && route.price === 'free',
+      // A paid route answers HEAD with 405 (never charged for an empty body).
+      exposeHeadRoute: answersHead(route),
       config: { payment: { key: routeKey(route), priceUsd: priceUsd(route.price) } },
       schema: {
         summary: route.summary,
@@ -39,14 +39,26 @@ export async function apiRoutes(fastify: FastifyInstance, { ctx }: ApiRoutesOpti
       },
       ...(route.precheck ? { preValidation: async (request: FastifyRequest) => route.precheck?.(ctx, input(request)) } : {}),
       ...(ctx.checkResponses ? { preSerialization: responseCheck(route) } : {}),
-      handler: async (request) => route.handler(ctx, input(request), { log: request.log, baseUrl: baseUrl(ctx, request) }),
+      handler: async (request, reply) => {
+        const answer = await route.handler(ctx, input(request), { log: request.log, baseUrl: baseUrl(ctx, request) });
+        if (route.content !== undefined && route.content !== 'json') void reply.type(CONTENT_TYPES[route.content]);
+        if (route.cacheSeconds !== undefined) void reply.header('cache-control', `public, max-age=${route.cacheSeconds}`);
+        // A live feed: never cached, never buffered by a proxy.
+        if (route.content === 'eventStream') void reply.header('cache-control', 'no-cache').header('x-accel-buffering', 'no');
+        return answer;
+      },
     });
   }
 }
 
+/** HEAD only where it costs nothing: free GETs, but not a live feed (HEAD would hold it open for nothing). */
+function answersHead(route: RestRoute): boolean {
+  return route.method === 'GET' && route.price === 'free' && route.content !== 'eventStream';
+}
+
 function responseCheck(route: RestRoute) {
   return async (_request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-    if (reply.statusCode !== 200) return payload;
+    if (reply.statusCode !== 200 || (route.content !== undefined && route.content !== 'json')) return payload;
     const checked = route.response.safeParse(payload);
     if (checked.success) return payload;
     const issue = checked.error.issues[0];
@@ -71,7 +83,7 @@ function pathPattern(path: string): RegExp {
 export function notFoundHandler(ctx: Pick<ApiContext, 'registry'>) {
   const patterns = ctx.registry.routes.map((r) => ({
     method: r.method,
-    headToo: r.kind === 'rest' && r.method === 'GET' && r.price === 'free',
+    headToo: r.kind === 'rest' && answersHead(r),
     pattern: pathPattern(r.path),
   }));
   return (request: FastifyRequest, reply: FastifyReply): void => {

@@ -34,6 +34,11 @@ export class OptimizerPool {
     return this.pool.run(task, { transferList: buffersOf(input), signal }) as Promise<OptimizerResult>;
   }
 
+  /** Tasks waiting for a worker (metrics). */
+  get queueSize(): number {
+    return this.pool.queueSize;
+  }
+
   get threads(): number {
     return this.pool.threads.length;
   }

@@ -54,7 +54,8 @@ export interface OptimizerServiceOptions {
   now?: () => number;
 }
 
-export class OptimizerService extends EventEmitter<{ published: [TemplateCache] }> {
+/** `published`: a new cache serves; `cycle`: a cycle ended (any status), with its record. */
+export class OptimizerService extends EventEmitter<{ published: [TemplateCache]; cycle: [CycleRecord] }> {
   cache: TemplateCache | undefined;
   cycleCount = 0;
   phase: CyclePhase = 'idle';
@@ -85,6 +86,11 @@ export class OptimizerService extends EventEmitter<{ published: [TemplateCache] 
 
   get refreshInProgress(): boolean {
     return this.running !== undefined;
+  }
+
+  /** Optimizer tasks waiting for a worker thread (metrics). */
+  get poolQueueDepth(): number {
+    return this.options.pool.queueSize;
   }
 
   get optimizerOptions(): OptimizerOptions {
@@ -209,8 +215,10 @@ export class OptimizerService extends EventEmitter<{ published: [TemplateCache] 
       this.lastDurationMs = finished - started;
       this.lastStatus = status;
       this.lastError = error ?? (status === 'baseline_fallback' ? `baseline: ${this.baseline.lastError}` : null);
-      this.history.unshift({ cycle, startedAt: new Date(started).toISOString(), durationMs: finished - started, status, error, phasesMs, txCount });
+      const record: CycleRecord = { cycle, startedAt: new Date(started).toISOString(), durationMs: finished - started, status, error, phasesMs, txCount };
+      this.history.unshift(record);
       this.history.length = Math.min(this.history.length, HISTORY);
+      this.emit('cycle', record);
     }
   }
 

@@ -12,7 +12,7 @@ import { encodeHeaderJson } from './decode.js';
 import type { LedgerRow } from './ledger.js';
 import { PAYMENT_IDENTIFIER, PaymentIdSchema, type PaymentPayload, type SettlementResponse } from './schemas.js';
 
-export const EXPOSE_HEADERS = 'PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-Payment-Charged';
+export const EXPOSE_HEADERS = 'PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-Payment-Charged, Retry-After';
 
 /** PAYMENT-RESPONSE for a payment already recorded, from its ledger row as it is now. */
 export function paymentResponseOf(row: LedgerRow): string {

@@ -41,12 +41,13 @@ function servedRoutes(): string[] {
 }
 
 describe('the registry', () => {
-  it('default: fastify serves exactly the registry routes (HEAD only on free GET routes)', () => {
+  it('default: fastify serves exactly the registry routes (HEAD only on free GET routes that are not a live feed)', () => {
     const expected = registry.routes.flatMap((r) => {
-      const head = r.kind === 'rest' && r.method === 'GET' && r.price === 'free' ? [`HEAD ${r.path}`] : [];
+      const head = r.kind === 'rest' && r.method === 'GET' && r.price === 'free' && r.content !== 'eventStream' ? [`HEAD ${r.path}`] : [];
       return [routeKey(r), ...head];
     });
-    expect(servedRoutes()).toEqual(expected.sort());
+    // Besides: CORS preflights (`OPTIONS *`), answered by @fastify/cors for every path.
+    expect(servedRoutes()).toEqual([...expected, 'OPTIONS *'].sort());
   });
 
   it('behavior: capabilities lists exactly the registry routes, methods and prices', async () => {
@@ -71,7 +72,10 @@ describe('the registry', () => {
       const example: { query?: unknown; body?: unknown } = route.example === 'live' ? {} : route.example;
       const query = example.query ? `?${new URLSearchParams(example.query as Record<string, string>).toString()}` : '';
       const body = route.method === 'POST' ? (example.body ?? {}) : undefined;
-      const res = await world.app.inject({ method: route.method, url: url + query, ...(body === undefined ? {} : { payload: body }) });
+      // A live feed never ends: take its headers and let go.
+      const live = route.content === 'eventStream';
+      const res = await world.app.inject({ method: route.method, url: url + query, payloadAsStream: live, ...(body === undefined ? {} : { payload: body }) });
+      if (live) res.stream().destroy();
       if (route.price === 'free') expect(res.statusCode, routeKey(route)).toBe(200);
       else {
         expect(res.statusCode, routeKey(route)).toBe(402);

@@ -43,10 +43,11 @@ export async function refreshFromCore(world: CoreWorld): Promise<void> {
   await world.app.optimizer.service.refresh();
 }
 
-/** GET or POST through the app; returns status and parsed JSON. */
+/** GET or POST through the app; returns status and the answer (parsed when it is JSON, else its text). */
 export async function ask(world: CoreWorld, method: 'GET' | 'POST', url: string, payload?: unknown): Promise<{ status: number; body: any }> {
   const res = await world.app.inject({ method, url, ...(payload === undefined ? {} : { payload: payload as object }) });
-  return { status: res.statusCode, body: res.json() };
+  const json = String(res.headers['content-type'] ?? '').startsWith('application/json');
+  return { status: res.statusCode, body: json ? res.json() : res.body };
 }
 
 /** One JSON-RPC call through `POST /v1/rpc`; returns the envelope. */

@@ -5,7 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { routeKey } from '../../src/api/define.js';
 import { serviceRegistry } from '../../src/api/registry.js';
+import { openFeed } from '../helpers/feed.js';
 import { ask, refreshFromCore, rpcCall, startServiceOnCore, type CoreWorld } from './coreWorld.js';
 import { bumpFee, fillMempool, fundCoins, type FillProfile, type FillReport } from './filler.js';
 import { coreAvailability, startRegtest, type Regtest } from './regtest.js';
@@ -271,6 +273,35 @@ describe.runIf(available.run)('real Bitcoin Core v31.99 on regtest', () => {
     expect((await rpcCall(world, 'eth_chainId')).result).toBe(hex(18444));
     expect((await rpcCall(world, 'net_version')).result).toBe('18444');
     checked.add('GET /health').add('GET /v1/template/capabilities').add('eth_chainId').add('net_version');
+  });
+
+  it('behavior: the public documents, the dashboard feed and /metrics describe the mempool Core holds', async () => {
+    await refreshFromCore(world);
+    const info = await core.rpc<MempoolInfo>('getmempoolinfo');
+    const height = await core.rpc<number>('getblockcount');
+    const registry = serviceRegistry();
+    for (const route of registry.routes.filter((r) => r.family === 'docs' && r.content !== 'eventStream')) {
+      const { status } = await ask(world, 'GET', route.path);
+      expect(status, routeKey(route)).toBe(200);
+      checked.add(routeKey(route));
+    }
+    const overview = await world.app.inject({ method: 'GET', url: '/' });
+    expect(overview.body).toContain(`height ${height.toLocaleString('en-US')}`);
+    expect(overview.body).toContain(`${info.size.toLocaleString('en-US')} txs`);
+    const metrics = (await world.app.inject({ method: 'GET', url: '/metrics' })).body;
+    expect(metrics).toMatch(new RegExp(`^mempool_transactions ${info.size}$`, 'm'));
+    checked.add('GET /metrics');
+    const base = await world.app.listen({ port: 0, host: '127.0.0.1' });
+    const feed = await openFeed(base);
+    try {
+      const snapshot = await feed.next();
+      expect(snapshot.node).toMatchObject({ kind: 'real', height, tip: await core.rpc<string>('getbestblockhash') });
+      expect(snapshot.mempool.count).toBe(info.size);
+      expect(snapshot.optimizer.latest?.baselineFeeSat).toBe(world.app.optimizer.service.cache?.baseline.feeSat);
+      checked.add('GET /dashboard/feed');
+    } finally {
+      feed.close();
+    }
   });
 
   const validateTemplate = async (label: string) => {

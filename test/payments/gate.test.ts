@@ -34,7 +34,7 @@ describe('challenge', () => {
     const res = await app.inject({ method: 'GET', url: '/v1/paid' });
     expect(res.statusCode).toBe(402);
     expect(res.headers['cache-control']).toBe('no-store');
-    expect(res.headers['access-control-expose-headers']).toBe('PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-Payment-Charged');
+    expect(res.headers['access-control-expose-headers']).toBe('PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-Payment-Charged, Retry-After');
     const header = challengeOf(res);
     expect(res.json()).toEqual(header);
     expect(header).toMatchObject({

@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 
-import { priceUsd, type Registry, type Route, type RpcMethod } from '../define.js';
+import { CONTENT_TYPES, priceUsd, type Registry, type Route, type RpcMethod } from '../define.js';
 
 type Schema = z.ZodType;
 
@@ -81,7 +81,8 @@ const CHALLENGE: JsonSchema = {
 };
 
 function responses(route: Route, ok: JsonSchema): JsonSchema {
-  const out: JsonSchema = { '200': { description: 'Success', content: { 'application/json': { schema: ok } } } };
+  const media = CONTENT_TYPES[route.content ?? 'json'].split(';')[0] ?? 'application/json';
+  const out: JsonSchema = { '200': { description: 'Success', content: { [media]: { schema: ok } } } };
   if (route.price !== 'free')
     out['402'] = { description: 'Payment required (x402 v2)', content: { 'application/json': { schema: { $ref: '#/components/schemas/PaymentChallenge' } } } };
   out.default = {
@@ -127,7 +128,8 @@ function operation(route: Route, registry: Registry, components: Components): Js
     return op;
   }
   if (route.body) op.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input', components) } } };
-  op.responses = responses(route, jsonSchema(route.response, 'output', components));
+  const json = route.content === undefined || route.content === 'json';
+  op.responses = responses(route, json ? jsonSchema(route.response, 'output', components) : { type: 'string' });
   return op;
 }
 

@@ -6,17 +6,9 @@
 import { z } from 'zod';
 
 import { defineRoute } from '../define.js';
-import { buildOpenApi, OPENAPI_VERSION } from '../docs/openapi.js';
 import { cacheStats, CacheStatsResponse } from './cacheStats.js';
 import { capabilities, CapabilitiesResponse } from './capabilities.js';
 import { health, HealthResponse } from './health.js';
-
-/** What the OpenAPI routes promise about their answer (the rest is OpenAPI's own schema). */
-const OpenApiDocument = z.looseObject({
-  openapi: z.literal(OPENAPI_VERSION),
-  info: z.looseObject({ title: z.string(), version: z.string() }),
-  paths: z.record(z.string(), z.record(z.string(), z.unknown())),
-});
 
 export const systemRoutes = [
   defineRoute({
@@ -87,16 +79,16 @@ export const systemRoutes = [
     example: 'live',
   }).handle(async (ctx) => cacheStats(ctx)),
 
-  ...['/openapi.json', '/.well-known/openapi.json'].map((path) =>
-    defineRoute({
-      family: 'system',
-      method: 'GET',
-      path,
-      price: 'free',
-      summary: 'OpenAPI 3.0.3 description of every route and JSON-RPC method, with prices (generated from the registry)',
-      response: OpenApiDocument,
-      errors: [],
-      example: 'live',
-    }).handle(async (ctx, _input, { baseUrl }) => buildOpenApi(ctx.registry, baseUrl)),
-  ),
+  defineRoute({
+    family: 'system',
+    method: 'GET',
+    path: '/metrics',
+    price: 'free',
+    summary:
+      'Prometheus metrics: requests by route and status with latency, payments by outcome, optimizer cycle phases, pool queue, mempool size, feed clients',
+    response: z.string(),
+    content: 'prometheus',
+    errors: [],
+    example: 'live',
+  }).handle(async (ctx) => ctx.metrics.render()),
 ];

@@ -1,0 +1,102 @@
+/**
+ * The public documents (SPEC §4 rule 5, §9), free and generated from the registry on each request:
+ * OpenAPI, llms.txt, llms-full.txt, AGENTS.md, the sitemaps, the glossary and the overview page.
+ * Absolute links use PUBLIC_BASE_URL, else the request's own host.
+ */
+import { z } from 'zod';
+import { defineRoute, type ApiContext } from '../define.js';
+import { agentsMd, llmsFullTxt, llmsTxt, type PaymentFacts } from './agentDocs.js';
+import { glossaryMd } from './glossary.js';
+import { buildOpenApi, OPENAPI_VERSION } from './openapi.js';
+import { overviewHtml, type OverviewStatus } from './overview.js';
+import { sitemapMd, sitemapXml } from './sitemap.js';
+
+/** Documents change only with a deployment (and the overview with the live status): short shared caching. */
+const DOC_CACHE_SECONDS = 300;
+
+/** What the OpenAPI routes promise about their answer (the rest is OpenAPI's own schema). */
+const OpenApiDocument = z.looseObject({
+  openapi: z.literal(OPENAPI_VERSION),
+  info: z.looseObject({ title: z.string(), version: z.string() }),
+  paths: z.record(z.string(), z.record(z.string(), z.unknown())),
+});
+
+function paymentFacts(ctx: ApiContext): PaymentFacts {
+  return { enabled: ctx.payments.enabled, settlement: ctx.payments.settlement, networks: ctx.payments.networks };
+}
+
+function overviewStatus(ctx: ApiContext): OverviewStatus {
+  const { mirror } = ctx.mempool;
+  const { service, enabled } = ctx.optimizer;
+  const cache = service.cache;
+  const bound = cache?.upperBound.feeSat;
+  return {
+    node: ctx.nodeKind,
+    mempoolReady: mirror.ready,
+    mempoolTxCount: mirror.txs.size,
+    height: mirror.tipHeight ?? null,
+    optimizer: {
+      enabled,
+      cycles: service.cycleCount,
+      lastStatus: service.lastStatus,
+      optimizedFeeSat: cache?.optimized.feeSat ?? null,
+      baselineFeeSat: cache?.baseline.feeSat ?? null,
+      gapToBoundPct: cache && bound ? Math.round(((bound - cache.optimized.feeSat) / bound) * 1e6) / 1e4 : null,
+    },
+    payments: { enabled: ctx.payments.enabled, settlement: ctx.payments.settlement },
+  };
+}
+
+const text = (path: string, content: 'markdown' | 'text' | 'xml', summary: string, build: (ctx: ApiContext, baseUrl: string) => string) =>
+  defineRoute({
+    family: 'docs',
+    method: 'GET',
+    path,
+    price: 'free',
+    summary,
+    response: z.string(),
+    content,
+    cacheSeconds: DOC_CACHE_SECONDS,
+    errors: [],
+    example: 'live',
+  }).handle(async (ctx, _input, { baseUrl }) => build(ctx, baseUrl));
+
+export const docRoutes = [
+  defineRoute({
+    family: 'docs',
+    method: 'GET',
+    path: '/',
+    price: 'free',
+    summary: 'Overview page for people: what the service is, its live status, prices and links',
+    response: z.string(),
+    content: 'html',
+    errors: [],
+    example: 'live',
+  }).handle(async (ctx) => overviewHtml(ctx.registry, overviewStatus(ctx))),
+
+  ...['/openapi.json', '/.well-known/openapi.json'].map((path) =>
+    defineRoute({
+      family: 'docs',
+      method: 'GET',
+      path,
+      price: 'free',
+      summary: 'OpenAPI 3.0.3 description of every route and JSON-RPC method, with prices',
+      response: OpenApiDocument,
+      cacheSeconds: DOC_CACHE_SECONDS,
+      errors: [],
+      example: 'live',
+    }).handle(async (ctx, _input, { baseUrl }) => buildOpenApi(ctx.registry, baseUrl)),
+  ),
+  text('/llms.txt', 'markdown', 'llms.txt: what the service is, with links to every document and route', (ctx, base) => llmsTxt(ctx.registry, base)),
+  text('/llms-full.txt', 'markdown', 'Everything an agent needs in one text: how to pay, every route and method with an example', (ctx, base) =>
+    llmsFullTxt(ctx.registry, base, paymentFacts(ctx)),
+  ),
+  text('/AGENTS.md', 'markdown', 'How an agent should use the service: discover, pay, handle 402/4xx/429/503, what never to expect', (ctx, base) =>
+    agentsMd(ctx.registry, base, paymentFacts(ctx)),
+  ),
+  text('/sitemap.xml', 'xml', 'Sitemap (sitemaps.org) of every free page', (ctx, base) => sitemapXml(ctx.registry, base)),
+  text('/sitemap.md', 'markdown', 'Sitemap as Markdown, with one line per free page', (ctx, base) => sitemapMd(ctx.registry, base)),
+  text('/glossary.md', 'markdown', 'Glossary: sat/vB, vsize, weight, chunk, cluster, CPFP, RBF, template, baseline, bound, x402 …', (ctx) =>
+    glossaryMd(ctx.registry),
+  ),
+];

@@ -1,0 +1,138 @@
+/**
+ * `/metrics` in Prometheus text format (prom-client): requests by route and status with latency
+ * histograms, payments by outcome, optimizer cycles and their phase durations, the worker pool's
+ * queue, the mempool view and the dashboard's live clients, plus Node's process metrics. One
+ * prom-client registry per app (several apps may live in one process, as in the tests).
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { MempoolService } from '../../mempool/plugin.js';
+import type { CycleRecord } from '../../optimizer/optimizerService.js';
+import type { OptimizerHandle } from '../../optimizer/plugin.js';
+
+/** What a paid request ended as, read from the answer the gate produced. */
+export type PaymentOutcome = 'challenged' | 'refused' | 'paid' | 'replayed' | 'not_charged' | 'in_progress' | 'unavailable' | 'error';
+
+export function paymentOutcome(status: number, headers: Record<string, unknown>, carriedPayment: boolean): PaymentOutcome | null {
+  if (status === 402) return carriedPayment ? 'refused' : 'challenged';
+  if (!carriedPayment) return null;
+  if (headers['x-payment-charged'] === 'false') return 'not_charged';
+  if (headers['x-payment-idempotent-replay'] === 'true') return 'replayed';
+  if (headers['payment-response'] !== undefined) return 'paid';
+  if (status === 409) return 'in_progress';
+  if (status === 503) return 'unavailable';
+  // A payment that was malformed, replayed, for another request or unverifiable: nothing charged.
+  if (status >= 400 && status < 500) return 'refused';
+  return 'error';
+}
+
+export interface MetricsSources {
+  mempool: MempoolService;
+  optimizer: OptimizerHandle;
+  /** Open dashboard feeds. */
+  feedClients(): number;
+}
+
+export class ServiceMetrics {
+  readonly registry = new Registry();
+  private readonly requests: Counter<'method' | 'route' | 'status'>;
+  private readonly latency: Histogram<'method' | 'route' | 'status'>;
+  private readonly payments: Counter<'outcome'>;
+  private readonly cycles: Counter<'status'>;
+  private readonly phases: Histogram<'phase'>;
+
+  constructor(private readonly sources: MetricsSources) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+    this.requests = new Counter({
+      name: 'http_requests_total',
+      help: 'HTTP requests answered, by route pattern and status',
+      labelNames: ['method', 'route', 'status'],
+      registers,
+    });
+    this.latency = new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'Time from request to answer, by route pattern and status',
+      labelNames: ['method', 'route', 'status'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers,
+    });
+    this.payments = new Counter({
+      name: 'payments_total',
+      help: 'Requests that carried or were asked for an x402 payment, by outcome',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.cycles = new Counter({ name: 'optimizer_cycles_total', help: 'Optimizer cycles ended, by status', labelNames: ['status'], registers });
+    this.phases = new Histogram({
+      name: 'optimizer_cycle_phase_seconds',
+      help: 'Duration of each optimizer cycle phase',
+      labelNames: ['phase'],
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 240],
+      registers,
+    });
+    const { mirror } = sources.mempool;
+    const { service } = sources.optimizer;
+    new Gauge({ name: 'mempool_transactions', help: 'Transactions in the mempool view', registers, collect: gaugeOf(() => mirror.txs.size) });
+    new Gauge({
+      name: 'mempool_ready',
+      help: '1 when the mempool view has been read from the node',
+      registers,
+      collect: gaugeOf(() => (mirror.ready ? 1 : 0)),
+    });
+    new Gauge({
+      name: 'optimizer_pool_queue_depth',
+      help: 'Optimizer tasks waiting for a worker thread',
+      registers,
+      collect: gaugeOf(() => service.poolQueueDepth),
+    });
+    new Gauge({
+      name: 'optimizer_cache_age_seconds',
+      help: 'Age of the cached optimized template (NaN before the first)',
+      registers,
+      collect: gaugeOf(() => (service.cache ? (Date.now() - service.cache.cachedAt) / 1000 : Number.NaN)),
+    });
+    new Gauge({
+      name: 'stream_clients',
+      help: 'Open live feeds (the dashboard feed)',
+      labelNames: ['kind'],
+      registers,
+      collect: labelledGaugeOf({ kind: 'dashboard' }, () => sources.feedClients()),
+    });
+    service.on('cycle', this.onCycle);
+  }
+
+  private readonly onCycle = (record: CycleRecord): void => {
+    this.cycles.inc({ status: record.status });
+    for (const [phase, ms] of Object.entries(record.phasesMs)) if (ms !== null) this.phases.observe({ phase }, ms / 1000);
+  };
+
+  /** fastify `onResponse` hook. */
+  readonly onResponse = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) };
+    this.requests.inc(labels);
+    this.latency.observe(labels, reply.elapsedTime / 1000);
+    const outcome = paymentOutcome(reply.statusCode, reply.getHeaders(), request.headers['payment-signature'] !== undefined);
+    if (outcome) this.payments.inc({ outcome });
+  };
+
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  close(): void {
+    this.sources.optimizer.service.off('cycle', this.onCycle);
+  }
+}
+
+function gaugeOf(read: () => number) {
+  return function (this: Gauge) {
+    this.set(read());
+  };
+}
+
+function labelledGaugeOf(labels: Record<string, string>, read: () => number) {
+  return function (this: Gauge) {
+    this.set(labels, read());
+  };
+}
