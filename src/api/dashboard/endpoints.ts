@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { defineRoute } from '../define.js';
+import { documentRoute } from '../docs/documentRoute.js';
 import { dashboardHtml } from './page.js';
 
 const require = createRequire(import.meta.url);
@@ -26,31 +27,17 @@ const ASSETS = {
 const ASSET_CACHE_SECONDS = 3600;
 
 const script = (path: string, summary: string, read: () => string, content: 'javascript' | 'css') =>
-  defineRoute({
-    family: 'docs',
-    method: 'GET',
-    path,
-    price: 'free',
-    summary,
-    response: z.string(),
-    content,
-    cacheSeconds: ASSET_CACHE_SECONDS,
-    errors: [],
-    example: 'live',
-  }).handle(async () => read());
+  documentRoute({ path, summary, content, cacheSeconds: ASSET_CACHE_SECONDS }, read);
 
 export const dashboardRoutes = [
-  defineRoute({
-    family: 'docs',
-    method: 'GET',
-    path: '/dashboard',
-    price: 'free',
-    summary: 'Live dashboard: mempool, fee histogram, projected blocks, optimized vs baseline vs bound, cycle timings, replacements and blocks',
-    response: z.string(),
-    content: 'html',
-    errors: [],
-    example: 'live',
-  }).handle(async () => dashboardHtml()),
+  documentRoute(
+    {
+      path: '/dashboard',
+      content: 'html',
+      summary: 'Live dashboard: mempool, fee histogram, projected blocks, optimized vs baseline vs bound, cycle timings, replacements and blocks',
+    },
+    dashboardHtml,
+  ),
 
   defineRoute({
     family: 'docs',

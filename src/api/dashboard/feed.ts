@@ -11,6 +11,7 @@ import type { FeesService } from '../../fees/plugin.js';
 import type { MempoolDiff } from '../../mempool/mirror.js';
 import type { MempoolService } from '../../mempool/plugin.js';
 import type { OptimizerHandle } from '../../optimizer/plugin.js';
+import type { ProjectedBlock } from '../../optimizer/native.js';
 import type { TemplateCache } from '../../optimizer/templateCache.js';
 import { round } from '../../util/round.js';
 
@@ -41,15 +42,7 @@ export interface DashboardSnapshot {
     lastError: string | null;
     latest: (CycleFees & { gapToBoundPct: number; baselineSource: string; height: number }) | null;
   };
-  projectedBlocks: Array<{
-    block: number;
-    txCount: number;
-    feeSat: number;
-    weightWu: number;
-    minFeeRateSatVb: number;
-    medianFeeRateSatVb: number;
-    maxFeeRateSatVb: number;
-  }>;
+  projectedBlocks: Array<ProjectedBlock & { block: number }>;
   cycles: CycleFees[];
   phases: Array<{ cycle: number; status: string; durationMs: number; phasesMs: Record<string, number | null> }>;
   replacements: Array<{ at: number; txid: string; replacedBy: string | null }>;

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { defineRoute, type ApiContext } from '../define.js';
+import { documentRoute } from './documentRoute.js';
 import { agentsMd, llmsFullTxt, llmsTxt, type PaymentFacts } from './agentDocs.js';
 import { glossaryMd } from './glossary.js';
 import { buildOpenApi, OPENAPI_VERSION } from './openapi.js';
@@ -48,31 +49,12 @@ function overviewStatus(ctx: ApiContext): OverviewStatus {
 }
 
 const text = (path: string, content: 'markdown' | 'text' | 'xml', summary: string, build: (ctx: ApiContext, baseUrl: string) => string) =>
-  defineRoute({
-    family: 'docs',
-    method: 'GET',
-    path,
-    price: 'free',
-    summary,
-    response: z.string(),
-    content,
-    cacheSeconds: DOC_CACHE_SECONDS,
-    errors: [],
-    example: 'live',
-  }).handle(async (ctx, _input, { baseUrl }) => build(ctx, baseUrl));
+  documentRoute({ path, content, summary, cacheSeconds: DOC_CACHE_SECONDS }, build);
 
 export const docRoutes = [
-  defineRoute({
-    family: 'docs',
-    method: 'GET',
-    path: '/',
-    price: 'free',
-    summary: 'Overview page for people: what the service is, its live status, prices and links',
-    response: z.string(),
-    content: 'html',
-    errors: [],
-    example: 'live',
-  }).handle(async (ctx) => overviewHtml(ctx.registry, overviewStatus(ctx))),
+  documentRoute({ path: '/', content: 'html', summary: 'Overview page for people: what the service is, its live status, prices and links' }, (ctx) =>
+    overviewHtml(ctx.registry, overviewStatus(ctx)),
+  ),
 
   ...['/openapi.json', '/.well-known/openapi.json'].map((path) =>
     defineRoute({
