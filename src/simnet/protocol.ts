@@ -33,6 +33,8 @@ export const ControlArgs = {
     z.object({
       fromTxid: hash,
       feeRateSatVb: z.number().positive().max(1_000_000),
+      feeSat: z.number().int().min(0).max(2_100_000_000_000_000).optional(),
+      vout: z.number().int().min(0).max(100_000).optional(),
       kind: z.enum(['replacement', 'child']).optional(),
     }),
   ]),

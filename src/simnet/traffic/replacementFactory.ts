@@ -26,6 +26,8 @@ export interface ReplacementOptions {
    */
   feeRateSatVb?: number;
   exact?: boolean;
+  /** Exact absolute fee, sat (overrides the rate; rules not considered). */
+  feeSat?: number;
 }
 
 /** The inputs of `target` as wallet coins, or undefined when the simulator does not own them all. */
@@ -61,9 +63,12 @@ export function buildReplacement(ctx: BumpContext, target: MempoolEntry, options
         outputs,
       ) / 4,
     );
-    const fee = options.exact
-      ? Math.ceil(rate * vsize)
-      : Math.max(Math.ceil(rate * vsize), originalFee + feeForVsize(INCREMENTAL_RELAY_FEE_SAT_KVB, vsize) + 1, Math.ceil(bestRate * 1.05 * vsize));
+    const fee =
+      options.feeSat !== undefined
+        ? options.feeSat
+        : options.exact
+          ? Math.ceil(rate * vsize)
+          : Math.max(Math.ceil(rate * vsize), originalFee + feeForVsize(INCREMENTAL_RELAY_FEE_SAT_KVB, vsize) + 1, Math.ceil(bestRate * 1.05 * vsize));
     if (changeIndex < 0) return undefined;
     const newOutputs = outputs.map((o) => ({ ...o }));
     const change = at(newOutputs, changeIndex);
@@ -91,12 +96,19 @@ export function buildReplacement(ctx: BumpContext, target: MempoolEntry, options
 
 /**
  * A signed transaction spending every output of `txid` the wallet owns (unconfirmed or confirmed)
- * into one wallet output at `feeRateSatVb`. Not submitted.
+ * (or only output `exact.vout`) into one wallet output at `feeRateSatVb` (or exactly `exact.feeSat`). Not submitted.
  * @throws Error when there is nothing to spend or the outputs cannot pay the fee
  */
-export function buildChild(ctx: BumpContext, txid: string, feeRateSatVb: number, outputCount: number): SimTx {
+export function buildChild(
+  ctx: BumpContext,
+  txid: string,
+  feeRateSatVb: number,
+  outputCount: number,
+  exact: { feeSat?: number | undefined; vout?: number | undefined } = {},
+): SimTx {
   const coins: WalletCoin[] = [];
   for (let vout = 0; vout < outputCount; vout++) {
+    if (exact.vout !== undefined && vout !== exact.vout) continue;
     const key = outpointKey(txid, vout);
     const coin = ctx.wallet.unconfirmed.get(key) ?? ctx.wallet.confirmed.get(key);
     if (coin) coins.push(coin);
@@ -110,7 +122,7 @@ export function buildChild(ctx: BumpContext, txid: string, feeRateSatVb: number,
       [{ valueSat: 0, script: to.script }],
     ) / 4,
   );
-  const fee = Math.ceil(feeRateSatVb * vsize);
+  const fee = exact.feeSat ?? Math.ceil(feeRateSatVb * vsize);
   const value = coins.reduce((s, c) => s + c.valueSat, 0) - fee;
   if (value < dustThresholdSat(to.script)) throw new Error(`outputs of ${txid} cannot pay ${fee} sat of fee`);
   return signSpend({
