@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { bitcoinMethods, bitcoinRoutes } from './bitcoin/endpoints.js';
+import { insightMethods, insightRoutes } from './bitcoin/insightEndpoints.js';
 import type { Registry, Route, RpcMethod } from './define.js';
 import { routeKey } from './define.js';
 import { mempoolRoutes } from './mempool/endpoints.js';
@@ -78,7 +79,7 @@ export function buildRegistry(routes: readonly Route[], methods: readonly RpcMet
 /** What this build serves. */
 export function serviceRegistry(): Registry {
   return buildRegistry(
-    [...systemRoutes, ...bitcoinRoutes, ...mempoolRoutes, ...templateRoutes, ...rpcRoutes],
-    [...rpcMethods, ...bitcoinMethods, ...templateMethods],
+    [...systemRoutes, ...bitcoinRoutes, ...insightRoutes, ...mempoolRoutes, ...templateRoutes, ...rpcRoutes],
+    [...rpcMethods, ...bitcoinMethods, ...insightMethods, ...templateMethods],
   );
 }

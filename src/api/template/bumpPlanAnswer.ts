@@ -106,9 +106,11 @@ export const BumpPlanSchema = z.object({
     .nullable(),
   landing: z.object({ rbf: z.number().int().nullable(), cpfp: z.number().int().nullable() }),
   signsOrCustodiesFunds: z.literal(false),
+  /** The optimizer cycle the projection comes from; null when none has published. */
+  cachedAt: z.string().nullable(),
 });
 
-export const BumpPlanAnswer = BumpPlanSchema.extend({ success: z.literal(true), cachedAt: z.string().nullable(), note: z.string() });
+export const BumpPlanAnswer = BumpPlanSchema.extend({ success: z.literal(true), note: z.string() });
 
 export const BUMP_NOTE =
   'A plan, not a promise: fees are exact for the node as of now (rules 3-6, cluster limits); the service never signs, holds or spends funds. Sign the replacement or child yourself and relay it with POST /v1/bitcoin/insight (action broadcast_signed_replacement) or any node.';
