@@ -5,7 +5,7 @@
  * `testmempoolaccept` (the node's verdict, verbatim), then `sendrawtransaction`. The same
  * transaction sent twice is accepted (already in the mempool), not an error.
  */
-import { RawTx } from '@scure/btc-signer';
+import { RawTx, Transaction } from '@scure/btc-signer';
 import { hex } from '@scure/base';
 import type { BitcoinNode } from '../node/bitcoinNode.js';
 
@@ -22,6 +22,11 @@ export function signedTxInputs(rawHex: string): string[] | null {
   } catch {
     return null;
   }
+}
+
+/** The txid of a serialized transaction that `signedTxInputs` accepted. */
+export function signedTxid(rawHex: string): string {
+  return Transaction.fromRaw(hex.decode(rawHex.toLowerCase()), { allowUnknownOutputs: true, allowUnknownInputs: true, disableScriptCheck: true }).id;
 }
 
 export type BumpKind = 'replacement' | 'cpfp_child';

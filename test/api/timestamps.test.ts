@@ -37,6 +37,8 @@ describe('timestamps', () => {
     let checked = 0;
     for (const route of registry.routes) {
       if (route.kind !== 'rest') continue;
+      // The API documents describe time fields (their values are schemas), they do not answer them.
+      if (route.path.endsWith('openapi.json')) continue;
       const url = route.path.replace(':txid', txid).replace(':address', address);
       const res = await world.app.inject({ method: route.method, url, ...(route.method === 'POST' ? { payload: { txid, txids: [txid] } } : {}) });
       expect(res.statusCode, routeKey(route)).toBe(200);

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { ADDRESS_TYPES, parseAddress } from '../../bitcoin/address.js';
-import { bumpKind, MAX_SIGNED_TX_HEX_CHARS, relaySignedBump, signedTxInputs } from '../../bump/relay.js';
+import { bumpKind, MAX_SIGNED_TX_HEX_CHARS, relaySignedBump, signedTxid, signedTxInputs } from '../../bump/relay.js';
 import { chooseTarget } from '../../bump/target.js';
 import { summaryOf, verdictOf, VERDICTS } from '../../bump/verdict.js';
 import { Errors } from '../../errors.js';
@@ -123,8 +123,21 @@ export async function insightPrecheck(ctx: ApiContext, raw: unknown): Promise<vo
 async function relationOf(ctx: ApiContext, txid: string, signedHex: string) {
   const inputs = signedTxInputs(signedHex);
   if (inputs === null) throw new Errors.INVALID_REQUEST('signedReplacementHex is not a serialized Bitcoin transaction');
-  const named = await ctx.node.getRawTransaction(txid);
-  const kind = bumpKind(inputs, { txid, inputs: named.vin.filter((i) => i.txid !== undefined).map((i) => `${i.txid}:${i.vout}`) });
+  let named: string[];
+  try {
+    named = (await ctx.node.getRawTransaction(txid)).vin.filter((i) => i.txid !== undefined).map((i) => `${i.txid}:${i.vout}`);
+  } catch (error) {
+    // Sent again after it replaced the named tx: the node no longer knows the original, but the
+    // signed tx is in its mempool; relaying it again is harmless and reported as already there.
+    if ((error as { code?: unknown }).code !== 'TX_NOT_FOUND') throw error;
+    const inMempool = await ctx.node.getMempoolEntry(signedTxid(signedHex)).then(
+      () => true,
+      () => false,
+    );
+    if (!inMempool) throw error;
+    return inputs.some((o) => o.startsWith(`${txid}:`)) ? ('cpfp_child' as const) : ('replacement' as const);
+  }
+  const kind = bumpKind(inputs, { txid, inputs: named });
   if (kind === null) throw new Errors.REPLACEMENT_NOT_CONFLICTING(txid);
   return kind;
 }
