@@ -17,8 +17,9 @@ export function signedTxInputs(rawHex: string): string[] | null {
   if (rawHex.length === 0 || rawHex.length % 2 !== 0 || !/^[0-9a-fA-F]+$/.test(rawHex)) return null;
   try {
     const tx = RawTx.decode(hex.decode(rawHex.toLowerCase()));
-    if (tx.inputs.length === 0 || tx.outputs.length === 0) return null;
-    return tx.inputs.map((input) => `${hex.encode(input.txid)}:${input.index}`);
+    const inputs: ReadonlyArray<{ txid: Uint8Array; index: number }> = tx.inputs;
+    if (inputs.length === 0 || tx.outputs.length === 0) return null;
+    return inputs.map((input) => `${hex.encode(input.txid)}:${input.index}`);
   } catch {
     return null;
   }
