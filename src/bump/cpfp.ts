@@ -15,7 +15,8 @@
  */
 import { BYTES_PER_SIGOP, WITNESS_SCALE_FACTOR } from '../bitcoin/consensus.js';
 import { childShape } from './childSize.js';
-import { toSatKvb } from './rbf.js';
+import { leastImprovingFee, type Chunker } from './diagram.js';
+import { diagramTx, toSatKvb } from './rbf.js';
 import type { NodePolicy, PlanOutput, PlanTx } from './types.js';
 
 export const TRUC_CHILD_MAX_VSIZE = 1_000;
@@ -35,7 +36,8 @@ export interface CpfpOption {
   childFeeSat: number | null;
   /** The child's one output: value − fee (without an extra input). */
   childOutputSat: number | null;
-  minimumFeeSat: { v31: number; v30: number; minRelay: number; siblingEviction: number } | null;
+  /** `siblingEviction`: rules 3+4 over the existing child of a TRUC parent; `siblingDiagram`: rule 6 for that eviction (0 when none). */
+  minimumFeeSat: { v31: number; v30: number; minRelay: number; siblingEviction: number; siblingDiagram: number } | null;
 }
 
 export interface CpfpPlan {
@@ -60,10 +62,22 @@ export interface CpfpInputs {
   cluster: { count: number; vsize: number };
   policy: NodePolicy;
   targetSatVb: number;
+  /** Every transaction of the cluster, for rule 6 of a TRUC sibling eviction. */
+  clusterTxs?: readonly PlanTx[];
+  chunker?: Chunker;
 }
 
 /** Core's chunk sizes are sigop-adjusted weights. */
 const adjustedWeight = (t: PlanTx): number => Math.max(t.weightWu, t.sigopCost * BYTES_PER_SIGOP);
+
+/** Rule 6 of a sibling eviction: the cluster without the existing child, plus the new child of `weightWu`. */
+function evictionDiagram(inputs: CpfpInputs, siblings: readonly PlanTx[], weightWu: number, from: number, chunker: Chunker): number {
+  const evicted = new Set(siblings.map((c) => c.txid));
+  const before = (inputs.clusterTxs ?? []).map(diagramTx);
+  const kept = before.filter((t) => !evicted.has(t.txid));
+  const childTxid = 'f'.repeat(64);
+  return leastImprovingFee(before, (fee) => [...kept, { txid: childTxid, feeSat: fee, weightWu, sigopCost: 0, parents: [inputs.tx.txid] }], from, chunker);
+}
 
 export function planCpfp(inputs: CpfpInputs): CpfpPlan {
   const { tx, policy, targetSatVb } = inputs;
@@ -98,7 +112,10 @@ export function planCpfp(inputs: CpfpInputs): CpfpPlan {
     const v30 = Math.max(0, Math.ceil((targetKvb * (pkgVsize + shape.vsize)) / 1000) - pkgFee);
     const minRelay = Math.ceil((policy.minRelaySatKvb * shape.vsize) / 1000);
     const siblingEviction = truc && children.length > 0 ? siblingFee + Math.ceil((policy.incrementalRelaySatKvb * shape.vsize) / 1000) : 0;
-    const fee = Math.max(v31, v30, minRelay, siblingEviction);
+    const floorFee = Math.max(v31, v30, minRelay, siblingEviction);
+    const siblingDiagram =
+      siblingEviction > 0 && inputs.chunker && inputs.clusterTxs ? evictionDiagram(inputs, children, shape.weightWu, floorFee, inputs.chunker) : 0;
+    const fee = Math.max(floorFee, Number.isFinite(siblingDiagram) ? siblingDiagram : Number.MAX_SAFE_INTEGER);
     const option: CpfpOption = {
       ...base,
       usable: true,
@@ -108,7 +125,7 @@ export function planCpfp(inputs: CpfpInputs): CpfpPlan {
       assumption: shape.assumption,
       childFeeSat: fee,
       childOutputSat: shape.extraInput ? null : o.valueSat - fee,
-      minimumFeeSat: { v31, v30, minRelay, siblingEviction },
+      minimumFeeSat: { v31, v30, minRelay, siblingEviction, siblingDiagram: Number.isFinite(siblingDiagram) ? siblingDiagram : Number.MAX_SAFE_INTEGER },
     };
     if (topology) return { ...option, usable: false, reason: topology };
     if (!shape.extraInput && o.valueSat - fee < shape.dustSat) return { ...option, usable: false, reason: 'child_output_below_dust' };

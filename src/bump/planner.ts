@@ -107,6 +107,8 @@ export function planBump(inputs: BumpInputs): BumpPlan {
     cluster: { count: m.cluster.length, vsize: m.cluster.reduce((s, t) => s + t.vsize, 0) },
     policy,
     targetSatVb: targetRate,
+    clusterTxs: m.cluster,
+    ...(inputs.chunker ? { chunker: inputs.chunker } : {}),
   });
   const rbfRate = rbf.feeSat / rbf.vsize;
   const cpfpRate = cpfp.best ? (cpfp.package.feeSat + (cpfp.best.childFeeSat ?? 0)) / (cpfp.package.vsize + (cpfp.best.childVsize ?? 0)) : null;

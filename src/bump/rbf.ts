@@ -11,7 +11,7 @@
  * - v29.0 and older: as v30 with 1 sat/vB incremental relay and min relay fees.
  * The default plan satisfies all three (§6.5) and the target rate.
  */
-import { feerateDiagram, improvesDiagram, type Chunker, type DiagramTx } from './diagram.js';
+import { leastImprovingFee, type Chunker, type DiagramTx } from './diagram.js';
 import type { NodePolicy, PlanTx } from './types.js';
 
 /** v31 `MAX_REPLACEMENT_CANDIDATES` (clusters) and v30's limit on originals. */
@@ -68,41 +68,18 @@ function aboveRateFee(oldFee: number, oldVsize: number, vsize: number): number {
   return ceilDiv((old + 1) * vsize, 1000);
 }
 
-function diagramTx(t: PlanTx): DiagramTx {
+export function diagramTx(t: PlanTx): DiagramTx {
   return { txid: t.txid, feeSat: t.feeSat, weightWu: t.weightWu, sigopCost: t.sigopCost, parents: t.parents };
 }
 
-/** Least fee ≥ `from` at which rule 6 holds. Diagram improvement is monotone in the fee: binary search. */
+/** Least fee ≥ `from` at which rule 6 holds for a same-size replacement of the tx. */
 function diagramMinimum(inputs: RbfInputs, originals: ReadonlySet<string>, from: number, chunker: Chunker): number {
   const before = inputs.cluster.map(diagramTx);
-  const prev = feerateDiagram(before, chunker);
   const kept = before.filter((t) => !originals.has(t.txid));
   // The replacement spends the same parents; its txid differs from every cluster member's.
   const replacementTxid = 'f'.repeat(64) === inputs.tx.txid ? 'e'.repeat(64) : 'f'.repeat(64);
-  const improves = (fee: number): boolean =>
-    improvesDiagram(
-      feerateDiagram(
-        [...kept, { ...diagramTx(inputs.tx), txid: replacementTxid, feeSat: fee, parents: inputs.tx.parents.filter((p) => !originals.has(p)) }],
-        chunker,
-      ),
-      prev,
-    );
-  if (improves(from)) return from;
-  let lo = from;
-  let step = Math.max(1, inputs.tx.vsize);
-  let hi = from + step;
-  while (!improves(hi)) {
-    lo = hi;
-    step *= 2;
-    hi = from + step;
-    if (step > 2 ** 40) return Number.POSITIVE_INFINITY;
-  }
-  while (hi - lo > 1) {
-    const mid = Math.floor((lo + hi) / 2);
-    if (improves(mid)) hi = mid;
-    else lo = mid;
-  }
-  return hi;
+  const parents = inputs.tx.parents.filter((p) => !originals.has(p));
+  return leastImprovingFee(before, (fee) => [...kept, { ...diagramTx(inputs.tx), txid: replacementTxid, feeSat: fee, parents }], from, chunker);
 }
 
 export function planRbf(inputs: RbfInputs): RbfPlan {

@@ -53,12 +53,13 @@ async function replaceable(filter: (descendants: number, ancestors: number) => b
 }
 
 /** A replacement of `txid` paying exactly `fee(vsize)`, signed by the simulator (the size settles in two builds). */
-async function replacementAt(txid: string, fee: (vsize: number) => number) {
-  let built = await world.simnet.control.createSpend({ fromTxid: txid, feeRateSatVb: 1, feeSat: fee(200) });
+async function replacementAt(txid: string, fee: (vsize: number) => number, version?: number) {
+  const v = version === undefined ? {} : { version };
+  let built = await world.simnet.control.createSpend({ fromTxid: txid, feeRateSatVb: 1, feeSat: fee(200), ...v });
   for (let i = 0; i < 3; i++) {
     const want = fee(built.vsize);
     if (built.feeSat === want) return built;
-    built = await world.simnet.control.createSpend({ fromTxid: txid, feeRateSatVb: 1, feeSat: want });
+    built = await world.simnet.control.createSpend({ fromTxid: txid, feeRateSatVb: 1, feeSat: want, ...v });
   }
   return built;
 }
@@ -138,6 +139,54 @@ describe('CPFP plan on the simulated node', () => {
     const exactNeed = Math.ceil((target * entry.chunkweight!) / 4) - (chunkFee - best.childFeeSat!);
     expect(best.childFeeSat! - exactNeed).toBeLessThanOrEqual(Math.ceil(target * (best.childVsize! - probe.vsize)) + 1);
     expect(rate(chunkFee - (best.childFeeSat! - exactNeed) - 1)).toBeLessThan(target);
+  });
+});
+
+describe('TRUC on the simulated node', () => {
+  it('default: v3 topology is enforced, the planned v3 child is accepted, and a second child pays sibling eviction to the satoshi', async () => {
+    const [txid] = await replaceable((d, a) => d === 1 && a === 1);
+    const p0 = await plan(txid!, 0.1);
+    const parent = await replacementAt(txid!, (v) => nodeFee(p0)(v) + 50, 3);
+    await world.node.sendRawTransaction(parent.hex);
+    await refresh(world);
+    const p = await plan(parent.txid, 8);
+    expect(p.cpfp!.truc).toBe(true);
+    const owned = [];
+    for (const o of p.cpfp!.options.filter((x) => x.usable)) {
+      const ok = await world.simnet.control.createSpend({ fromTxid: parent.txid, kind: 'child', vout: o.vout, feeRateSatVb: 5, version: 3 }).then(
+        () => true,
+        () => false,
+      );
+      if (ok) owned.push(o);
+    }
+    expect(owned.length).toBeGreaterThanOrEqual(2);
+    const [first, second] = owned;
+    const v2 = await world.simnet.control.createSpend({ fromTxid: parent.txid, kind: 'child', vout: first!.vout, feeRateSatVb: 5, version: 2 });
+    expect((await world.node.testMempoolAccept(v2.hex))[0]).toMatchObject({ allowed: false, 'reject-reason': 'TRUC-violation' });
+    const kid = await world.simnet.control.createSpend({
+      fromTxid: parent.txid,
+      kind: 'child',
+      vout: first!.vout,
+      feeRateSatVb: 1,
+      feeSat: first!.childFeeSat!,
+      version: 3,
+    });
+    expect((await relay(parent.txid, kid.hex)).json().broadcast).toMatchObject({ accepted: true, kind: 'cpfp_child' });
+    await refresh(world);
+    const again = await plan(parent.txid, 8);
+    const option = again.cpfp!.options.find((o) => o.vout === second!.vout)!;
+    // Rules 3+4 over the sibling, and rule 6 (the new child replaces it in the parent's chunk).
+    expect(option.minimumFeeSat!.siblingEviction).toBe(kid.feeSat + Math.ceil(option.childVsize! / 10));
+    expect(option.childFeeSat).toBe(Math.max(option.minimumFeeSat!.siblingEviction, option.minimumFeeSat!.siblingDiagram, option.minimumFeeSat!.v30));
+    const childAt = (fee: number) =>
+      world.simnet.control.createSpend({ fromTxid: parent.txid, kind: 'child', vout: second!.vout, feeRateSatVb: 1, feeSat: fee, version: 3 });
+    const planned = await childAt(option.childFeeSat!);
+    expect((await world.node.testMempoolAccept(planned.hex))[0]).toMatchObject({ allowed: true });
+    // Rules 3 and 4 alone are not enough when the new child is larger than the sibling: rule 6 refuses.
+    if (option.minimumFeeSat!.siblingDiagram > option.minimumFeeSat!.siblingEviction) {
+      const rules34 = await childAt(kid.feeSat + Math.ceil(planned.vsize / 10));
+      expect((await world.node.testMempoolAccept(rules34.hex))[0]).toMatchObject({ allowed: false, 'reject-reason': 'replacement-failed' });
+    }
   });
 });
 

@@ -134,6 +134,7 @@ export const EXAMPLE_INSIGHT: z.input<typeof InsightAnswer> = {
             v30: 1118,
             minRelay: 11,
             siblingEviction: 0,
+            siblingDiagram: 0,
           },
         },
         options: [
@@ -155,6 +156,7 @@ export const EXAMPLE_INSIGHT: z.input<typeof InsightAnswer> = {
               v30: 1118,
               minRelay: 11,
               siblingEviction: 0,
+              siblingDiagram: 0,
             },
           },
           {
@@ -175,6 +177,7 @@ export const EXAMPLE_INSIGHT: z.input<typeof InsightAnswer> = {
               v30: 1123,
               minRelay: 12,
               siblingEviction: 0,
+              siblingDiagram: 0,
             },
           },
         ],

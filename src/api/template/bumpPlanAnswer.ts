@@ -50,7 +50,7 @@ const CpfpOption = z.object({
   assumption: z.string().nullable(),
   childFeeSat: Sat.nullable(),
   childOutputSat: Sat.nullable(),
-  minimumFeeSat: z.object({ v31: Sat, v30: Sat, minRelay: Sat, siblingEviction: Sat }).nullable(),
+  minimumFeeSat: z.object({ v31: Sat, v30: Sat, minRelay: Sat, siblingEviction: Sat, siblingDiagram: Sat }).nullable(),
 });
 
 const CpfpPlan = z.object({

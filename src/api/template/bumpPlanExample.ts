@@ -114,6 +114,7 @@ export const EXAMPLE_BUMP_PLAN: z.input<typeof BumpPlanAnswer> = {
         v30: 1118,
         minRelay: 11,
         siblingEviction: 0,
+        siblingDiagram: 0,
       },
     },
     options: [
@@ -135,6 +136,7 @@ export const EXAMPLE_BUMP_PLAN: z.input<typeof BumpPlanAnswer> = {
           v30: 1118,
           minRelay: 11,
           siblingEviction: 0,
+          siblingDiagram: 0,
         },
       },
       {
@@ -155,6 +157,7 @@ export const EXAMPLE_BUMP_PLAN: z.input<typeof BumpPlanAnswer> = {
           v30: 1123,
           minRelay: 12,
           siblingEviction: 0,
+          siblingDiagram: 0,
         },
       },
     ],

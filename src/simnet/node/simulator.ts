@@ -53,6 +53,8 @@ export interface CreateSpendOptions {
   feeSat?: number;
   /** For `kind: 'child'`: spend only this output (default every output the simulator owns). */
   vout?: number;
+  /** Transaction version (default: the replaced tx's, 2 for a child); 3 makes a TRUC transaction. */
+  version?: number;
   /** Default 'replacement'. */
   kind?: 'replacement' | 'child';
 }
@@ -278,13 +280,18 @@ export class Simulator {
         feeRateSatVb: options.feeRateSatVb,
         exact: true,
         ...(options.feeSat !== undefined ? { feeSat: options.feeSat } : {}),
+        ...(options.version !== undefined ? { version: options.version } : {}),
       });
       if (!tx) throw new Error(`cannot build a replacement of ${options.fromTxid} at ${options.feeRateSatVb} sat/vB`);
       conflictsWith = [options.fromTxid];
     } else {
       const source = this.mempool.get(options.fromTxid)?.tx ?? this.chain.locate(options.fromTxid)?.tx;
       if (!source) throw new Error(`transaction ${options.fromTxid} is unknown`);
-      tx = buildChild(ctx, options.fromTxid, options.feeRateSatVb, source.outputs.length, { feeSat: options.feeSat, vout: options.vout });
+      tx = buildChild(ctx, options.fromTxid, options.feeRateSatVb, source.outputs.length, {
+        feeSat: options.feeSat,
+        vout: options.vout,
+        version: options.version,
+      });
     }
     let inSat = 0;
     for (const i of tx.inputs) {

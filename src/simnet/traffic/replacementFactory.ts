@@ -28,6 +28,8 @@ export interface ReplacementOptions {
   exact?: boolean;
   /** Exact absolute fee, sat (overrides the rate; rules not considered). */
   feeSat?: number;
+  /** Version of the replacement (default the original's). */
+  version?: number;
 }
 
 /** The inputs of `target` as wallet coins, or undefined when the simulator does not own them all. */
@@ -75,7 +77,7 @@ export function buildReplacement(ctx: BumpContext, target: MempoolEntry, options
     change.valueSat += target.feeSat + extraSat - fee;
     if (change.valueSat < dustThresholdSat(change.script)) return undefined;
     return signSpend({
-      version: target.tx.version,
+      version: options.version ?? target.tx.version,
       lockTime: target.tx.lockTime,
       inputs: inputs.map((c, i) => ({
         txid: c.txid,
@@ -104,7 +106,7 @@ export function buildChild(
   txid: string,
   feeRateSatVb: number,
   outputCount: number,
-  exact: { feeSat?: number | undefined; vout?: number | undefined } = {},
+  exact: { feeSat?: number | undefined; vout?: number | undefined; version?: number | undefined } = {},
 ): SimTx {
   const coins: WalletCoin[] = [];
   for (let vout = 0; vout < outputCount; vout++) {
@@ -126,7 +128,7 @@ export function buildChild(
   const value = coins.reduce((s, c) => s + c.valueSat, 0) - fee;
   if (value < dustThresholdSat(to.script)) throw new Error(`outputs of ${txid} cannot pay ${fee} sat of fee`);
   return signSpend({
-    version: 2,
+    version: exact.version ?? 2,
     lockTime: 0,
     inputs: coins.map((c) => ({ txid: c.txid, vout: c.vout, sequence: 0xfffffffd, prevout: c, owner: c.owner })),
     outputs: [{ valueSat: value, script: to.script }],
