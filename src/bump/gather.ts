@@ -78,6 +78,8 @@ async function status(ctx: GatherContext, txid: string): Promise<TxStatus> {
 export async function gatherBumpInputs(ctx: GatherContext, txid: string, target: TargetRate): Promise<BumpInputs> {
   const { node, cache } = ctx;
   const infoP = node.getMempoolInfo();
+  // Awaited below; if the entry fails first, this rejection must not go unhandled.
+  infoP.catch(() => undefined);
   let entry: MempoolEntry;
   try {
     entry = await node.getMempoolEntry(txid);
