@@ -40,21 +40,45 @@ export interface BumpPlan {
   additionalFeeSats: number;
   rbf: RbfPlan | null;
   cpfp: CpfpPlan | null;
-  effect: { method: BumpMethod; feeRateSatVb: number | null; projectedBlockAfter: number | null; beyondProjection: boolean; how: string } | null;
+  effect: {
+    method: BumpMethod;
+    feeRateSatVb: number | null;
+    projectedBlockAfter: number | null;
+    earliestBlock: number | null;
+    beyondProjection: boolean;
+    how: string;
+  } | null;
   /** Where each possible method would land the transaction (projected block, 1 = next). */
-  landing: { rbf: number | null; cpfp: number | null };
+  landing: { rbf: Landing | null; cpfp: Landing | null };
   signsOrCustodiesFunds: false;
 }
 
 const r3 = (x: number): number => Math.round(x * 1000) / 1000;
 
 /**
- * The projected block a chunk of `rateSatVb` lands in: the first whose lowest chunk rate it meets,
- * or one that is not full; past the projection: its length + 1. O(projected blocks).
+ * The optimizer's exact tail search rearranges the chunks whose rate is within this share above a
+ * full block's cutoff (the native `tailWindowPct` default, 10 %): in that band fit decides, above it
+ * the place is certain.
  */
-export function landingBlock(rateSatVb: number, blocks: readonly ProjectedBlockCutoff[]): { block: number; beyond: boolean } {
-  for (const [k, b] of blocks.entries()) if (!b.full || rateSatVb >= b.minFeeRateSatVb) return { block: k + 1, beyond: false };
-  return { block: blocks.length + 1, beyond: true };
+export const TAIL_WINDOW = 0.1;
+
+export interface Landing {
+  /** The projected block the bumped chunk is in for certain: above the tail window of its cutoff, or a block that is not full. */
+  block: number;
+  /** The first block whose cutoff it meets: it may land there when the tail search fits it in. */
+  earliestBlock: number;
+  /** Past the projected blocks (`block` is their count + 1). */
+  beyondProjection: boolean;
+}
+
+/** Where a chunk of `rateSatVb` lands in the cached projection. O(projected blocks). */
+export function landingBlock(rateSatVb: number, blocks: readonly ProjectedBlockCutoff[]): Landing {
+  const first = (margin: number) => {
+    const k = blocks.findIndex((b) => !b.full || rateSatVb >= b.minFeeRateSatVb * margin);
+    return k < 0 ? blocks.length + 1 : k + 1;
+  };
+  const block = first(1 + TAIL_WINDOW);
+  return { block, earliestBlock: first(1), beyondProjection: block > blocks.length };
 }
 
 export function planBump(inputs: BumpInputs): BumpPlan {
@@ -113,8 +137,8 @@ export function planBump(inputs: BumpInputs): BumpPlan {
   const rbfRate = rbf.feeSat / rbf.vsize;
   const cpfpRate = cpfp.best ? (cpfp.package.feeSat + (cpfp.best.childFeeSat ?? 0)) / (cpfp.package.vsize + (cpfp.best.childVsize ?? 0)) : null;
   const landing = {
-    rbf: rbf.possible ? landingBlock(rbfRate, projection.blocks).block : null,
-    cpfp: cpfpRate !== null ? landingBlock(cpfpRate, projection.blocks).block : null,
+    rbf: rbf.possible ? landingBlock(rbfRate, projection.blocks) : null,
+    cpfp: cpfpRate !== null ? landingBlock(cpfpRate, projection.blocks) : null,
   };
   if (m.effectiveRate.satVb >= targetRate) {
     const at = landingBlock(m.effectiveRate.satVb, projection.blocks);
@@ -129,7 +153,8 @@ export function planBump(inputs: BumpInputs): BumpPlan {
         method: 'none_needed',
         feeRateSatVb: r3(m.effectiveRate.satVb),
         projectedBlockAfter: projection.currentBlock ?? at.block,
-        beyondProjection: at.beyond,
+        earliestBlock: projection.currentBlock ?? at.earliestBlock,
+        beyondProjection: projection.currentBlock === null && at.beyondProjection,
         how: 'unchanged',
       },
     };
@@ -162,8 +187,9 @@ export function planBump(inputs: BumpInputs): BumpPlan {
       method: useRbf ? 'rbf_signed_replacement' : 'cpfp_child',
       feeRateSatVb: r3(newRate),
       projectedBlockAfter: after.block,
-      beyondProjection: after.beyond,
-      how: 'the new chunk rate placed against the lowest chunk rates of the cached projected blocks',
+      earliestBlock: after.earliestBlock,
+      beyondProjection: after.beyondProjection,
+      how: `the new chunk rate against the cutoffs of the cached projected blocks: certain above cutoff × ${1 + TAIL_WINDOW} (the optimizer's tail-search window), possibly from earliestBlock`,
     },
     landing,
   };

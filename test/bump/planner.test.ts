@@ -186,16 +186,18 @@ describe('choice', () => {
     expect(plan.additionalFeeSats).toBe(Math.min(rbf, cpfp));
   });
 
-  it('lands the bumped chunk in the first projected block whose cutoff it meets', () => {
+  it('lands the bumped chunk surely above a cutoff’s tail window, possibly from the first cutoff it meets', () => {
     const blocks = [
       { minFeeRateSatVb: 10, full: true },
       { minFeeRateSatVb: 4, full: true },
       { minFeeRateSatVb: 1, full: false },
     ];
-    expect(landingBlock(12, blocks)).toEqual({ block: 1, beyond: false });
-    expect(landingBlock(4, blocks)).toEqual({ block: 2, beyond: false });
-    expect(landingBlock(0.5, blocks)).toEqual({ block: 3, beyond: false });
-    expect(landingBlock(0.5, blocks.slice(0, 2))).toEqual({ block: 3, beyond: true });
+    expect(landingBlock(12, blocks)).toEqual({ block: 1, earliestBlock: 1, beyondProjection: false });
+    // At block 1's cutoff but inside its tail-search window (10 %): block 1 possibly, block 2 surely.
+    expect(landingBlock(10.5, blocks)).toEqual({ block: 2, earliestBlock: 1, beyondProjection: false });
+    expect(landingBlock(4, blocks)).toEqual({ block: 3, earliestBlock: 2, beyondProjection: false });
+    expect(landingBlock(0.5, blocks)).toEqual({ block: 3, earliestBlock: 3, beyondProjection: false });
+    expect(landingBlock(0.5, blocks.slice(0, 2))).toEqual({ block: 3, earliestBlock: 3, beyondProjection: true });
   });
 });
 

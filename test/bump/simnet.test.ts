@@ -112,7 +112,7 @@ describe('RBF plan on the simulated node', () => {
     await refresh(world);
     expect(world.app.mempool.tracker.history(txid!).replacedBy?.txid).toBe(signed.txid);
     const check = (await world.app.inject({ method: 'POST', url: '/v1/template/check', payload: { txid: signed.txid } })).json();
-    expect(check.projectedBlock).toBe(p.landing.rbf);
+    expect(check.projectedBlock).toBe(p.landing.rbf!.block);
     const after = await plan(txid!, 5);
     expect(after.state).toMatchObject({ status: 'replaced', replacedBy: signed.txid });
     expect(after.recommended).toBe('not_possible');

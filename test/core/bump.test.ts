@@ -152,7 +152,7 @@ describe.runIf(available.run)('bump plans on real Bitcoin Core', () => {
     await send(kid);
     const entry = await core.rpc<{ fees: { chunk: number }; chunkweight: number }>('getmempoolentry', cpfpOriginal.txid);
     expect((Math.round(entry.fees.chunk * 1e8) * 4) / entry.chunkweight).toBeGreaterThanOrEqual(20);
-    expect([pr.landing.rbf, pc.landing.cpfp]).toEqual([1, 1]);
+    expect([pr.landing.rbf.block, pc.landing.cpfp.block]).toEqual([1, 1]);
     const [hash] = await core.mine(1);
     const block = await core.rpc<{ tx: string[] }>('getblock', hash, 1);
     expect(block.tx).toEqual(expect.arrayContaining([replacement.txid, cpfpOriginal.txid, kid.txid]));

@@ -64,6 +64,8 @@ const CpfpPlan = z.object({
   truc: z.boolean(),
 });
 
+const Landing = z.object({ block: z.number().int(), earliestBlock: z.number().int(), beyondProjection: z.boolean() });
+
 export const BumpPlanSchema = z.object({
   txid: Hash,
   target: z.object({
@@ -100,11 +102,12 @@ export const BumpPlanSchema = z.object({
       method: Method,
       feeRateSatVb: SatVb.nullable(),
       projectedBlockAfter: z.number().int().nullable(),
+      earliestBlock: z.number().int().nullable(),
       beyondProjection: z.boolean(),
       how: z.string(),
     })
     .nullable(),
-  landing: z.object({ rbf: z.number().int().nullable(), cpfp: z.number().int().nullable() }),
+  landing: z.object({ rbf: Landing.nullable(), cpfp: Landing.nullable() }),
   signsOrCustodiesFunds: z.literal(false),
   /** The optimizer cycle the projection comes from; null when none has published. */
   cachedAt: z.string().nullable(),

@@ -37,8 +37,16 @@ export const EXAMPLE_BUMP_PLAN: z.input<typeof BumpPlanAnswer> = {
   },
   signsOrCustodiesFunds: false,
   landing: {
-    rbf: 1,
-    cpfp: 1,
+    rbf: {
+      block: 1,
+      earliestBlock: 1,
+      beyondProjection: false,
+    },
+    cpfp: {
+      block: 1,
+      earliestBlock: 1,
+      beyondProjection: false,
+    },
   },
   recommended: 'rbf_signed_replacement',
   reason: null,
@@ -179,9 +187,10 @@ export const EXAMPLE_BUMP_PLAN: z.input<typeof BumpPlanAnswer> = {
     method: 'rbf_signed_replacement',
     feeRateSatVb: 5,
     projectedBlockAfter: 1,
+    earliestBlock: 1,
     beyondProjection: false,
-    how: 'the new chunk rate placed against the lowest chunk rates of the cached projected blocks',
+    how: "the new chunk rate against the cutoffs of the cached projected blocks: certain above cutoff × 1.1 (the optimizer's tail-search window), possibly from earliestBlock",
   },
-  cachedAt: '2026-11-25T19:04:13.634Z',
+  cachedAt: '2026-11-25T19:32:53.131Z',
   note: 'A plan, not a promise: fees are exact for the node as of now (rules 3-6, cluster limits); the service never signs, holds or spends funds. Sign the replacement or child yourself and relay it with POST /v1/bitcoin/insight (action broadcast_signed_replacement) or any node.',
 };
