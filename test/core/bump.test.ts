@@ -123,7 +123,7 @@ describe.runIf(available.run)('bump plans on real Bitcoin Core', () => {
     await tight(input, p);
   });
 
-  it('default: a TRUC (v3) transaction: tight replacement, and its planned v3 child is accepted', async () => {
+  it('default: a TRUC (v3) transaction: tight replacement, its planned v3 child, and a second child by sibling eviction are accepted', async () => {
     const input = coin();
     const original = await build(input, (v) => v, 3);
     await send(original);
@@ -134,6 +134,18 @@ describe.runIf(available.run)('bump plans on real Bitcoin Core', () => {
     expect(best.childVersion).toBe(3);
     const kid = await child(original.txid, best.vout, best.valueSat, best.childFeeSat, 3);
     expect(await accept(kid)).toMatchObject({ allowed: true });
+    // A second child of the v3 parent evicts the first (sibling eviction): the plan's fee passes.
+    await send(kid);
+    const again = await plan(original.txid, 10);
+    const other = again.cpfp.options.find((o: { vout: number }) => o.vout !== best.vout);
+    expect(other.minimumFeeSat.siblingEviction).toBe(kid.feeSat + Math.ceil(other.childVsize / 10));
+    const second = await child(original.txid, other.vout, other.valueSat, other.childFeeSat, 3);
+    expect(await accept(second)).toMatchObject({ allowed: true });
+    if (other.minimumFeeSat.siblingDiagram > other.minimumFeeSat.siblingEviction) {
+      // Rules 3 and 4 alone: Core refuses by rule 6, as the plan said.
+      const rules34 = await child(original.txid, other.vout, other.valueSat, kid.feeSat + Math.ceil(second.vsize / 10), 3);
+      expect((await accept(rules34))?.allowed).toBe(false);
+    }
   });
 
   it('behavior: the planned replacement and the planned child are mined in the block the plan named', async () => {
