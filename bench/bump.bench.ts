@@ -7,8 +7,10 @@
  * ancestors, descendants and cluster, chunk rates from the cycle, the projected-block cutoffs):
  * with the v31 diagram check through the native linearizer (what the service runs) and without.
  * Node round trips are not counted: this is the planner's own cost. Prints plans per second and
- * the median / p99 time of one plan.
+ * the median / p99 time of one plan, and writes bench/results/bump.json.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildTemplates } from '../src/optimizer/native.js';
 import { nativeChunker } from '../src/bump/nativeChunker.js';
@@ -110,6 +112,12 @@ export async function run(): Promise<void> {
   const sizes = prepared.map((p) => p.mempool?.cluster.length ?? 1);
   console.log(
     `bump planner on a ${n.toLocaleString('en-US')}-tx mempool (one native cycle ${Math.round(cycleMs)} ms; sampled clusters: median ${median(sizes)}, max ${Math.max(...sizes)} txs)`,
+  );
+  const results = join(fileURLToPath(new URL('.', import.meta.url)), 'results');
+  mkdirSync(results, { recursive: true });
+  writeFileSync(
+    join(results, 'bump.json'),
+    JSON.stringify({ txCount: n, plans: PLANS, cycleMs: Math.round(cycleMs), withDiagram: full, withoutDiagram: noDiagram }, null, 2),
   );
   console.table([
     { plan: 'RBF + CPFP + v31 diagram (native linearizer)', plansPerSecond: full.perSecond, medianUs: full.medianUs, p99Us: full.p99Us },
