@@ -157,6 +157,10 @@ describe('CPFP plan', () => {
     const sibling = tx(id('b'), 5_000, 100, [me.txid]);
     const plan = planBump(inputs({ me, descendants: [sibling], version: 3, outputs: [output(0, 50_000, 'witness_v0_keyhash', sibling.txid)], target: 5 }));
     expect(plan.cpfp?.best?.minimumFeeSat?.siblingEviction).toBe(5_000 + 11);
+    // Rule 6: the parent's chunk was 5,200 sat over 1,200 WU; the new one (parent + 438-WU child)
+    // must be at least as high at 1,200 WU: (200 + fee) × 1,200 / 1,238 ≥ 5,200 → fee ≥ 5,165.
+    expect(plan.cpfp?.best?.minimumFeeSat?.siblingDiagram).toBe(5_165);
+    expect(plan.cpfp?.best?.childFeeSat).toBe(5_165);
     expect(plan.cpfp?.best?.childVersion).toBe(3);
   });
 });
