@@ -110,7 +110,8 @@ export function planCpfp(inputs: CpfpInputs): CpfpPlan {
     if (!shape) return none('unknown_spend_size');
     const v31 = Math.max(0, Math.ceil((targetKvb * (pkgWeight + shape.weightWu)) / (1000 * WITNESS_SCALE_FACTOR)) - pkgFee);
     const v30 = Math.max(0, Math.ceil((targetKvb * (pkgVsize + shape.vsize)) / 1000) - pkgFee);
-    const minRelay = Math.ceil((policy.minRelaySatKvb * shape.vsize) / 1000);
+    // The child alone must clear the node's floor (min relay fee and the dynamic mempool minimum).
+    const minRelay = Math.ceil((Math.max(policy.minRelaySatKvb, policy.mempoolMinSatKvb) * shape.vsize) / 1000);
     const siblingEviction = truc && children.length > 0 ? siblingFee + Math.ceil((policy.incrementalRelaySatKvb * shape.vsize) / 1000) : 0;
     const floorFee = Math.max(v31, v30, minRelay, siblingEviction);
     const siblingDiagram =

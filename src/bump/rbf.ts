@@ -91,7 +91,9 @@ export function planRbf(inputs: RbfInputs): RbfPlan {
   const inc = policy.incrementalRelaySatKvb;
   const rule34 = evictedFeeSat + ceilDiv(inc * v, 1000);
   const v30Rate = aboveRateFee(tx.feeSat, tx.vsize, v);
-  const minRelay = ceilDiv(policy.minRelaySatKvb * v, 1000);
+  // The replacement must clear the node's floor too (min relay fee and the dynamic mempool minimum).
+  const floorKvb = Math.max(policy.minRelaySatKvb, policy.mempoolMinSatKvb);
+  const minRelay = ceilDiv(floorKvb * v, 1000);
 
   const diagram = inputs.chunker ? diagramMinimum(inputs, originalIds, Math.max(rule34, minRelay), inputs.chunker) : Math.max(rule34, minRelay);
   // Unreachable in practice (a large enough fee always improves the diagram); kept finite for JSON.
@@ -122,7 +124,7 @@ export function planRbf(inputs: RbfInputs): RbfPlan {
       thisNode: {
         baseSat: evictedFeeSat,
         perVbSat: inc / 1000,
-        minFeeRateSatVb: Math.max(policy.minRelaySatKvb, policy.generation === 'pre_v31' ? Math.floor((tx.feeSat * 1000) / tx.vsize) + 1 : 0) / 1000,
+        minFeeRateSatVb: Math.max(floorKvb, policy.generation === 'pre_v31' ? Math.floor((tx.feeSat * 1000) / tx.vsize) + 1 : 0) / 1000,
         formula,
       },
       allGenerations: { baseSat: evictedFeeSat, perVbSat: perVbAll, minFeeRateSatVb: rateFloorAll, formula },
