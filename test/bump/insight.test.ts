@@ -85,6 +85,24 @@ describe('insight', () => {
   });
 });
 
+describe('address insight of a sender', () => {
+  it('behavior: a payment the address sent (the stuck one a person asks about) is listed with its verdict', async () => {
+    const pool = await world.node.getRawMempoolVerbose();
+    for (const txid of Object.keys(pool).slice(0, 20)) {
+      const input = (await world.node.getRawTransaction(txid)).vin[0];
+      if (input?.txid === undefined) continue;
+      const from = (await world.node.getRawTransaction(input.txid)).vout[input.vout ?? 0]?.scriptPubKey.address;
+      if (!from) continue;
+      const { result } = await rpc(world, 'svc_addressInsight', [{ address: from }]);
+      const row = result.unconfirmedTransactions.find((t: { txid: string }) => t.txid === txid);
+      expect(row).toBeDefined();
+      expect(row.verdict).not.toBe('not_found');
+      return;
+    }
+    throw new Error('no mempool transaction with a prevout address');
+  });
+});
+
 describe('refusals come before payment', () => {
   it('error: malformed hex is 400 and an unrelated transaction 422, unpaid; a valid request is 402', async () => {
     const txid = await highestRateTx(paid);

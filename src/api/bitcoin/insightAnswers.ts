@@ -194,11 +194,17 @@ export async function insight(ctx: ApiContext, req: InsightInput): Promise<z.inp
 
 export async function addressInsight(ctx: ApiContext, raw: string, targetBlocks: number): Promise<z.input<typeof AddressInsight>> {
   const parsed = parseAddress(raw, await ctx.chain.network());
-  const [balance, utxos] = await Promise.all([ctx.addressSource.balance(parsed), ctx.addressSource.utxos(parsed)]);
+  const [balance, utxos, touching] = await Promise.all([
+    ctx.addressSource.balance(parsed),
+    ctx.addressSource.utxos(parsed),
+    ctx.addressSource.mempoolTxids(parsed),
+  ]);
   const cache = ctx.optimizer.service.cache;
   const floor = ctx.fees.floorFeeRateSatVb();
   const ladderTarget = cache ? await bumpTarget(ctx, targetBlocks) : null;
-  const unconfirmedTxids = [...new Set(utxos.filter((u) => !u.confirmed).map((u) => u.txid))].slice(0, ADDRESS_INSIGHT_MAX_TXS);
+  // Payments it sent (the stuck ones a person asks about) and received, from the source's mempool
+  // view where it has one, and the transactions paying its unconfirmed outputs.
+  const unconfirmedTxids = [...new Set([...(touching ?? []), ...utxos.filter((u) => !u.confirmed).map((u) => u.txid)])].slice(0, ADDRESS_INSIGHT_MAX_TXS);
   const verdicts = new Map(
     unconfirmedTxids.map((txid) => {
       const rate = cache ? (txChunkFeeRate(cache, txid) ?? null) : null;
@@ -235,7 +241,7 @@ export async function addressInsight(ctx: ApiContext, raw: string, targetBlocks:
     cpfpCandidates: unconfirmed
       .filter((u) => verdicts.has(u.txid))
       .map((u) => ({ txid: u.txid, vout: u.vout, valueSat: u.valueSat, parentVerdict: verdicts.get(u.txid)?.verdict ?? 'not_found' })),
-    note: `Unconfirmed transactions are those paying this address (from its unconfirmed outputs, at most ${ADDRESS_INSIGHT_MAX_TXS}); spending one of cpfpCandidates is a CPFP child of its transaction: ask POST /v1/template/bump-plan for the fee.${ctx.addressSource.kind === 'scantxoutset' ? ' scantxoutset sees confirmed outputs only.' : ''}`,
+    note: `Unconfirmed transactions: those spending from or paying to this address (at most ${ADDRESS_INSIGHT_MAX_TXS}); spending one of cpfpCandidates is a CPFP child of its transaction: ask POST /v1/template/bump-plan for the fee.${touching === null ? ' This source (scantxoutset) sees confirmed outputs only: no unconfirmed transaction is listed.' : ''}`,
   };
 }
 
