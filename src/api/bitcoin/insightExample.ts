@@ -19,7 +19,7 @@ export const EXAMPLE_INSIGHT: z.input<typeof InsightAnswer> = {
     effectiveFeeRate: 1,
     targetFeeRate: 5,
     projectedBlock: 1,
-    cachedAt: '2026-11-25T19:33:02.559Z',
+    cachedAt: '2026-11-25T19:48:58.278Z',
   },
   bump: {
     available: true,
@@ -211,7 +211,7 @@ export const EXAMPLE_INSIGHT: z.input<typeof InsightAnswer> = {
         beyondProjection: false,
         how: "the new chunk rate against the cutoffs of the cached projected blocks: certain above cutoff × 1.1 (the optimizer's tail-search window), possibly from earliestBlock",
       },
-      cachedAt: '2026-11-25T19:33:02.559Z',
+      cachedAt: '2026-11-25T19:48:58.278Z',
     },
   },
   note: 'Template signals are intelligence from the latest cached optimizer cycle, not a guarantee that any miner includes a transaction. The service never signs, holds or spends funds; it relays only a bump of the named transaction that the caller signed.',
@@ -237,16 +237,16 @@ export const EXAMPLE_ADDRESS_INSIGHT: z.input<typeof AddressInsight> = {
   },
   unconfirmedTransactions: [
     {
-      txid: '8c29f85aa86de9c903b0641bd453a8e62770ed3c7c1354e214b8a75efa8620a7',
+      txid: 'a1f5b905c1416595aaf339ae9cb0db644d136046b9c6d67190bd0b8af1084a65',
       verdict: 'healthy_for_target',
-      effectiveFeeRate: 15.304,
+      effectiveFeeRate: 24.709,
       projectedBlock: 1,
       blocksAway: 1,
     },
     {
-      txid: 'a1f5b905c1416595aaf339ae9cb0db644d136046b9c6d67190bd0b8af1084a65',
+      txid: '8c29f85aa86de9c903b0641bd453a8e62770ed3c7c1354e214b8a75efa8620a7',
       verdict: 'healthy_for_target',
-      effectiveFeeRate: 24.709,
+      effectiveFeeRate: 15.304,
       projectedBlock: 1,
       blocksAway: 1,
     },
@@ -265,5 +265,5 @@ export const EXAMPLE_ADDRESS_INSIGHT: z.input<typeof AddressInsight> = {
       parentVerdict: 'healthy_for_target',
     },
   ],
-  note: 'Unconfirmed transactions are those paying this address (from its unconfirmed outputs, at most 25); spending one of cpfpCandidates is a CPFP child of its transaction: ask POST /v1/template/bump-plan for the fee.',
+  note: 'Unconfirmed transactions: those spending from or paying to this address (at most 25); spending one of cpfpCandidates is a CPFP child of its transaction: ask POST /v1/template/bump-plan for the fee.',
 };
