@@ -27,7 +27,11 @@ export const Errors = define({
   TX_NOT_FOUND: createError('TX_NOT_FOUND', 'Transaction %s is not known to the node', 404),
   TX_NOT_IN_MEMPOOL: createError('TX_NOT_IN_MEMPOOL', 'Transaction %s is not in the mempool', 404),
   BLOCK_NOT_FOUND: createError('BLOCK_NOT_FOUND', 'Block %s not found', 404),
-  REPLACEMENT_NOT_CONFLICTING: createError('REPLACEMENT_NOT_CONFLICTING', 'The signed transaction does not spend any input of %s', 422),
+  REPLACEMENT_NOT_CONFLICTING: createError(
+    'REPLACEMENT_NOT_CONFLICTING',
+    'The signed transaction spends neither an input of %s (a replacement) nor one of its outputs (a CPFP child): only bumps of the named transaction are relayed',
+    422,
+  ),
   INVALID_RAW_TRANSACTION: createError('INVALID_RAW_TRANSACTION', 'Raw transaction could not be decoded: %s', 422),
 
   // --- upstream (503, 502) ---

@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { bitcoinMethods, bitcoinRoutes } from './bitcoin/endpoints.js';
 import { dashboardRoutes } from './dashboard/endpoints.js';
 import { docRoutes } from './docs/endpoints.js';
+import { insightMethods, insightRoutes } from './bitcoin/insightEndpoints.js';
 import type { Registry, Route, RpcMethod } from './define.js';
 import { routeKey } from './define.js';
 import { mempoolRoutes } from './mempool/endpoints.js';
@@ -80,7 +81,7 @@ export function buildRegistry(routes: readonly Route[], methods: readonly RpcMet
 /** What this build serves. */
 export function serviceRegistry(): Registry {
   return buildRegistry(
-    [...systemRoutes, ...docRoutes, ...dashboardRoutes, ...bitcoinRoutes, ...mempoolRoutes, ...templateRoutes, ...rpcRoutes],
-    [...rpcMethods, ...bitcoinMethods, ...templateMethods],
+    [...systemRoutes, ...docRoutes, ...dashboardRoutes, ...bitcoinRoutes, ...insightRoutes, ...mempoolRoutes, ...templateRoutes, ...rpcRoutes],
+    [...rpcMethods, ...bitcoinMethods, ...insightMethods, ...templateMethods],
   );
 }

@@ -31,4 +31,6 @@ export interface AddressSource {
   readonly kind: AddressSourceKind;
   balance(address: ParsedAddress): Promise<AddressBalance>;
   utxos(address: ParsedAddress): Promise<AddressUtxo[]>;
+  /** Txids of mempool transactions paying to or spending from it (at most 50), or null when the source cannot see the mempool. */
+  mempoolTxids(address: ParsedAddress): Promise<string[] | null>;
 }

@@ -25,6 +25,8 @@ const Utxos = z.array(
   }),
 );
 
+const MempoolTxs = z.array(z.looseObject({ txid: z.string().regex(/^[0-9a-f]{64}$/) }));
+
 export class EsploraAddressSource implements AddressSource {
   readonly kind = 'esplora' as const;
 
@@ -54,6 +56,12 @@ export class EsploraAddressSource implements AddressSource {
       confirmed: u.status.confirmed,
       height: u.status.confirmed ? (u.status.block_height ?? null) : null,
     }));
+  }
+
+  /** `GET /address/:addr/txs/mempool`: the mempool transactions touching it (electrs lists up to 50). */
+  async mempoolTxids(address: ParsedAddress): Promise<string[]> {
+    const txs = await this.get(`/address/${address.address}/txs/mempool`, MempoolTxs);
+    return txs.map((t) => t.txid);
   }
 
   private async get<S extends z.ZodType>(path: string, schema: S): Promise<z.output<S>> {

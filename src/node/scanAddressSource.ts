@@ -41,6 +41,11 @@ export class ScanAddressSource implements AddressSource {
     };
   }
 
+  /** `scantxoutset` reads the UTXO set only: the mempool is invisible to it. */
+  async mempoolTxids(): Promise<null> {
+    return null;
+  }
+
   async utxos(address: ParsedAddress): Promise<AddressUtxo[]> {
     const key = address.scriptPubKeyHex;
     const hit = this.cache.get(key);

@@ -33,6 +33,9 @@ export const ControlArgs = {
     z.object({
       fromTxid: hash,
       feeRateSatVb: z.number().positive().max(1_000_000),
+      feeSat: z.number().int().min(0).max(2_100_000_000_000_000).optional(),
+      vout: z.number().int().min(0).max(100_000).optional(),
+      version: z.number().int().min(1).max(3).optional(),
       kind: z.enum(['replacement', 'child']).optional(),
     }),
   ]),

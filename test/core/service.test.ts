@@ -185,6 +185,28 @@ describe.runIf(available.run)('real Bitcoin Core v31.99 on regtest', () => {
     checked.add('eth_getBlockByNumber');
   });
 
+  it('behavior: bump plans and insight read Core: fees, evicted descendants, chunk rate (REST and svc_*)', async () => {
+    const { parent, child } = fill.cpfp[0] ?? { parent: '', child: '' };
+    const entry = await core.rpc<MempoolEntry>('getmempoolentry', parent);
+    const plan = (await ask(world, 'POST', '/v1/template/bump-plan', { txid: parent, targetSatVb: 500 })).body;
+    expect(plan.state).toMatchObject({ status: 'mempool', feeSat: sat(entry.fees.modified), vsize: entry.vsize, effectiveFeeRateSource: 'node_chunk' });
+    expect(plan.state.descendants).toContain(child);
+    // Rule 3 counts the tx and everything it evicts: Core's descendant fees.
+    expect(plan.rbf.evictedFeeSat).toBe(sat((entry.fees as { descendant?: number }).descendant ?? NaN));
+    expect(plan.signsOrCustodiesFunds).toBe(false);
+    const viaRpc = (await rpcCall(world, 'svc_bumpPlan', [{ txid: parent, targetSatVb: 500 }])).result;
+    expect(viaRpc.rbf).toEqual(plan.rbf);
+    const insight = (await ask(world, 'POST', '/v1/bitcoin/insight', { txid: parent, targetSatVb: 500 })).body;
+    expect(insight.templateCheck.effectiveFeeRate).toBeCloseTo(sat(entry.fees.chunk ?? NaN) / ((entry.chunkweight ?? NaN) / 4), 2);
+    expect(insight.verdict).not.toBe('healthy_for_target');
+    expect((await rpcCall(world, 'svc_bitcoinInsight', [{ txid: parent, targetSatVb: 500 }])).result.verdict).toBe(insight.verdict);
+    const address = core.minerAddress;
+    const scan = await core.rpc<{ total_amount: number; unspents: unknown[] }>('scantxoutset', 'start', [`addr(${address})`]);
+    const picture = (await rpcCall(world, 'svc_addressInsight', [{ address }])).result;
+    expect(picture).toMatchObject({ source: 'scantxoutset', balance: { confirmedSat: sat(scan.total_amount) }, utxos: { count: scan.unspents.length } });
+    checked.add('POST /v1/template/bump-plan').add('svc_bumpPlan').add('POST /v1/bitcoin/insight').add('svc_bitcoinInsight').add('svc_addressInsight');
+  });
+
   it('behavior: balances and UTXOs are scantxoutset (REST and eth_getBalance)', async () => {
     const address = core.minerAddress;
     const scan = await core.rpc<{ total_amount: number; unspents: Array<{ txid: string; vout: number; amount: number }> }>('scantxoutset', 'start', [
@@ -273,6 +295,12 @@ describe.runIf(available.run)('real Bitcoin Core v31.99 on regtest', () => {
     expect((await rpcCall(world, 'eth_chainId')).result).toBe(hex(18444));
     expect((await rpcCall(world, 'net_version')).result).toBe('18444');
     checked.add('GET /health').add('GET /v1/template/capabilities').add('eth_chainId').add('net_version');
+    for (const url of ['/openapi.json', '/.well-known/openapi.json']) {
+      const doc = await ask(world, 'GET', url);
+      expect(doc.status).toBe(200);
+      expect(doc.body.openapi).toBe('3.0.3');
+      checked.add(`GET ${url}`);
+    }
   });
 
   it('behavior: the public documents, the dashboard feed and /metrics describe the mempool Core holds', async () => {

@@ -91,7 +91,8 @@ describe('a node that is down or slow', () => {
     expect(reads.length).toBeGreaterThanOrEqual(5);
     for (const route of reads) {
       const url = route.path.replace(':txid', 'ab'.repeat(32)).replace(':address', 'bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080');
-      const res = await app.inject({ method: route.method, url });
+      const payload = route.method === 'POST' ? { payload: { txid: 'ab'.repeat(32), targetSatVb: 1 } } : {};
+      const res = await app.inject({ method: route.method, url, ...payload });
       expect(res.statusCode, routeKey(route)).toBe(503);
       expect(res.headers['retry-after'], routeKey(route)).toBe('5');
       expect(res.json().error.code, routeKey(route)).toMatch(/^NODE_(UNAVAILABLE|TIMEOUT)$/);

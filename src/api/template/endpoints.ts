@@ -8,6 +8,8 @@ import { z } from 'zod';
 import type { TemplateCache } from '../../optimizer/templateCache.js';
 import { defineRoute, defineRpcMethod, type ApiContext } from '../define.js';
 import { Success, TargetBlocks, Txid } from '../schemas.js';
+import { BUMP_NOTE, BumpPlanAnswer, bumpPlanFor, TargetSatVb } from './bumpPlanAnswer.js';
+import { EXAMPLE_BUMP_PLAN } from './bumpPlanExample.js';
 import {
   FeeLadderAnswer,
   feeLadderAnswer,
@@ -27,6 +29,7 @@ export const OPTIMIZED_TXIDS_MAX = 4000;
 const optionalBody = <T extends z.ZodType>(schema: T) => z.preprocess((v) => v ?? {}, schema);
 
 export const TxidRequest = z.object({ txid: Txid, targetBlocks: TargetBlocks });
+export const BumpPlanRequest = z.object({ txid: Txid, targetBlocks: TargetBlocks, targetSatVb: TargetSatVb.optional() });
 export const BatchTxidRequest = z.object({ txids: z.array(Txid).min(1).max(BATCH_CHECK_MAX_TXIDS), targetBlocks: TargetBlocks });
 const TargetBlocksObject = z.object({ targetBlocks: TargetBlocks });
 export const TargetBlocksRequest = optionalBody(TargetBlocksObject);
@@ -39,6 +42,14 @@ const BatchCheckAnswer = z.object({
   cachedAt: z.string(),
   results: z.array(TemplateCheck),
 });
+
+async function bumpPlan(ctx: ApiContext, req: z.output<typeof BumpPlanRequest>): Promise<z.input<typeof BumpPlanAnswer>> {
+  const plan = await bumpPlanFor(ctx, req.txid, req.targetBlocks, req.targetSatVb);
+  return { success: true, ...plan, note: BUMP_NOTE };
+}
+
+const BUMP_DESCRIPTION =
+  'Non-custodial RBF and CPFP plan for any mempool transaction: the least fee a replacement of the same size must pay on this node (rules 3 and 4 over the tx and every descendant it evicts at incrementalrelayfee, rule 6 checked with our linearizer) and on v30 / v29-and-older nodes, a per-size formula, the evicted txids, the inputs to keep; per spendable output the CPFP child fee that lifts the package to the target (v31 chunk and v30 ancestor math), dust, cluster and TRUC checks; the cheaper method as `recommended`, and the projected block after the bump. Target: targetSatVb, else the fee ladder normal rung for targetBlocks, never below the node floor. See docs/bump.md.';
 
 const cache = (ctx: ApiContext): TemplateCache => requireCache(ctx.optimizer.service, ctx.optimizer.enabled);
 
@@ -167,6 +178,19 @@ export const templateRoutes = [
   defineRoute({
     family: 'template',
     method: 'POST',
+    path: '/v1/template/bump-plan',
+    price: 0.01,
+    summary: 'Fee-bump plan (RBF replacement or CPFP child) for a txid; the service never signs',
+    description: BUMP_DESCRIPTION,
+    body: BumpPlanRequest,
+    response: BumpPlanAnswer,
+    errors: ['INVALID_TXID', 'TEMPLATE_NOT_READY', 'NODE_UNAVAILABLE', 'NODE_TIMEOUT'],
+    example: { body: { txid: EXAMPLE_BUMP_PLAN.txid, targetSatVb: 5 }, response: EXAMPLE_BUMP_PLAN },
+  }).handle(async (ctx, { body }) => bumpPlan(ctx, body)),
+
+  defineRoute({
+    family: 'template',
+    method: 'POST',
     path: '/v1/template/optimized-txids',
     price: 0.05,
     summary: 'The optimized template txids in block order with the signed receipt',
@@ -255,4 +279,16 @@ export const templateMethods = [
     errors: ['TEMPLATE_NOT_READY', 'NODE_UNAVAILABLE', 'NODE_TIMEOUT'],
     example: { params: [{ targetBlocks: 6 }], result: EXAMPLE_LADDER },
   }).run(async (ctx, params) => ladder(ctx, params[0]?.targetBlocks ?? 6)),
+
+  defineRpcMethod({
+    family: 'template',
+    name: 'svc_bumpPlan',
+    price: 0.01,
+    summary: 'As POST /v1/template/bump-plan; params [{txid, targetSatVb?, targetBlocks?}]',
+    description: BUMP_DESCRIPTION,
+    params: z.tuple([BumpPlanRequest]),
+    result: BumpPlanAnswer,
+    errors: ['INVALID_TXID', 'TEMPLATE_NOT_READY', 'NODE_UNAVAILABLE', 'NODE_TIMEOUT'],
+    example: { params: [{ txid: EXAMPLE_BUMP_PLAN.txid, targetSatVb: 5 }], result: EXAMPLE_BUMP_PLAN },
+  }).run(async (ctx, [req]) => bumpPlan(ctx, req)),
 ];

@@ -5,8 +5,10 @@
  * finality, already known, conflicts, missing inputs, BIP68, input values and coinbase maturity,
  * sigops, min relay fee, replacement rules (`rbf.ts`), cluster limits (64 txs / 101 kvB).
  *
+ * TRUC (v3) topology rules (`truc.ts`, with sibling eviction) are checked before the replacement rules.
+ *
  * Not checked: input scripts and signatures (the simulator never verifies scripts; its own
- * transactions are signed correctly and tested to be), TRUC (v3) topology rules, ephemeral dust,
+ * transactions are signed correctly and tested to be), ephemeral dust,
  * and mempool trimming (the mempool never reaches `-maxmempool` in practice, so the minimum
  * mempool fee stays the relay minimum).
  */
@@ -29,6 +31,7 @@ import { checkDiagram, checkReplacementFees, evictionSet, type ReplacementCandid
 import { outputType } from '../tx/script.js';
 import { transactionSigOpCost } from '../tx/sigops.js';
 import { checkStandard, checkTransaction, isFinal, type Rejection } from './standardness.js';
+import { checkTruc } from './truc.js';
 import { isCoinbaseTx, outpointKey, type SimTx } from '../tx/txCodec.js';
 import { formatMoney } from '../consensus/amount.js';
 import { at } from '../../util/at.js';
@@ -111,6 +114,10 @@ export function acceptTransaction(ctx: AcceptContext, tx: SimTx, options: Accept
   const vsizeAdjusted = adjustedVsize(tx.weight, sigopCost);
   const minFee = feeForVsize(MIN_RELAY_FEE_SAT_KVB, vsizeAdjusted);
   if (feeSat < minFee) return reject(tx, { reason: 'min relay fee not met', details: `${feeSat} < ${minFee}` });
+
+  const truc = checkTruc(mempool, tx, vsizeAdjusted, parents, directConflicts);
+  if (!truc.ok) return reject(tx, truc.rejection);
+  if (truc.siblingToEvict !== null) directConflicts.add(truc.siblingToEvict);
 
   const candidate: ReplacementCandidate = { tx, feeSat, vsizeAdjusted, sigopCost, parents };
   const originals = directConflicts.size ? evictionSet(mempool, directConflicts) : new Set<string>();

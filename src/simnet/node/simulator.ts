@@ -49,6 +49,12 @@ export interface CreateSpendOptions {
   fromTxid: string;
   /** Fee rate of the new transaction, sat/vB (exact: no rule is enforced, so too-cheap spends can be built). */
   feeRateSatVb: number;
+  /** Exact absolute fee, sat (overrides `feeRateSatVb`): for tests of plans tight to the satoshi. */
+  feeSat?: number;
+  /** For `kind: 'child'`: spend only this output (default every output the simulator owns). */
+  vout?: number;
+  /** Transaction version (default: the replaced tx's, 2 for a child); 3 makes a TRUC transaction. */
+  version?: number;
   /** Default 'replacement'. */
   kind?: 'replacement' | 'child';
 }
@@ -270,13 +276,22 @@ export class Simulator {
     if ((options.kind ?? 'replacement') === 'replacement') {
       const target = this.mempool.get(options.fromTxid);
       if (!target) throw new Error(`transaction ${options.fromTxid} is not in the mempool`);
-      tx = buildReplacement(ctx, target, { feeRateSatVb: options.feeRateSatVb, exact: true });
+      tx = buildReplacement(ctx, target, {
+        feeRateSatVb: options.feeRateSatVb,
+        exact: true,
+        ...(options.feeSat !== undefined ? { feeSat: options.feeSat } : {}),
+        ...(options.version !== undefined ? { version: options.version } : {}),
+      });
       if (!tx) throw new Error(`cannot build a replacement of ${options.fromTxid} at ${options.feeRateSatVb} sat/vB`);
       conflictsWith = [options.fromTxid];
     } else {
       const source = this.mempool.get(options.fromTxid)?.tx ?? this.chain.locate(options.fromTxid)?.tx;
       if (!source) throw new Error(`transaction ${options.fromTxid} is unknown`);
-      tx = buildChild(ctx, options.fromTxid, options.feeRateSatVb, source.outputs.length);
+      tx = buildChild(ctx, options.fromTxid, options.feeRateSatVb, source.outputs.length, {
+        feeSat: options.feeSat,
+        vout: options.vout,
+        version: options.version,
+      });
     }
     let inSat = 0;
     for (const i of tx.inputs) {

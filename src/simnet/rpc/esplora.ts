@@ -1,7 +1,8 @@
 /**
  * Esplora (electrs) address routes on the simulated node, so the service's Esplora path can be
  * exercised without another server: `GET /address/:addr` (chain and mempool stats) and
- * `GET /address/:addr/utxo` (confirmed and mempool outputs not spent in the mempool), plus
+ * `GET /address/:addr/utxo` (confirmed and mempool outputs not spent in the mempool),
+ * `GET /address/:addr/txs/mempool` (mempool transactions touching it), plus
  * `/blocks/tip/height` and `/blocks/tip/hash`. Shapes and error texts as electrs answers them.
  */
 import { Address, OutScript } from '@scure/btc-signer';
@@ -32,8 +33,8 @@ const json = (body: unknown): EsploraReply => ({ status: 200, contentType: 'appl
 export function esploraRoute(sim: Simulator, path: string): EsploraReply {
   if (path === '/blocks/tip/height') return text(200, String(sim.chain.height));
   if (path === '/blocks/tip/hash') return text(200, sim.chain.tip.hash);
-  const match = /^\/address\/([^/]+)(\/utxo)?$/.exec(path);
-  const [, encoded, utxoSuffix] = match ?? [];
+  const match = /^\/address\/([^/]+)(\/utxo|\/txs\/mempool)?$/.exec(path);
+  const [, encoded, suffix] = match ?? [];
   if (encoded === undefined) return text(404, 'Not Found');
   let address: string;
   try {
@@ -44,7 +45,9 @@ export function esploraRoute(sim: Simulator, path: string): EsploraReply {
   const script = addressScript(address);
   if (typeof script === 'string') return text(400, script);
   const hex = scriptHex(script);
-  return utxoSuffix ? json(utxos(sim, hex)) : json({ address, chain_stats: sim.chain.addresses.stats(hex), mempool_stats: mempoolStats(sim, hex) });
+  if (suffix === '/utxo') return json(utxos(sim, hex));
+  if (suffix === '/txs/mempool') return json(mempoolTxs(sim, hex));
+  return json({ address, chain_stats: sim.chain.addresses.stats(hex), mempool_stats: mempoolStats(sim, hex) });
 }
 
 /** scriptPubKey of a regtest address, or electrs' error text. */
@@ -75,6 +78,16 @@ function mempoolStats(sim: Simulator, hex: string): ScriptStats {
     }
   }
   return stats;
+}
+
+/** electrs caps the mempool list of an address at 50 transactions, newest first. */
+const MEMPOOL_TXS_MAX = 50;
+
+/** `GET /address/:addr/txs/mempool`: mempool transactions paying to or spending from it (txid and status only of electrs' shape). */
+function mempoolTxs(sim: Simulator, hex: string): Array<{ txid: string; status: { confirmed: false } }> {
+  const entries = [...sim.mempool.touching(hex)].map((t) => sim.mempool.entry(t));
+  entries.sort((a, b) => b.sequence - a.sequence);
+  return entries.slice(0, MEMPOOL_TXS_MAX).map((e) => ({ txid: e.tx.txid, status: { confirmed: false } }));
 }
 
 interface EsploraUtxo {

@@ -26,6 +26,10 @@ export interface ReplacementOptions {
    */
   feeRateSatVb?: number;
   exact?: boolean;
+  /** Exact absolute fee, sat (overrides the rate; rules not considered). */
+  feeSat?: number;
+  /** Version of the replacement (default the original's). */
+  version?: number;
 }
 
 /** The inputs of `target` as wallet coins, or undefined when the simulator does not own them all. */
@@ -61,16 +65,19 @@ export function buildReplacement(ctx: BumpContext, target: MempoolEntry, options
         outputs,
       ) / 4,
     );
-    const fee = options.exact
-      ? Math.ceil(rate * vsize)
-      : Math.max(Math.ceil(rate * vsize), originalFee + feeForVsize(INCREMENTAL_RELAY_FEE_SAT_KVB, vsize) + 1, Math.ceil(bestRate * 1.05 * vsize));
+    const fee =
+      options.feeSat !== undefined
+        ? options.feeSat
+        : options.exact
+          ? Math.ceil(rate * vsize)
+          : Math.max(Math.ceil(rate * vsize), originalFee + feeForVsize(INCREMENTAL_RELAY_FEE_SAT_KVB, vsize) + 1, Math.ceil(bestRate * 1.05 * vsize));
     if (changeIndex < 0) return undefined;
     const newOutputs = outputs.map((o) => ({ ...o }));
     const change = at(newOutputs, changeIndex);
     change.valueSat += target.feeSat + extraSat - fee;
     if (change.valueSat < dustThresholdSat(change.script)) return undefined;
     return signSpend({
-      version: target.tx.version,
+      version: options.version ?? target.tx.version,
       lockTime: target.tx.lockTime,
       inputs: inputs.map((c, i) => ({
         txid: c.txid,
@@ -91,12 +98,19 @@ export function buildReplacement(ctx: BumpContext, target: MempoolEntry, options
 
 /**
  * A signed transaction spending every output of `txid` the wallet owns (unconfirmed or confirmed)
- * into one wallet output at `feeRateSatVb`. Not submitted.
+ * (or only output `exact.vout`) into one wallet output at `feeRateSatVb` (or exactly `exact.feeSat`). Not submitted.
  * @throws Error when there is nothing to spend or the outputs cannot pay the fee
  */
-export function buildChild(ctx: BumpContext, txid: string, feeRateSatVb: number, outputCount: number): SimTx {
+export function buildChild(
+  ctx: BumpContext,
+  txid: string,
+  feeRateSatVb: number,
+  outputCount: number,
+  exact: { feeSat?: number | undefined; vout?: number | undefined; version?: number | undefined } = {},
+): SimTx {
   const coins: WalletCoin[] = [];
   for (let vout = 0; vout < outputCount; vout++) {
+    if (exact.vout !== undefined && vout !== exact.vout) continue;
     const key = outpointKey(txid, vout);
     const coin = ctx.wallet.unconfirmed.get(key) ?? ctx.wallet.confirmed.get(key);
     if (coin) coins.push(coin);
@@ -110,11 +124,11 @@ export function buildChild(ctx: BumpContext, txid: string, feeRateSatVb: number,
       [{ valueSat: 0, script: to.script }],
     ) / 4,
   );
-  const fee = Math.ceil(feeRateSatVb * vsize);
+  const fee = exact.feeSat ?? Math.ceil(feeRateSatVb * vsize);
   const value = coins.reduce((s, c) => s + c.valueSat, 0) - fee;
   if (value < dustThresholdSat(to.script)) throw new Error(`outputs of ${txid} cannot pay ${fee} sat of fee`);
   return signSpend({
-    version: 2,
+    version: exact.version ?? 2,
     lockTime: 0,
     inputs: coins.map((c) => ({ txid: c.txid, vout: c.vout, sequence: 0xfffffffd, prevout: c, owner: c.owner })),
     outputs: [{ valueSat: value, script: to.script }],

@@ -1,0 +1,77 @@
+/**
+ * `POST /v1/bitcoin/insight` with `svc_bitcoinInsight`, and `svc_addressInsight`: the verdict, a
+ * sentence to act on, the template check and the bump plan in one answer; with
+ * `action: broadcast_signed_replacement`, the relay of the caller-signed bump (refused before any
+ * payment when the hex is malformed, 400, or unrelated to the named txid, 422).
+ */
+import { z } from 'zod';
+import type { ErrorCode } from '../../errors.js';
+import { defineRoute, defineRpcMethod } from '../define.js';
+import {
+  AddressInsight,
+  AddressInsightRequest,
+  addressInsight,
+  addressPrecheck,
+  insight,
+  InsightAnswer,
+  insightPrecheck,
+  InsightRequest,
+} from './insightAnswers.js';
+import { EXAMPLE_ADDRESS_INSIGHT, EXAMPLE_INSIGHT } from './insightExample.js';
+
+const ERRORS: readonly ErrorCode[] = [
+  'INVALID_TXID',
+  'INVALID_ADDRESS',
+  'WRONG_NETWORK_ADDRESS',
+  'TX_NOT_FOUND',
+  'REPLACEMENT_NOT_CONFLICTING',
+  'TEMPLATE_NOT_READY',
+  'NODE_UNAVAILABLE',
+  'NODE_TIMEOUT',
+];
+
+const DESCRIPTION =
+  'verdict (confirmed, healthy_for_target, at_risk_for_target, below_target_bump_recommended, below_min_relay, replaced, not_found), a one-sentence summary, the template check and the full bump plan (as /v1/template/bump-plan). With address: the address insight. With action broadcast_signed_replacement and signedReplacementHex: the caller-signed replacement (spends an input of txid) or CPFP child (spends an output of txid) is checked by testmempoolaccept and relayed by sendrawtransaction; the node’s reject reason verbatim. Malformed hex: 400; a transaction that spends nothing of txid: 422 REPLACEMENT_NOT_CONFLICTING; both before payment. The service never signs.';
+
+export const insightRoutes = [
+  defineRoute({
+    family: 'bitcoin',
+    method: 'POST',
+    path: '/v1/bitcoin/insight',
+    price: 0.01,
+    summary: 'Unified transaction insight: verdict, summary, template check, bump plan; relays a caller-signed bump',
+    description: DESCRIPTION,
+    body: InsightRequest,
+    response: InsightAnswer,
+    errors: ERRORS,
+    example: { body: { txid: EXAMPLE_INSIGHT.txid, targetBlocks: 1, targetSatVb: 5 }, response: EXAMPLE_INSIGHT },
+    precheck: async (ctx, input) => insightPrecheck(ctx, input.body),
+  }).handle(async (ctx, { body }) => insight(ctx, body)),
+];
+
+export const insightMethods = [
+  defineRpcMethod({
+    family: 'bitcoin',
+    name: 'svc_bitcoinInsight',
+    price: 0.01,
+    summary: 'As POST /v1/bitcoin/insight; params [{txid, targetBlocks?, targetSatVb?, address?, action?, signedReplacementHex?}]',
+    description: DESCRIPTION,
+    params: z.tuple([InsightRequest]),
+    result: InsightAnswer,
+    errors: ERRORS,
+    example: { params: [{ txid: EXAMPLE_INSIGHT.txid, targetBlocks: 1, targetSatVb: 5 }], result: EXAMPLE_INSIGHT },
+    precheck: async (ctx, [req]) => insightPrecheck(ctx, req),
+  }).run(async (ctx, [req]) => insight(ctx, req)),
+
+  defineRpcMethod({
+    family: 'bitcoin',
+    name: 'svc_addressInsight',
+    price: 0.01,
+    summary: 'Address insight: balance, UTXOs, its unconfirmed transactions with verdicts, CPFP-able outputs; params [{address, targetBlocks?}]',
+    params: z.tuple([AddressInsightRequest]),
+    result: AddressInsight,
+    errors: ['INVALID_ADDRESS', 'WRONG_NETWORK_ADDRESS', 'ADDRESS_SOURCE_UNAVAILABLE', 'NODE_UNAVAILABLE', 'NODE_TIMEOUT'],
+    example: { params: [{ address: EXAMPLE_ADDRESS_INSIGHT.address, targetBlocks: 6 }], result: EXAMPLE_ADDRESS_INSIGHT },
+    precheck: async (ctx, [req]) => addressPrecheck(ctx, req.address),
+  }).run(async (ctx, [req]) => addressInsight(ctx, req.address, req.targetBlocks)),
+];
