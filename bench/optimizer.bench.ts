@@ -22,7 +22,11 @@ import { generateMempool, toCoreJson } from './generator.js';
 import { median } from './stats.js';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
-const DATA = resolve(HERE, '../../shared/data/mempool');
+// Next to the repository (/work/main) or one level up from a worktree; MEMPOOL_SNAPSHOT_DIR overrides.
+const DATA =
+  process.env.MEMPOOL_SNAPSHOT_DIR ??
+  [resolve(HERE, '../../shared/data/mempool'), resolve(HERE, '../../../shared/data/mempool')].find((d) => existsSync(d)) ??
+  resolve(HERE, '../../shared/data/mempool');
 const RESULTS = join(HERE, 'results');
 
 interface Case {

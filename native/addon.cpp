@@ -165,6 +165,7 @@ Napi::Object ResultObject(Napi::Env env, const opt::Result& r)
     cl.Set("over64Count", num(r.over64_count));
     cl.Set("linearizeCost", num(static_cast<double>(r.linearize_cost)));
     cl.Set("chunkCount", num(r.chunk_count));
+    cl.Set("realWeightRelinearized", num(r.real_relinearized));
     o.Set("clusters", cl);
     Napi::Object ts = Napi::Object::New(env);
     ts.Set("nodes", num(static_cast<double>(r.tail.nodes)));
@@ -173,6 +174,7 @@ Napi::Object ResultObject(Napi::Env env, const opt::Result& r)
     ts.Set("greedyFeeSat", num(static_cast<double>(r.tail.greedy_fee)));
     ts.Set("improvedSat", num(static_cast<double>(r.tail.improved_sat)));
     ts.Set("usedBaselineV31", Napi::Boolean::New(env, r.tail.used_incumbent));
+    ts.Set("sigopsBinding", Napi::Boolean::New(env, r.tail.sigops_binding));
     ts.Set("projectedNodes", num(static_cast<double>(r.projected_search_nodes)));
     o.Set("tailSearch", ts);
     Napi::Object tm = Napi::Object::New(env);

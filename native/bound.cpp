@@ -34,7 +34,9 @@ UpperBound ComputeUpperBound(const Graph& g, const Clusters& cl, const Lineariza
     std::vector<uint8_t> relaxed(cl.count, 0);
     for (uint32_t c = 0; c < cl.count; ++c) {
         bool r = !lin.optimal[c];
-        for (uint32_t x : cl.Txs(c)) r = r || g.adj_weight[x] != g.weight[x];
+        if (!t.real) {
+            for (uint32_t x : cl.Txs(c)) r = r || g.adj_weight[x] != g.weight[x];
+        }
         relaxed[c] = r;
         ub.relaxed_clusters += r;
     }

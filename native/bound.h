@@ -5,9 +5,11 @@
 // points; summing concave functions under one capacity is a fractional knapsack over their
 // segments, taken by rate. For a cluster whose linearization is proven optimal, its hull is its
 // chunk diagram (Core: optimal chunks' prefixes are the best closed sets of their size). For any
-// other cluster (not proven optimal, or sigop-adjusted sizes that differ from real weight so the
-// chunks were optimized for another size), we drop its precedence constraints: each transaction
+// other cluster (not proven optimal, or, in a table chunked by sigop-adjusted size, one whose sizes
+// differ from real weight so the chunks were optimized for another size), we drop its precedence constraints: each transaction
 // becomes its own item. That relaxes the problem, so the bound stays valid, only looser.
+// The cycle passes the real-weight table (affected clusters re-linearized by real weight), so only
+// clusters SFL could not prove optimal are relaxed.
 // exact = no cluster was relaxed (the bound then equals the hull value, i.e. the LP optimum).
 // Sigop and count limits are ignored (relaxations). The result is floored: fees are integers.
 #pragma once

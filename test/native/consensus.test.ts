@@ -1,0 +1,156 @@
+/**
+ * The optimized template under the consensus limits (issue 14): real weight with the coinbase
+ * reservation, sigop cost as its own limit. Sigop-heavy transactions compete by the space they
+ * really take, the upper bound is the exact LP/hull value on every mempool (checked against an
+ * enumeration of every cluster's closed sets), and on a generated 2023-like mempool the optimized
+ * template is within 0.001 % of it and never below the v31 baseline (which keeps Core's
+ * sigop-adjusted sizes).
+ */
+import { describe, expect, it } from 'vitest';
+
+import { buildTemplates, type OptimizerInput } from '../../src/optimizer/native.js';
+import { at } from '../../src/util/at.js';
+import { generateMempool } from '../../bench/generator.js';
+import { CORE_LIMITS, checkResult, parentsOf, randomMempool, type Limits } from './oracle.js';
+
+const gapPct = (bound: number, fee: number) => ((bound - fee) / bound) * 100;
+
+/** Connected components of the parent relation. */
+function components(input: OptimizerInput): number[][] {
+  const n = input.feeSat.length;
+  const up = Array.from({ length: n }, (_, i) => i);
+  const find = (x: number): number => {
+    while (at(up, x) !== x) x = up[x] = at(up, at(up, x));
+    return x;
+  };
+  for (let i = 0; i < n; i++) for (const p of parentsOf(input, i)) up[find(i)] = find(p);
+  const groups = new Map<number, number[]>();
+  for (let i = 0; i < n; i++) {
+    const r = find(i);
+    groups.set(r, [...(groups.get(r) ?? []), i]);
+  }
+  return [...groups.values()];
+}
+
+/**
+ * The LP relaxation of "best closed set within `cap` real weight", floored: per cluster the upper
+ * concave hull of all its closed sets' (weight, fee) points, all hull segments taken by slope.
+ * Exhaustive, for clusters of a few transactions.
+ */
+function lpBound(input: OptimizerInput, cap: number): number {
+  const segments: { w: number; f: number }[] = [];
+  for (const txs of components(input)) {
+    const points: { w: number; f: number }[] = [];
+    for (let mask = 0; mask < 1 << txs.length; mask++) {
+      const inSet = new Set(txs.filter((_, k) => mask & (1 << k)));
+      if ([...inSet].some((t) => Array.from(parentsOf(input, t)).some((p) => !inSet.has(p)))) continue;
+      let w = 0, f = 0;
+      for (const t of inSet) { w += at(input.weightWu, t); f += at(input.feeSat, t); }
+      points.push({ w, f });
+    }
+    // Walk the hull from (0, 0): the next vertex is the steepest point to the right (farthest on ties).
+    let cur = { w: 0, f: 0 };
+    for (;;) {
+      let best: { w: number; f: number } | undefined;
+      for (const p of points) {
+        if (p.w <= cur.w) continue;
+        if (!best) { best = p; continue; }
+        const cmp = (p.f - cur.f) * (best.w - cur.w) - (best.f - cur.f) * (p.w - cur.w);
+        if (cmp > 0 || (cmp === 0 && p.w > best.w)) best = p;
+      }
+      if (!best || best.f <= cur.f) break;
+      segments.push({ w: best.w - cur.w, f: best.f - cur.f });
+      cur = best;
+    }
+  }
+  segments.sort((a, b) => b.f * a.w - a.f * b.w);
+  let fee = 0, room = cap;
+  for (const s of segments) {
+    if (s.w <= room) { fee += s.f; room -= s.w; continue; }
+    return fee + Math.floor((s.f * room) / s.w);
+  }
+  return fee;
+}
+
+describe('consensus limits', () => {
+  it('behavior: a bare-multisig transaction competes by its real weight, not its sigop-adjusted size', () => {
+    // 30 singletons of 1,000 WU at 10 sat/WU overfill the 19,000 WU of room; the stamp pays
+    // 15 sat/WU of its real 2,000 WU, but its 200 sigop cost make Core size it 4,000 WU (7.5 sat/WU).
+    const n = 31;
+    const feeSat = new Float64Array(n).fill(10_000), weightWu = new Uint32Array(n).fill(1_000), sigopCost = new Uint32Array(n);
+    feeSat[30] = 30_000; weightWu[30] = 2_000; sigopCost[30] = 200;
+    const input: OptimizerInput = { feeSat, weightWu, sigopCost, parentOffsets: new Uint32Array(n + 1), parentIndices: new Uint32Array(0), txidRank: Uint32Array.from({ length: n }, (_, i) => i) };
+    const lim: Limits = { weightLimitWu: 20_000, coinbaseReserveWu: 1_000, maxSigopCost: 80_000, coinbaseSigopCost: 400 };
+    const r = buildTemplates(input, { ...lim, maxTxCount: 1_000, minFeeRateSatVb: 0 });
+    expect(r.baselineV31.feeSat).toBe(180_000);
+    expect(Array.from(r.baselineV31.indices)).not.toContain(30);
+    expect(Array.from(r.optimized.indices)).toContain(30);
+    expect(r.optimized.feeSat).toBe(200_000);
+    expect(r.upperBound).toEqual({ feeSat: 200_000, exact: true, relaxedClusters: 0 });
+    expect(r.clusters.realWeightRelinearized).toBe(1);
+    expect(r.tailSearch.sigopsBinding).toBe(false);
+  });
+
+  it('behavior: the bound equals the exact LP value of every mempool, sigop-heavy clusters included', () => {
+    for (let seed = 1; seed <= 40; seed++) {
+      const input = randomMempool(seed + 2_000, { clusters: 12, maxClusterSize: 6, density: 0.35, sigopShare: 0.3 });
+      const lim: Limits = { weightLimitWu: 5_000 + (seed % 6) * 2_500, coinbaseReserveWu: 500, maxSigopCost: 1_000_000, coinbaseSigopCost: 0 };
+      const opts = { ...lim, maxTxCount: 1_000, minFeeRateSatVb: 0 };
+      const r = buildTemplates(input, opts);
+      expect(checkResult(input, r, opts)).toEqual([]);
+      expect(r.upperBound.exact).toBe(true);
+      expect(r.upperBound.feeSat).toBe(lpBound(input, lim.weightLimitWu - lim.coinbaseReserveWu));
+    }
+  });
+
+  it('behavior: the sigop cost is its own limit, respected and reported when it binds', () => {
+    // 20 stamps (1,000 WU, 800 sigop cost, 50 sat/WU) and 40 plain singletons (1,000 WU, 5 sat/WU):
+    // all fit by weight, but a sigop budget of 8,000 leaves room for only 10 stamps.
+    const n = 60;
+    const feeSat = new Float64Array(n), weightWu = new Uint32Array(n).fill(1_000), sigopCost = new Uint32Array(n);
+    for (let t = 0; t < n; t++) { feeSat[t] = t < 20 ? 50_000 : 5_000 + t; sigopCost[t] = t < 20 ? 800 : 1; }
+    const input: OptimizerInput = { feeSat, weightWu, sigopCost, parentOffsets: new Uint32Array(n + 1), parentIndices: new Uint32Array(0), txidRank: Uint32Array.from({ length: n }, (_, i) => i) };
+    const lim: Limits = { weightLimitWu: 100_000, coinbaseReserveWu: 4_000, maxSigopCost: 8_440, coinbaseSigopCost: 400 };
+    const opts = { ...lim, maxTxCount: 10_000, minFeeRateSatVb: 0 };
+    const r = buildTemplates(input, opts);
+    expect(checkResult(input, r, opts)).toEqual([]);
+    // 10 stamps (8,000) and the 40 plain ones fit 8,040; an 11th stamp would not.
+    expect(Array.from(r.optimized.indices).filter((t) => t < 20).length).toBe(10);
+    expect(r.optimized.txCount).toBe(50);
+    expect(r.optimized.sigopCost).toBe(8_040);
+    expect(r.tailSearch.sigopsBinding).toBe(true);
+    const loose = buildTemplates(input, { ...opts, maxSigopCost: 80_000 });
+    expect(loose.tailSearch.sigopsBinding).toBe(false);
+    expect(loose.optimized.txCount).toBe(60);
+  });
+
+  it.each([
+    { seed: 5, txCount: 20_000, share: 0.03, profile: 'realistic' as const },
+    { seed: 8, txCount: 20_000, share: 0.05, profile: 'cluster-heavy' as const },
+  ])('behavior: a 2023-like mempool ($share bare multisig, $profile): within 0.001 % of an exact bound, above v31', ({ seed, txCount, share, profile }) => {
+    const m = generateMempool({ txCount, seed, bareMultisigShare: share, profile });
+    const opts = { ...CORE_LIMITS, maxTxCount: 100_000, minFeeRateSatVb: 0 };
+    const r = buildTemplates(m.input, opts);
+    expect(checkResult(m.input, r, opts)).toEqual([]);
+    expect(r.upperBound.exact).toBe(true);
+    expect(r.clusters.realWeightRelinearized).toBeGreaterThan(0);
+    expect(gapPct(r.upperBound.feeSat, r.optimized.feeSat)).toBeLessThanOrEqual(0.001);
+    // Core's sigop-adjusted order leaves far more on the table here.
+    expect(gapPct(r.upperBound.feeSat, r.baselineV31.feeSat)).toBeGreaterThan(0.1);
+    expect(r.optimized.feeSat).toBeGreaterThan(r.baselineV31.feeSat);
+  });
+
+  it('behavior: projected blocks follow the real-weight order and stay disjoint and closed', () => {
+    const m = generateMempool({ txCount: 8_000, seed: 12, bareMultisigShare: 0.04 });
+    const r = buildTemplates(m.input, { maxTxCount: 100_000, minFeeRateSatVb: 0, weightLimitWu: 400_000, projectedBlocks: 6 });
+    const mined = new Set<number>();
+    for (let b = 0; b < 6; b++) {
+      const txs = Array.from(r.txProjectedBlock.keys()).filter((t) => r.txProjectedBlock[t] === b);
+      expect(at(r.projectedBlocks, b).weightWu).toBe(txs.reduce((a, t) => a + at(m.input.weightWu, t), 0));
+      expect(at(r.projectedBlocks, b).weightWu).toBeLessThanOrEqual(400_000 - 8_000);
+      const inBlock = new Set(txs);
+      for (const t of txs) for (const p of parentsOf(m.input, t)) expect(mined.has(p) || inBlock.has(p)).toBe(true);
+      txs.forEach((t) => mined.add(t));
+    }
+  });
+});
