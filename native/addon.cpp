@@ -138,6 +138,7 @@ Napi::Object ResultObject(Napi::Env env, const opt::Result& r)
     o.Set("v31WithinRequestLimits", Napi::Boolean::New(env, r.v31_within_limits));
     Napi::Object ub = Napi::Object::New(env);
     ub.Set("feeSat", num(static_cast<double>(r.bound.fee)));
+    ub.Set("lpFeeSat", num(static_cast<double>(r.bound.lp_fee)));
     ub.Set("exact", Napi::Boolean::New(env, r.bound.exact));
     ub.Set("relaxedClusters", num(r.bound.relaxed_clusters));
     o.Set("upperBound", ub);

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <vector>
 
 namespace opt {
 
@@ -25,6 +27,44 @@ int64_t Fill(const Items& items, size_t count, int64_t capacity)
     return fee;
 }
 
+/** A knapsack item of the bound: a chunk (or a relaxed transaction); binary when choosing part of
+ *  it is impossible (a single transaction that is a whole cluster, or a relaxed transaction). */
+struct Item {
+    FeeFrac ff;
+    bool binary;
+};
+
+/** The fractional fill of the items not marked (mark: 0 free, 1 excluded, 2 included and already
+ *  counted in base_fee / removed from cap), refined by branching on a binary critical item (the
+ *  first that does not fit): every integral solution either leaves it out or takes it, so the
+ *  larger of the two branches' bounds is a bound, never above the fill itself. */
+int64_t BranchFill(const std::vector<Item>& items, std::vector<uint8_t>& mark, int64_t cap, int64_t base_fee, int depth)
+{
+    if (cap < 0) return std::numeric_limits<int64_t>::min();
+    int64_t fee = base_fee, room = cap;
+    for (size_t i = 0; i < items.size(); ++i) {
+        if (mark[i]) continue;
+        const FeeFrac& it = items[i].ff;
+        if (it.size <= room) {
+            fee += it.fee;
+            room -= it.size;
+            continue;
+        }
+        const int64_t lp = fee + MulDivFloor(it.fee, room, it.size);
+        if (depth == 0 || !items[i].binary) return lp;
+        mark[i] = 1;
+        const int64_t out = BranchFill(items, mark, cap, base_fee, depth - 1);
+        mark[i] = 2;
+        const int64_t in = BranchFill(items, mark, cap - it.size, base_fee + it.fee, depth - 1);
+        mark[i] = 0;
+        return std::min(lp, std::max(out, in));
+    }
+    return fee;
+}
+
+/** Branching depth: at most 2^depth fills, each scanning only up to its critical item. */
+constexpr int BRANCH_DEPTH = 10;
+
 } // namespace
 
 UpperBound ComputeUpperBound(const Graph& g, const Clusters& cl, const Linearization& lin, const ChunkTable& t,
@@ -41,25 +81,28 @@ UpperBound ComputeUpperBound(const Graph& g, const Clusters& cl, const Lineariza
         ub.relaxed_clusters += r;
     }
     ub.exact = ub.relaxed_clusters == 0;
-    if (ub.exact) {
-        ub.fee = Fill([&](size_t i) { return FeeFrac{t.chunks[order[i]].fee, t.chunks[order[i]].weight}; }, order.size(), capacity);
-        return ub;
-    }
-    std::vector<FeeFrac> items;
+    std::vector<Item> items;
     items.reserve(order.size());
     for (uint32_t k : order) {
-        if (!relaxed[t.chunks[k].cluster]) items.push_back({t.chunks[k].fee, t.chunks[k].weight});
+        const Chunk& ch = t.chunks[k];
+        if (!relaxed[ch.cluster]) items.push_back({{ch.fee, ch.weight}, cl.Size(ch.cluster) == 1});
     }
-    for (uint32_t x = 0; x < g.n; ++x) {
-        if (relaxed[cl.cluster_of[x]]) items.push_back({g.fee[x], g.weight[x]});
+    if (!ub.exact) {
+        for (uint32_t x = 0; x < g.n; ++x) {
+            if (relaxed[cl.cluster_of[x]]) items.push_back({{g.fee[x], g.weight[x]}, true});
+        }
+        std::sort(items.begin(), items.end(), [](const Item& ia, const Item& ib) {
+            const FeeFrac& a = ia.ff;
+            const FeeFrac& b = ib.ff;
+            const double ra = static_cast<double>(a.fee) / static_cast<double>(a.size);
+            const double rb = static_cast<double>(b.fee) / static_cast<double>(b.size);
+            if (std::fabs(ra - rb) > 1e-12 * std::max(std::fabs(ra), std::fabs(rb))) return ra > rb;
+            return CompareFeerate(a, b) > 0;
+        });
     }
-    std::sort(items.begin(), items.end(), [](const FeeFrac& a, const FeeFrac& b) {
-        const double ra = static_cast<double>(a.fee) / static_cast<double>(a.size);
-        const double rb = static_cast<double>(b.fee) / static_cast<double>(b.size);
-        if (std::fabs(ra - rb) > 1e-12 * std::max(std::fabs(ra), std::fabs(rb))) return ra > rb;
-        return CompareFeerate(a, b) > 0;
-    });
-    ub.fee = Fill([&](size_t i) { return items[i]; }, items.size(), capacity);
+    ub.lp_fee = Fill([&](size_t i) { return items[i].ff; }, items.size(), capacity);
+    std::vector<uint8_t> mark(items.size(), 0);
+    ub.fee = std::min(ub.lp_fee, BranchFill(items, mark, capacity, 0, BRANCH_DEPTH));
     return ub;
 }
 

@@ -12,6 +12,11 @@
 // clusters SFL could not prove optimal are relaxed.
 // exact = no cluster was relaxed (the bound then equals the hull value, i.e. the LP optimum).
 // Sigop and count limits are ignored (relaxations). The result is floored: fees are integers.
+// Refinement (Martello-Toth style): where the LP's critical item (the first that does not fit) is
+// binary (a whole single-transaction cluster, or a relaxed transaction), any template either
+// leaves it out or takes it; the bound is the larger of the two branches' fills, recursively up
+// to a fixed depth. Each branch is a restriction of the LP, so the result is still a bound, and it
+// removes most of the LP's integrality gap at the block's edge.
 #pragma once
 
 #include <span>
@@ -21,7 +26,8 @@
 namespace opt {
 
 struct UpperBound {
-    int64_t fee{0};
+    int64_t fee{0};     // the bound: lp_fee refined by branching (never above it)
+    int64_t lp_fee{0};  // the LP / hull value
     bool exact{true};
     uint32_t relaxed_clusters{0};
 };

@@ -114,7 +114,13 @@ export interface OptimizerResult {
    * re-linearized by real weight for it); otherwise the `relaxedClusters` were bounded with their
    * precedence dropped (still valid, looser). The sigop and count limits are not in the bound.
    */
-  upperBound: { feeSat: number; exact: boolean; relaxedClusters: number };
+  upperBound: {
+    feeSat: number;
+    /** The LP / hull value; feeSat is this refined by branching on binary items at the block's edge (never above it). */
+    lpFeeSat: number;
+    exact: boolean;
+    relaxedClusters: number;
+  };
   /** Per tx: its chunk's fee (Core's fees.chunk, in sat). */
   txChunkFeeSat: Float64Array;
   /** Per tx: its chunk's sigop-adjusted weight (Core's chunkweight), clamped to 2^32-1. */
@@ -225,7 +231,10 @@ function loadBinding(): NativeBinding {
   const root = packageRoot();
   const require = createRequire(import.meta.url);
   const tried: string[] = [];
-  for (const candidate of [join(root, 'build', 'Release', 'optimizer.node'), join(root, 'build', 'Debug', 'optimizer.node')]) {
+  // OPTIMIZER_NATIVE_BUILD=Debug picks the sanitizer build (npm run build:native:debug) even when
+  // a release build exists; it needs libasan preloaded (scripts/test-native-debug.sh does that).
+  const builds = process.env.OPTIMIZER_NATIVE_BUILD === 'Debug' ? ['Debug'] : ['Release', 'Debug'];
+  for (const candidate of builds.map((b) => join(root, 'build', b, 'optimizer.node'))) {
     if (!existsSync(candidate)) {
       tried.push(`${candidate}: not found`);
       continue;

@@ -72,6 +72,25 @@ function lpBound(input: OptimizerInput, cap: number): number {
   return fee;
 }
 
+/** The best fee of any closed set within `cap` real weight: a knapsack over clusters, each taking one of its closed sets. */
+function exactOptimum(input: OptimizerInput, cap: number): number {
+  let best = new Float64Array(cap + 1); // best[w] = max fee with weight <= w
+  for (const txs of components(input)) {
+    const options: { w: number; f: number }[] = [];
+    for (let mask = 1; mask < 1 << txs.length; mask++) {
+      const inSet = new Set(txs.filter((_, k) => mask & (1 << k)));
+      if ([...inSet].some((t) => Array.from(parentsOf(input, t)).some((p) => !inSet.has(p)))) continue;
+      let w = 0, f = 0;
+      for (const t of inSet) { w += at(input.weightWu, t); f += at(input.feeSat, t); }
+      if (w <= cap) options.push({ w, f });
+    }
+    const next = Float64Array.from(best);
+    for (const o of options) for (let w = o.w; w <= cap; w++) next[w] = Math.max(at(next, w), at(best, w - o.w) + o.f);
+    best = next;
+  }
+  return at(best, cap);
+}
+
 describe('consensus limits', () => {
   it('behavior: a bare-multisig transaction competes by its real weight, not its sigop-adjusted size', () => {
     // 30 singletons of 1,000 WU at 10 sat/WU overfill the 19,000 WU of room; the stamp pays
@@ -86,12 +105,13 @@ describe('consensus limits', () => {
     expect(Array.from(r.baselineV31.indices)).not.toContain(30);
     expect(Array.from(r.optimized.indices)).toContain(30);
     expect(r.optimized.feeSat).toBe(200_000);
-    expect(r.upperBound).toEqual({ feeSat: 200_000, exact: true, relaxedClusters: 0 });
+    expect(r.upperBound).toEqual({ feeSat: 200_000, lpFeeSat: 200_000, exact: true, relaxedClusters: 0 });
     expect(r.clusters.realWeightRelinearized).toBe(1);
     expect(r.tailSearch.sigopsBinding).toBe(false);
   });
 
-  it('behavior: the bound equals the exact LP value of every mempool, sigop-heavy clusters included', () => {
+  it('behavior: the bound is a certificate: between the exact optimum and the exact LP value, sigop-heavy clusters included', () => {
+    let tighter = 0;
     for (let seed = 1; seed <= 40; seed++) {
       const input = randomMempool(seed + 2_000, { clusters: 12, maxClusterSize: 6, density: 0.35, sigopShare: 0.3 });
       const lim: Limits = { weightLimitWu: 5_000 + (seed % 6) * 2_500, coinbaseReserveWu: 500, maxSigopCost: 1_000_000, coinbaseSigopCost: 0 };
@@ -99,8 +119,14 @@ describe('consensus limits', () => {
       const r = buildTemplates(input, opts);
       expect(checkResult(input, r, opts)).toEqual([]);
       expect(r.upperBound.exact).toBe(true);
-      expect(r.upperBound.feeSat).toBe(lpBound(input, lim.weightLimitWu - lim.coinbaseReserveWu));
+      const cap = lim.weightLimitWu - lim.coinbaseReserveWu;
+      expect(r.upperBound.lpFeeSat).toBe(lpBound(input, cap));
+      const optimum = exactOptimum(input, cap);
+      expect(r.upperBound.feeSat).toBeGreaterThanOrEqual(optimum);
+      expect(r.upperBound.feeSat).toBeLessThanOrEqual(r.upperBound.lpFeeSat);
+      if (r.upperBound.feeSat < r.upperBound.lpFeeSat) tighter++;
     }
+    expect(tighter).toBeGreaterThan(0);
   });
 
   it('behavior: the sigop cost is its own limit, respected and reported when it binds', () => {
