@@ -14,7 +14,11 @@
 
 namespace {
 
+#ifdef OPTIMIZER_DEBUG
+constexpr const char* VERSION = "1.0.0+debug";  // assertions on (and ASan/UBSan in build:native:debug)
+#else
 constexpr const char* VERSION = "1.0.0";
+#endif
 
 Napi::Value Throw(Napi::Env env, const std::string& code, const std::string& message)
 {
