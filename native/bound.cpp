@@ -27,31 +27,44 @@ int64_t Fill(const Items& items, size_t count, int64_t capacity)
     return fee;
 }
 
-/** A knapsack item of the bound: a chunk (or a relaxed transaction); binary when choosing part of
- *  it is impossible (a single transaction that is a whole cluster, or a relaxed transaction). */
+/** A knapsack item of the bound: a chunk of a cluster proven optimal, or a relaxed transaction.
+ *  partial_cap: the most weight a template can take from it without taking all of it (the chunk
+ *  minus its lightest transaction with no child inside the chunk; 0 for a single transaction). */
 struct Item {
     FeeFrac ff;
-    bool binary;
+    int64_t partial_cap;
 };
 
-/** The fractional fill of the items not marked (mark: 0 free, 1 excluded, 2 included and already
- *  counted in base_fee / removed from cap), refined by branching on a binary critical item (the
- *  first that does not fit): every integral solution either leaves it out or takes it, so the
- *  larger of the two branches' bounds is a bound, never above the fill itself. */
+/** ceil(fee * num / den) for fee >= 0, num >= 0, den > 0. */
+int64_t MulDivCeil(int64_t fee, int64_t num, int64_t den) noexcept
+{
+    return static_cast<int64_t>((static_cast<__int128>(fee) * num + den - 1) / den);
+}
+
+/** The fractional fill by rate of the items (mark: 0 free; 1 not wholly in: at most partial_cap of
+ *  it, at its rate; 2 wholly in: already counted in base_fee and removed from cap), refined by
+ *  branching on the critical item (the first that does not fit): every template either takes all
+ *  of it or not. Why a part is worth at most its chunk's rate: any part a template can take (with
+ *  the cluster's earlier chunks) is a closed subset of what remains of the cluster after them, and
+ *  an optimal chunk is a highest-rate such set; the later chunks stay bounded by their diagram.
+ *  Each branch is a relaxation of its restriction, so the larger of the two is a bound, and never
+ *  above the plain fill. Partial amounts are rounded up, the last fractional one down (the sum is
+ *  then still >= the floor of the exact value). */
 int64_t BranchFill(const std::vector<Item>& items, std::vector<uint8_t>& mark, int64_t cap, int64_t base_fee, int depth)
 {
     if (cap < 0) return std::numeric_limits<int64_t>::min();
     int64_t fee = base_fee, room = cap;
     for (size_t i = 0; i < items.size(); ++i) {
-        if (mark[i]) continue;
+        if (mark[i] == 2) continue;
         const FeeFrac& it = items[i].ff;
-        if (it.size <= room) {
-            fee += it.fee;
-            room -= it.size;
+        const int64_t size = mark[i] == 1 ? items[i].partial_cap : it.size;
+        if (size <= room) {
+            fee += mark[i] == 1 ? MulDivCeil(it.fee, size, it.size) : it.fee;
+            room -= size;
             continue;
         }
         const int64_t lp = fee + MulDivFloor(it.fee, room, it.size);
-        if (depth == 0 || !items[i].binary) return lp;
+        if (depth == 0 || mark[i] == 1) return lp;
         mark[i] = 1;
         const int64_t out = BranchFill(items, mark, cap, base_fee, depth - 1);
         mark[i] = 2;
@@ -85,11 +98,18 @@ UpperBound ComputeUpperBound(const Graph& g, const Clusters& cl, const Lineariza
     items.reserve(order.size());
     for (uint32_t k : order) {
         const Chunk& ch = t.chunks[k];
-        if (!relaxed[ch.cluster]) items.push_back({{ch.fee, ch.weight}, cl.Size(ch.cluster) == 1});
+        if (relaxed[ch.cluster]) continue;
+        int64_t lightest_leaf = ch.weight;
+        for (uint32_t x : t.Txs(k)) {
+            bool leaf = true;
+            for (uint32_t c : g.Children(x)) leaf = leaf && t.chunk_of[c] != k;
+            if (leaf) lightest_leaf = std::min(lightest_leaf, g.weight[x]);
+        }
+        items.push_back({{ch.fee, ch.weight}, ch.weight - lightest_leaf});
     }
     if (!ub.exact) {
         for (uint32_t x = 0; x < g.n; ++x) {
-            if (relaxed[cl.cluster_of[x]]) items.push_back({{g.fee[x], g.weight[x]}, true});
+            if (relaxed[cl.cluster_of[x]]) items.push_back({{g.fee[x], g.weight[x]}, 0});
         }
         std::sort(items.begin(), items.end(), [](const Item& ia, const Item& ib) {
             const FeeFrac& a = ia.ff;

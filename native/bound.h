@@ -12,11 +12,11 @@
 // clusters SFL could not prove optimal are relaxed.
 // exact = no cluster was relaxed (the bound then equals the hull value, i.e. the LP optimum).
 // Sigop and count limits are ignored (relaxations). The result is floored: fees are integers.
-// Refinement (Martello-Toth style): where the LP's critical item (the first that does not fit) is
-// binary (a whole single-transaction cluster, or a relaxed transaction), any template either
-// leaves it out or takes it; the bound is the larger of the two branches' fills, recursively up
-// to a fixed depth. Each branch is a restriction of the LP, so the result is still a bound, and it
-// removes most of the LP's integrality gap at the block's edge.
+// Refinement (Martello-Toth style): every template either takes all of the LP's critical item
+// (the first that does not fit) or not; if not, it takes at most the chunk minus its lightest
+// leaf transaction, at most at the chunk's rate (bound.cpp says why). The bound is the larger of
+// the two branches' fills, recursively up to a fixed depth: still a bound, never above the LP,
+// and most of the LP's integrality gap at the block's edge is gone.
 #pragma once
 
 #include <span>
