@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { buildTemplates, type OptimizerInput } from '../../src/optimizer/native.js';
 import { at } from '../../src/util/at.js';
 import { generateMempool } from '../../bench/generator.js';
-import { CORE_LIMITS, checkResult, exactOptimum, lpBound, parentsOf, randomMempool, type Limits } from './oracle.js';
+import { CORE_LIMITS, checkProjected, checkResult, exactOptimum, lpBound, parentsOf, randomMempool, type Limits } from './oracle.js';
 
 const gapPct = (bound: number, fee: number) => ((bound - fee) / bound) * 100;
 
@@ -102,5 +102,21 @@ describe('consensus limits', () => {
       for (const t of txs) for (const p of parentsOf(m.input, t)) expect(mined.has(p) || inBlock.has(p)).toBe(true);
       txs.forEach((t) => mined.add(t));
     }
+  });
+
+  it('behavior: where v31 beats the real-weight search (it can split a real-weight chunk), block 1 is v31 and the projected blocks continue from it', () => {
+    let used = 0;
+    for (let seed = 1; seed <= 600 && used < 5; seed++) {
+      const input = randomMempool(seed, { clusters: 5 + (seed % 40), maxClusterSize: 1 + (seed % 8), density: 0.25, sigopShare: 0.3 });
+      const opts = { weightLimitWu: 3_000 + ((seed * 7_919) % 20_000), coinbaseReserveWu: 500, maxSigopCost: 100_000, coinbaseSigopCost: 0, maxTxCount: 1_000, minFeeRateSatVb: 0, projectedBlocks: 3 };
+      const r = buildTemplates(input, opts);
+      expect(checkResult(input, r, opts)).toEqual([]);
+      expect(checkProjected(input, r, opts.weightLimitWu - opts.coinbaseReserveWu)).toEqual([]);
+      if (!r.tailSearch.usedBaselineV31) continue;
+      used++;
+      expect(r.optimized.feeSat).toBe(r.baselineV31.feeSat);
+      expect(Array.from(r.optimized.indices)).toEqual(Array.from(r.baselineV31.indices));
+    }
+    expect(used).toBe(5);
   });
 });

@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 
 import { buildTemplates, inspectClusters, selfCheck } from '../../src/optimizer/native.js';
 import { generateMempool } from '../../bench/generator.js';
-import { checkResult, exactOptimum, lpBound, miningOrder, randomMempool, referenceV30, referenceV31, rng, type Limits } from './oracle.js';
+import { checkProjected, checkResult, exactOptimum, lpBound, miningOrder, randomMempool, referenceV30, referenceV31, rng, type Limits } from './oracle.js';
 
 const SEED = Number(process.env.NATIVE_FUZZ_SEED ?? 1);
 const ROUNDS = Number(process.env.NATIVE_FUZZ_ROUNDS ?? 30);
@@ -34,6 +34,7 @@ describe('native fuzz against the TypeScript oracle', () => {
       const context = `round ${round} (seed ${SEED}, mempool seed ${seed}, ${JSON.stringify(shape)}, ${JSON.stringify(opts)})`;
       const res = buildTemplates(input, opts);
       expect(checkResult(input, res, opts), context).toEqual([]);
+      expect(checkProjected(input, res, lim.weightLimitWu - lim.coinbaseReserveWu), context).toEqual([]);
       const clusters = inspectClusters(input, opts);
       const v31 = referenceV31(miningOrder(input, clusters), lim);
       expect(Array.from(res.baselineV31.indices), context).toEqual(v31.txs);
@@ -53,6 +54,7 @@ describe('native fuzz against the TypeScript oracle', () => {
       const opts = { weightLimitWu: 400_000, coinbaseReserveWu: 4_000, maxSigopCost: 8_000, coinbaseSigopCost: 400, maxTxCount: 2_000, minFeeRateSatVb: 1, projectedBlocks: 4 };
       const res = buildTemplates(m.input, opts);
       expect(checkResult(m.input, res, opts), `stamps seed ${SEED * 1_000 + k}`).toEqual([]);
+      expect(checkProjected(m.input, res, 396_000), `stamps seed ${SEED * 1_000 + k}`).toEqual([]);
       expect(selfCheck(m.input, opts, 7)).toBe('');
     }
   });

@@ -373,3 +373,26 @@ export function exactOptimum(input: OptimizerInput, cap: number): number {
   }
   return at(best, cap);
 }
+
+/** Check the projected blocks: block 0 is the optimized template, blocks are disjoint, each closed given the earlier ones,
+ *  within the weight capacity, and their totals match their transactions. Returns failures (empty = fine). */
+export function checkProjected(input: OptimizerInput, r: OptimizerResult, cap: number): string[] {
+  const bad: string[] = [];
+  const byBlock = new Map<number, number[]>();
+  r.txProjectedBlock.forEach((b, t) => {
+    if (b >= 0) byBlock.set(b, [...(byBlock.get(b) ?? []), t]);
+  });
+  const first = new Set(byBlock.get(0) ?? []);
+  if (first.size !== r.optimized.txCount || Array.from(r.optimized.indices).some((t) => !first.has(t))) bad.push('block 0 is not the optimized template');
+  const mined = new Set<number>();
+  r.projectedBlocks.forEach((blk, b) => {
+    const txs = byBlock.get(b) ?? [];
+    const inBlock = new Set(txs);
+    const t = totals(input, txs);
+    if (blk.txCount !== txs.length || blk.feeSat !== t.fee || blk.weightWu !== t.weight) bad.push(`block ${b}: totals differ`);
+    if (t.weight > cap) bad.push(`block ${b}: over the weight limit`);
+    for (const x of txs) for (const p of parentsOf(input, x)) if (!mined.has(p) && !inBlock.has(p)) bad.push(`block ${b}: tx ${x} before its parent ${p}`);
+    txs.forEach((x) => mined.add(x));
+  });
+  return bad;
+}
