@@ -76,7 +76,7 @@ int64_t BranchFill(const std::vector<Item>& items, std::vector<uint8_t>& mark, i
 }
 
 /** Branching depth: at most 2^depth fills, each scanning only up to its critical item. */
-constexpr int BRANCH_DEPTH = 10;
+constexpr int BRANCH_DEPTH = 6;
 
 } // namespace
 
@@ -96,15 +96,22 @@ UpperBound ComputeUpperBound(const Graph& g, const Clusters& cl, const Lineariza
     ub.exact = ub.relaxed_clusters == 0;
     std::vector<Item> items;
     items.reserve(order.size());
+    int64_t prefix = 0;
     for (uint32_t k : order) {
         const Chunk& ch = t.chunks[k];
         if (relaxed[ch.cluster]) continue;
-        int64_t lightest_leaf = ch.weight;
-        for (uint32_t x : t.Txs(k)) {
-            bool leaf = true;
-            for (uint32_t c : g.Children(x)) leaf = leaf && t.chunk_of[c] != k;
-            if (leaf) lightest_leaf = std::min(lightest_leaf, g.weight[x]);
+        // Only items near the block's edge can become critical; the others keep the trivial
+        // partial_cap (the whole chunk), which is valid, just not tighter.
+        int64_t lightest_leaf = 0;
+        if (prefix <= 2 * capacity) {
+            lightest_leaf = ch.weight;
+            for (uint32_t x : t.Txs(k)) {
+                bool leaf = true;
+                for (uint32_t c : g.Children(x)) leaf = leaf && t.chunk_of[c] != k;
+                if (leaf) lightest_leaf = std::min(lightest_leaf, g.weight[x]);
+            }
         }
+        prefix += ch.weight;
         items.push_back({{ch.fee, ch.weight}, ch.weight - lightest_leaf});
     }
     if (!ub.exact) {
