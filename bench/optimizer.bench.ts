@@ -185,7 +185,7 @@ export async function run(): Promise<void> {
       'opt-v31': x.optimizedMinusV31Sat,
     })),
   );
-  console.log('certificate per mempool (opt/ub: optimized over the upper bound; exact: the bound is the LP optimum):');
+  console.log('certificate per mempool (opt/ub: optimized over the upper bound; exact: no cluster relaxed, so the bound is at most the exact LP value):');
   console.table(
     rows.map((x) => ({
       case: x.case,
