@@ -15,14 +15,57 @@
         "native/projected.cpp",
         "native/optimizer.cpp"
       ],
-      "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")", "native"],
-      "defines": ["NAPI_DISABLE_CPP_EXCEPTIONS", "NAPI_VERSION=8"],
-      "cflags!": ["-fno-exceptions"],
-      "cflags_cc!": ["-fno-exceptions", "-fno-rtti"],
-      "cflags_cc": ["-std=c++20", "-O3", "-fexceptions"],
+      "include_dirs": [
+        "<!(node -p \"require('node-addon-api').include_dir\")",
+        "native"
+      ],
+      "defines": [
+        "NAPI_DISABLE_CPP_EXCEPTIONS",
+        "NAPI_VERSION=8"
+      ],
+      "cflags!": [
+        "-fno-exceptions"
+      ],
+      "cflags_cc!": [
+        "-fno-exceptions",
+        "-fno-rtti"
+      ],
+      "cflags_cc": [
+        "-std=c++20",
+        "-fexceptions"
+      ],
       "conditions": [
-        ["target_arch=='x64'", { "cflags_cc": ["-mpopcnt"] }]
-      ]
+        [
+          "target_arch=='x64'",
+          {
+            "cflags_cc": [
+              "-mpopcnt"
+            ]
+          }
+        ]
+      ],
+      "configurations": {
+        "Release": {
+          "cflags_cc": [
+            "-O3"
+          ]
+        },
+        "Debug": {
+          "defines": [
+            "OPTIMIZER_DEBUG"
+          ],
+          "cflags_cc": [
+            "-O1",
+            "-g",
+            "-fno-omit-frame-pointer",
+            "-fsanitize=address,undefined",
+            "-fno-sanitize-recover=undefined"
+          ],
+          "ldflags": [
+            "-fsanitize=address,undefined"
+          ]
+        }
+      }
     }
   ]
 }

@@ -24,6 +24,14 @@ export interface GeneratorOptions {
   seed?: number;
   /** Share of transactions with a sigop cost large enough to make Core size them by sigops. @default 0 */
   sigopHeavyShare?: number;
+  /**
+   * Share of transactions that are 2023-style "stamps": one P2WPKH input, 2-12 bare 1-of-3
+   * multisig outputs and a change output, with their real sigop cost (legacy counting of an
+   * output's OP_CHECKMULTISIG is 20 sigops, x4 = 80 sigop cost each) so Core's sigop-adjusted
+   * size (20 x sigop cost) is ~3.5x their real weight. Their fee pays the real weight.
+   * @default 0
+   */
+  bareMultisigShare?: number;
   /** Largest cluster to build. @default 64 */
   maxClusterSize?: number;
   /** @default 'realistic' */
@@ -55,6 +63,7 @@ class Builder {
   constructor(
     private readonly rand: () => number,
     private readonly sigopShare: number,
+    private readonly multisigShare = 0,
   ) {}
 
   private normal(): number {
@@ -74,9 +83,17 @@ class Builder {
   }
   add(rateSatVb: number, weightWu: number, parents: number[]): number {
     const i = this.fee.length;
-    this.fee.push(Math.max(0, Math.round((rateSatVb * weightWu) / 4)));
-    this.weight.push(weightWu);
-    this.sigops.push(this.rand() < this.sigopShare ? 400 + Math.floor(this.rand() * 1600) : 0);
+    let w = weightWu;
+    let sigops = this.rand() < this.sigopShare ? 400 + Math.floor(this.rand() * 1600) : 0;
+    if (this.multisigShare > 0 && this.rand() < this.multisigShare) {
+      // Bare multisig outputs: 114 bytes each (8 value + 1 length + 105 script), non-witness.
+      const outputs = 2 + Math.floor(this.rand() * 11);
+      w = 4 * (10 + 41 + 31 + 114 * outputs) + 110;
+      sigops = 80 * outputs + 1;
+    }
+    this.fee.push(Math.max(0, Math.round((rateSatVb * w) / 4)));
+    this.weight.push(w);
+    this.sigops.push(sigops);
     this.parents.push(parents);
     return i;
   }
@@ -84,10 +101,10 @@ class Builder {
 
 /** Generate a mempool of exactly `txCount` transactions. */
 export function generateMempool(options: GeneratorOptions): SyntheticMempool {
-  const { txCount, seed = 1, sigopHeavyShare = 0, maxClusterSize = 64, profile = 'realistic' } = options;
+  const { txCount, seed = 1, sigopHeavyShare = 0, bareMultisigShare = 0, maxClusterSize = 64, profile = 'realistic' } = options;
   const [pSingle, pChain, pCpfp, pBatch, pConsolidation] = PROFILES[profile];
   const rand = rng(seed);
-  const b = new Builder(rand, sigopHeavyShare);
+  const b = new Builder(rand, sigopHeavyShare, bareMultisigShare);
   const room = () => txCount - b.fee.length;
   while (room() > 0) {
     const kind = rand();

@@ -14,7 +14,11 @@
 
 namespace {
 
+#ifdef OPTIMIZER_DEBUG
+constexpr const char* VERSION = "1.0.0+debug";  // assertions on (and ASan/UBSan in build:native:debug)
+#else
 constexpr const char* VERSION = "1.0.0";
+#endif
 
 Napi::Value Throw(Napi::Env env, const std::string& code, const std::string& message)
 {
@@ -138,6 +142,7 @@ Napi::Object ResultObject(Napi::Env env, const opt::Result& r)
     o.Set("v31WithinRequestLimits", Napi::Boolean::New(env, r.v31_within_limits));
     Napi::Object ub = Napi::Object::New(env);
     ub.Set("feeSat", num(static_cast<double>(r.bound.fee)));
+    ub.Set("lpFeeSat", num(static_cast<double>(r.bound.lp_fee)));
     ub.Set("exact", Napi::Boolean::New(env, r.bound.exact));
     ub.Set("relaxedClusters", num(r.bound.relaxed_clusters));
     o.Set("upperBound", ub);
@@ -165,6 +170,7 @@ Napi::Object ResultObject(Napi::Env env, const opt::Result& r)
     cl.Set("over64Count", num(r.over64_count));
     cl.Set("linearizeCost", num(static_cast<double>(r.linearize_cost)));
     cl.Set("chunkCount", num(r.chunk_count));
+    cl.Set("realWeightRelinearized", num(r.real_relinearized));
     o.Set("clusters", cl);
     Napi::Object ts = Napi::Object::New(env);
     ts.Set("nodes", num(static_cast<double>(r.tail.nodes)));
@@ -173,6 +179,7 @@ Napi::Object ResultObject(Napi::Env env, const opt::Result& r)
     ts.Set("greedyFeeSat", num(static_cast<double>(r.tail.greedy_fee)));
     ts.Set("improvedSat", num(static_cast<double>(r.tail.improved_sat)));
     ts.Set("usedBaselineV31", Napi::Boolean::New(env, r.tail.used_incumbent));
+    ts.Set("sigopsBinding", Napi::Boolean::New(env, r.tail.sigops_binding));
     ts.Set("projectedNodes", num(static_cast<double>(r.projected_search_nodes)));
     o.Set("tailSearch", ts);
     Napi::Object tm = Napi::Object::New(env);

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <vector>
 
 namespace opt {
 
@@ -25,6 +27,57 @@ int64_t Fill(const Items& items, size_t count, int64_t capacity)
     return fee;
 }
 
+/** A knapsack item of the bound: a chunk of a cluster proven optimal, or a relaxed transaction.
+ *  partial_cap: the most weight a template can take from it without taking all of it (the chunk
+ *  minus its lightest transaction with no child inside the chunk; 0 for a single transaction). */
+struct Item {
+    FeeFrac ff;
+    int64_t partial_cap;
+};
+
+/** ceil(fee * num / den) for fee >= 0, num >= 0, den > 0. */
+int64_t MulDivCeil(int64_t fee, int64_t num, int64_t den) noexcept
+{
+    return static_cast<int64_t>((static_cast<__int128>(fee) * num + den - 1) / den);
+}
+
+/** The fractional fill by rate of the items (mark: 0 free; 1 not wholly in: at most partial_cap of
+ *  it, at its rate; 2 wholly in: already counted in base_fee and removed from cap), refined by
+ *  branching on the critical item (the first that does not fit): every template either takes all
+ *  of it or not. Why a part is worth at most its chunk's rate: any part a template can take (with
+ *  the cluster's earlier chunks) is a closed subset of what remains of the cluster after them, and
+ *  an optimal chunk is a highest-rate such set; the later chunks stay bounded by their diagram.
+ *  Each branch is a relaxation of its restriction, so the larger of the two is a bound, and never
+ *  above the plain fill. Partial amounts are rounded up, the last fractional one down (the sum is
+ *  then still >= the floor of the exact value). */
+int64_t BranchFill(const std::vector<Item>& items, std::vector<uint8_t>& mark, int64_t cap, int64_t base_fee, int depth)
+{
+    if (cap < 0) return std::numeric_limits<int64_t>::min();
+    int64_t fee = base_fee, room = cap;
+    for (size_t i = 0; i < items.size(); ++i) {
+        if (mark[i] == 2) continue;
+        const FeeFrac& it = items[i].ff;
+        const int64_t size = mark[i] == 1 ? items[i].partial_cap : it.size;
+        if (size <= room) {
+            fee += mark[i] == 1 ? MulDivCeil(it.fee, size, it.size) : it.fee;
+            room -= size;
+            continue;
+        }
+        const int64_t lp = fee + MulDivFloor(it.fee, room, it.size);
+        if (depth == 0 || mark[i] == 1) return lp;
+        mark[i] = 1;
+        const int64_t out = BranchFill(items, mark, cap, base_fee, depth - 1);
+        mark[i] = 2;
+        const int64_t in = BranchFill(items, mark, cap - it.size, base_fee + it.fee, depth - 1);
+        mark[i] = 0;
+        return std::min(lp, std::max(out, in));
+    }
+    return fee;
+}
+
+/** Branching depth: at most 2^depth fills, each scanning only up to its critical item. */
+constexpr int BRANCH_DEPTH = 6;
+
 } // namespace
 
 UpperBound ComputeUpperBound(const Graph& g, const Clusters& cl, const Linearization& lin, const ChunkTable& t,
@@ -34,30 +87,49 @@ UpperBound ComputeUpperBound(const Graph& g, const Clusters& cl, const Lineariza
     std::vector<uint8_t> relaxed(cl.count, 0);
     for (uint32_t c = 0; c < cl.count; ++c) {
         bool r = !lin.optimal[c];
-        for (uint32_t x : cl.Txs(c)) r = r || g.adj_weight[x] != g.weight[x];
+        if (!t.real) {
+            for (uint32_t x : cl.Txs(c)) r = r || g.adj_weight[x] != g.weight[x];
+        }
         relaxed[c] = r;
         ub.relaxed_clusters += r;
     }
     ub.exact = ub.relaxed_clusters == 0;
-    if (ub.exact) {
-        ub.fee = Fill([&](size_t i) { return FeeFrac{t.chunks[order[i]].fee, t.chunks[order[i]].weight}; }, order.size(), capacity);
-        return ub;
-    }
-    std::vector<FeeFrac> items;
+    std::vector<Item> items;
     items.reserve(order.size());
+    int64_t prefix = 0;
     for (uint32_t k : order) {
-        if (!relaxed[t.chunks[k].cluster]) items.push_back({t.chunks[k].fee, t.chunks[k].weight});
+        const Chunk& ch = t.chunks[k];
+        if (relaxed[ch.cluster]) continue;
+        // Only items near the block's edge can become critical; the others keep the trivial
+        // partial_cap (the whole chunk), which is valid, just not tighter.
+        int64_t lightest_leaf = 0;
+        if (prefix <= 2 * capacity) {
+            lightest_leaf = ch.weight;
+            for (uint32_t x : t.Txs(k)) {
+                bool leaf = true;
+                for (uint32_t c : g.Children(x)) leaf = leaf && t.chunk_of[c] != k;
+                if (leaf) lightest_leaf = std::min(lightest_leaf, g.weight[x]);
+            }
+        }
+        prefix += ch.weight;
+        items.push_back({{ch.fee, ch.weight}, ch.weight - lightest_leaf});
     }
-    for (uint32_t x = 0; x < g.n; ++x) {
-        if (relaxed[cl.cluster_of[x]]) items.push_back({g.fee[x], g.weight[x]});
+    if (!ub.exact) {
+        for (uint32_t x = 0; x < g.n; ++x) {
+            if (relaxed[cl.cluster_of[x]]) items.push_back({{g.fee[x], g.weight[x]}, 0});
+        }
+        std::sort(items.begin(), items.end(), [](const Item& ia, const Item& ib) {
+            const FeeFrac& a = ia.ff;
+            const FeeFrac& b = ib.ff;
+            const double ra = static_cast<double>(a.fee) / static_cast<double>(a.size);
+            const double rb = static_cast<double>(b.fee) / static_cast<double>(b.size);
+            if (std::fabs(ra - rb) > 1e-12 * std::max(std::fabs(ra), std::fabs(rb))) return ra > rb;
+            return CompareFeerate(a, b) > 0;
+        });
     }
-    std::sort(items.begin(), items.end(), [](const FeeFrac& a, const FeeFrac& b) {
-        const double ra = static_cast<double>(a.fee) / static_cast<double>(a.size);
-        const double rb = static_cast<double>(b.fee) / static_cast<double>(b.size);
-        if (std::fabs(ra - rb) > 1e-12 * std::max(std::fabs(ra), std::fabs(rb))) return ra > rb;
-        return CompareFeerate(a, b) > 0;
-    });
-    ub.fee = Fill([&](size_t i) { return items[i]; }, items.size(), capacity);
+    ub.lp_fee = Fill([&](size_t i) { return items[i].ff; }, items.size(), capacity);
+    std::vector<uint8_t> mark(items.size(), 0);
+    ub.fee = std::min(ub.lp_fee, BranchFill(items, mark, capacity, 0, BRANCH_DEPTH));
     return ub;
 }
 

@@ -9,15 +9,16 @@
 
 namespace opt {
 
-uint32_t ChunkCluster(const Graph& g, uint32_t cluster_id, std::span<const uint32_t> seq, uint32_t base, Chunk* out)
+uint32_t ChunkCluster(const Graph& g, uint32_t cluster_id, std::span<const uint32_t> seq, uint32_t base, Chunk* out, bool real)
 {
+    auto rate = [real](const Chunk& c) { return FeeFrac{c.fee, real ? c.weight : c.adj_weight}; };
     // Stack chunking (Core's ChunkLinearization): each new transaction starts a group that absorbs
     // preceding groups while its fee rate is strictly higher. Groups are contiguous in seq.
     uint32_t k = 0;
     for (uint32_t i = 0; i < seq.size(); ++i) {
         const uint32_t x = seq[i];
         Chunk cur{g.fee[x], g.adj_weight[x], g.weight[x], g.sigops[x], 0, base + i, base + i + 1, cluster_id, g.rank[x]};
-        while (k > 0 && CompareFeerate({cur.fee, cur.adj_weight}, {out[k - 1].fee, out[k - 1].adj_weight}) > 0) {
+        while (k > 0 && CompareFeerate(rate(cur), rate(out[k - 1])) > 0) {
             const Chunk& prev = out[--k];
             cur.tx_begin = prev.tx_begin;
             cur.fee += prev.fee;
@@ -29,8 +30,8 @@ uint32_t ChunkCluster(const Graph& g, uint32_t cluster_id, std::span<const uint3
         out[k++] = cur;
     }
     for (uint32_t j = 0; j < k; ++j) {
-        const bool same_rate = j > 0 && CompareFeerate({out[j].fee, out[j].adj_weight}, {out[j - 1].fee, out[j - 1].adj_weight}) == 0;
-        out[j].eq_prefix = (same_rate ? out[j - 1].eq_prefix : 0) + out[j].adj_weight;
+        const bool same_rate = j > 0 && CompareFeerate(rate(out[j]), rate(out[j - 1])) == 0;
+        out[j].eq_prefix = (same_rate ? out[j - 1].eq_prefix : 0) + rate(out[j]).size;
     }
     return k;
 }
@@ -60,23 +61,49 @@ void AssembleChunks(ChunkTable& t, const Clusters& cl, std::span<const uint32_t>
 
 bool ChunkTable::Before(uint32_t a, uint32_t b) const noexcept
 {
-    const int cmp = CompareFeerate(AdjRate(a), AdjRate(b));
+    const int cmp = CompareFeerate(Rate(a), Rate(b));
     if (cmp != 0) return cmp > 0;
     if (chunks[a].eq_prefix != chunks[b].eq_prefix) return chunks[a].eq_prefix < chunks[b].eq_prefix;
     if (chunks[a].max_rank != chunks[b].max_rank) return chunks[a].max_rank < chunks[b].max_rank;
     return a < b;
 }
 
-ChunkTable BuildChunks(const Graph& g, const Clusters& cl, const Linearization& lin)
+ChunkTable BuildChunks(const Graph& g, const Clusters& cl, const Linearization& lin, bool real)
 {
     ChunkTable t = StageChunks(g, lin);
+    t.real = real;
     std::vector<uint32_t> counts(cl.count);
     for (uint32_t c = 0; c < cl.count; ++c) {
         const uint32_t base = cl.offsets[c];
-        counts[c] = ChunkCluster(g, c, {lin.lin.data() + base, lin.lin.data() + cl.offsets[c + 1]}, base, t.chunks.data() + base);
+        counts[c] = ChunkCluster(g, c, {lin.lin.data() + base, lin.lin.data() + cl.offsets[c + 1]}, base, t.chunks.data() + base, real);
     }
     AssembleChunks(t, cl, counts);
     return t;
+}
+
+ChunkTable RechunkRemaining(const Graph& g, const ChunkTable& t, std::span<const uint8_t> keep)
+{
+    ChunkTable r;
+    r.real = t.real;
+    r.txs.reserve(t.txs.size());  // no reallocation below: ChunkCluster reads spans of it
+    r.chunks.resize(t.txs.size());
+    r.chunk_of.assign(g.n, UINT32_MAX);
+    uint32_t m = 0;
+    // t.txs holds each cluster's linearization contiguously (chunks keep their lin positions).
+    for (size_t i = 0; i < t.txs.size();) {
+        const uint32_t c = t.chunks[t.chunk_of[t.txs[i]]].cluster;
+        const auto base = static_cast<uint32_t>(r.txs.size());
+        size_t j = i;
+        for (; j < t.txs.size() && t.chunks[t.chunk_of[t.txs[j]]].cluster == c; ++j) {
+            if (keep[t.txs[j]]) r.txs.push_back(t.txs[j]);
+        }
+        const std::span<const uint32_t> seq{r.txs.data() + base, r.txs.size() - base};
+        m += ChunkCluster(g, c, seq, base, r.chunks.data() + m, t.real);
+        i = j;
+    }
+    r.chunks.resize(m);
+    SortIntoMiningOrder(r);
+    return r;
 }
 
 void SortIntoMiningOrder(ChunkTable& t)
@@ -93,7 +120,8 @@ void SortIntoMiningOrder(ChunkTable& t)
     };
     std::vector<Item> a(m), b(m);
     for (uint32_t k = 0; k < m; ++k) {
-        const double rate = static_cast<double>(t.chunks[k].fee) / static_cast<double>(t.chunks[k].adj_weight);
+        const FeeFrac fr = t.Rate(k);
+        const double rate = static_cast<double>(fr.fee) / static_cast<double>(fr.size);
         a[k] = Item{~static_cast<uint32_t>(std::bit_cast<uint64_t>(rate) >> 32), k};
     }
     for (int shift = 0; shift < 32; shift += 8) {

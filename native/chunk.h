@@ -8,6 +8,8 @@
 //   up to and including this one (Core's m_main_equal_feerate_chunk_prefix_size).
 // - chunk_of[t] is the chunk of transaction t.
 // - After SortIntoMiningOrder, chunk ids are mining-order positions: chunk 0 is mined first.
+// With real = true the same is done by real weight instead of adj_weight (the consensus order of
+// the optimized template; sigop cost is then a separate limit).
 // Core's mining order (txgraph.cpp, chunk index): fee rate descending; then eq_prefix ascending;
 // then the chunk's maximum txid (Core's fallback order) ascending. Distinct chunks differ in that
 // last key, so the order is total.
@@ -38,9 +40,12 @@ struct ChunkTable {
     std::vector<uint32_t> txs;
     std::vector<Chunk> chunks;
     std::vector<uint32_t> chunk_of;
+    bool real{false};  // chunked and ordered by real weight (the consensus order), else by adj_weight
 
     uint32_t Count() const noexcept { return static_cast<uint32_t>(chunks.size()); }
     FeeFrac AdjRate(uint32_t k) const noexcept { return {chunks[k].fee, chunks[k].adj_weight}; }
+    /** The rate the table was chunked and ordered by (real or sigop-adjusted). */
+    FeeFrac Rate(uint32_t k) const noexcept { return {chunks[k].fee, real ? chunks[k].weight : chunks[k].adj_weight}; }
     uint32_t TxCount(uint32_t k) const noexcept { return chunks[k].tx_end - chunks[k].tx_begin; }
     std::span<const uint32_t> Txs(uint32_t k) const noexcept
     {
@@ -53,7 +58,8 @@ struct ChunkTable {
 /** Chunk one cluster's linearization `seq` (which sits at lin positions base, base+1, ...) into
  *  out[0 .. k): at most |seq| records, eq_prefix included, tx ranges in lin positions. Returns k.
  *  Thread-safe for distinct clusters (touches only out). Complexity: O(|seq|). */
-uint32_t ChunkCluster(const Graph& g, uint32_t cluster_id, std::span<const uint32_t> seq, uint32_t base, Chunk* out);
+uint32_t ChunkCluster(const Graph& g, uint32_t cluster_id, std::span<const uint32_t> seq, uint32_t base, Chunk* out,
+                      bool real = false);
 
 /** Prepare a table whose chunks will be staged per cluster: chunks has n slots, cluster c may use
  *  chunks[offsets[c] .. offsets[c+1]) (ChunkCluster with base = offsets[c]). */
@@ -63,7 +69,12 @@ ChunkTable StageChunks(const Graph& g, const Linearization& lin);
 void AssembleChunks(ChunkTable& t, const Clusters& cl, std::span<const uint32_t> counts);
 
 /** Chunk every cluster's linearization (StageChunks + ChunkCluster + AssembleChunks). O(n). */
-ChunkTable BuildChunks(const Graph& g, const Clusters& cl, const Linearization& lin);
+ChunkTable BuildChunks(const Graph& g, const Clusters& cl, const Linearization& lin, bool real = false);
+
+/** The chunks of t's linearizations restricted to the transactions with keep[x] != 0 (removing
+ *  transactions from a topological order leaves one), re-chunked and in mining order; chunk_of
+ *  of the others is UINT32_MAX. Complexity: O(n log n). */
+ChunkTable RechunkRemaining(const Graph& g, const ChunkTable& t, std::span<const uint8_t> keep);
 
 /** Renumber the chunks into Core's mining order (chunk k becomes the k-th mined) and update
  *  chunk_of. A radix sort on the rate's bits, then an exact sort of each run of near-equal rates.

@@ -61,12 +61,12 @@ RunResult RunSfl(SpanningForest<S>& f, const ClusterGraph<S>& cg, uint64_t max_c
 
 /** Build the cluster graph of txs (topological global indices). */
 template <typename S>
-void BuildClusterGraph(const Graph& g, const Clusters& cl, std::span<const uint32_t> txs, ClusterGraph<S>& cg)
+void BuildClusterGraph(const Graph& g, const Clusters& cl, std::span<const uint32_t> txs, ClusterGraph<S>& cg, bool real = false)
 {
     cg.Reset(static_cast<unsigned>(txs.size()));
     for (unsigned j = 0; j < txs.size(); ++j) {
         const uint32_t t = txs[j];
-        cg.feerate[j] = FeeFrac{g.fee[t], g.adj_weight[t]};
+        cg.feerate[j] = FeeFrac{g.fee[t], real ? g.weight[t] : g.adj_weight[t]};
         cg.fallback[j] = g.rank[t];
         for (uint32_t p : g.Parents(t)) cg.AddParent(cl.local[p], j);
     }
@@ -103,9 +103,9 @@ RunResult LinearizeWith(Workspace<W>& ws, const Graph& g, const Clusters& cl, st
 /** Re-run SFL warm-started from the cluster's current order in out. */
 template <unsigned W>
 RunResult RelinearizeWith(Workspace<W>& ws, const Graph& g, const Clusters& cl, std::span<const uint32_t> txs,
-                          uint64_t budget, uint64_t seed, uint32_t* out)
+                          uint64_t budget, uint64_t seed, uint32_t* out, bool real = false)
 {
-    BuildClusterGraph(g, cl, txs, ws.graph);
+    BuildClusterGraph(g, cl, txs, ws.graph, real);
     ws.old_lin.clear();
     for (size_t i = 0; i < txs.size(); ++i) ws.old_lin.push_back(cl.local[out[i]]);
     const RunResult r = RunSfl(ws.forest, ws.graph, budget, seed, ws.old_lin, ws.local_lin);
@@ -124,10 +124,11 @@ bool IsChain(const Graph& g, std::span<const uint32_t> txs)
 
 /** Large clusters: Kahn's algorithm picking the ready transaction with the highest individual
  *  fee rate (ties: lower txid rank). Topological, not proven optimal. O(k log k + e). */
-void GreedyTopological(const Graph& g, const Clusters& cl, std::span<const uint32_t> txs, uint32_t* out)
+void GreedyTopological(const Graph& g, const Clusters& cl, std::span<const uint32_t> txs, uint32_t* out, bool real = false)
 {
     auto after = [&](uint32_t a, uint32_t b) {
-        const int cmp = CompareFeerate({g.fee[a], g.adj_weight[a]}, {g.fee[b], g.adj_weight[b]});
+        const int cmp = real ? CompareFeerate({g.fee[a], g.weight[a]}, {g.fee[b], g.weight[b]})
+                             : CompareFeerate({g.fee[a], g.adj_weight[a]}, {g.fee[b], g.adj_weight[b]});
         if (cmp != 0) return cmp < 0;
         return g.rank[a] > g.rank[b];
     };
@@ -277,6 +278,47 @@ Linearization LinearizeClusters(const Graph& g, const Clusters& cl, const Option
     ClusterLinearizer lz(g, cl, o, warm_order);
     lz.Work();
     return lz.Finish();
+}
+
+uint32_t RelinearizeByRealWeight(const Graph& g, const Clusters& cl, const Options& o, std::span<const uint8_t> which,
+                                 Linearization& lin)
+{
+    auto w = std::make_unique<Workers>();
+    uint32_t count = 0;
+    // These clusters are few (sigop-heavy ones); each gets ten times the usual budget, and those
+    // still not optimal share the extra budget, so the bound stays exact wherever it can.
+    const uint64_t first = std::max<uint64_t>(o.linearize_budget, 1) * 10;
+    uint64_t extra = o.linearize_extra_budget;
+    for (uint32_t c = 0; c < cl.count; ++c) {
+        if (!which[c]) continue;
+        ++count;
+        const auto txs = cl.Txs(c);
+        const uint32_t k = cl.Size(c);
+        uint32_t* out = lin.lin.data() + cl.offsets[c];
+        if (k <= 2 || IsChain(g, txs)) {
+            std::copy(txs.begin(), txs.end(), out);
+            lin.optimal[c] = 1;
+            continue;
+        }
+        if (k > 512) {
+            GreedyTopological(g, cl, txs, out, true);
+            lin.optimal[c] = 0;
+            continue;
+        }
+        const uint64_t seed = MixSeed(o.seed + 2, g.rank[txs[0]]);
+        RunResult r = WithWorkspace(*w, k, [&](auto& ws) { return RelinearizeWith(ws, g, cl, txs, first, seed, out, true); });
+        uint64_t cost = r.cost;
+        while (!r.optimal && extra > 0) {
+            const uint64_t budget = std::min(extra, first * 10);
+            r = WithWorkspace(*w, k, [&](auto& ws) { return RelinearizeWith(ws, g, cl, txs, budget, seed + cost, out, true); });
+            extra -= std::min(extra, r.cost);
+            cost += r.cost;
+            if (r.cost == 0) break;
+        }
+        lin.optimal[c] = r.optimal;
+    }
+    lin.optimal_count = static_cast<uint32_t>(std::count(lin.optimal.begin(), lin.optimal.end(), uint8_t{1}));
+    return count;
 }
 
 std::string SanityCheckLinearize(const Graph& g, const Clusters& cl, const Options& o, unsigned every)

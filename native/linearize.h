@@ -64,6 +64,13 @@ private:
 /** Single-threaded convenience: Work() then Finish(). */
 Linearization LinearizeClusters(const Graph& g, const Clusters& cl, const Options& options, std::span<const uint32_t> warm_order);
 
+/** Re-linearize the clusters with which[c] != 0 by real weight instead of sigop-adjusted weight
+ *  (for the optimized template and the bound), warm-started from lin's order, with their own
+ *  budgets (see linearize.cpp). Updates lin.lin, lin.optimal and lin.optimal_count of those
+ *  clusters; returns how many there were. Complexity: budgeted SFL work on those clusters. */
+uint32_t RelinearizeByRealWeight(const Graph& g, const Clusters& cl, const Options& options, std::span<const uint8_t> which,
+                                 Linearization& lin);
+
 /** Debug: re-run SFL on every cluster of up to 64 transactions with SanityCheck after every
  *  `every` steps, and check every result is topological. Returns "" or the first failure.
  *  Complexity: O(clusters * steps * k^3 / 64 / every). */

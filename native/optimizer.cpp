@@ -168,10 +168,43 @@ Result BuildTemplates(const InputView& input, const Options& o)
     r.v31 = BuildBaselineV31(chunks, order, cl.count, o);
     double v31_ms = lap.Lap();
 
+    // The optimized template, its projected blocks and the bound follow consensus: real weight,
+    // sigop cost as its own limit. Clusters with a sigop-adjusted transaction are re-linearized by
+    // real weight and everything is chunked and ordered by real weight; elsewhere the two orders
+    // coincide, so without such clusters Core's table is reused as is.
+    std::vector<uint8_t> affected(cl.count, 0);
+    bool any_affected = false;
+    for (uint32_t x = 0; x < g.n; ++x) {
+        if (g.adj_weight[x] != g.weight[x]) {
+            affected[cl.cluster_of[x]] = 1;
+            any_affected = true;
+        }
+    }
+    const ChunkTable* ct = &chunks;
+    const Linearization* cl_lin = &lin;
+    std::span<const uint32_t> ct_order = order;
+    ChunkTable real_chunks;
+    Linearization real_lin;
+    std::vector<uint32_t> real_order;
+    if (any_affected) {
+        real_lin.lin = lin.lin;
+        real_lin.optimal = lin.optimal;
+        r.real_relinearized = RelinearizeByRealWeight(g, cl, o, affected, real_lin);
+        real_chunks = BuildChunks(g, cl, real_lin, true);
+        SortIntoMiningOrder(real_chunks);
+        real_order.resize(real_chunks.Count());
+        std::iota(real_order.begin(), real_order.end(), 0u);
+        ct = &real_chunks;
+        cl_lin = &real_lin;
+        ct_order = real_order;
+    }
+    r.timings.chunk += lap.Lap();
+
     const TemplateLimits lim = LimitsOf(o);
     r.v31_within_limits = WithinRequestLimits(chunks, r.v31, lim);
     // Block 1 (the optimized template) and the later projected blocks share one builder.
-    Projection pr = ProjectBlocks(g, chunks, order, lim, &r.v31, o.projected_blocks, o.projected_search_budget);
+    Projection pr = ProjectBlocks(g, *ct, ct_order, lim, r.v31_within_limits ? &r.v31 : nullptr, &chunks, o.projected_blocks,
+                                  o.projected_search_budget);
     r.optimized = std::move(pr.first);
     r.tail = pr.first_stats;
     r.blocks = std::move(pr.blocks);
@@ -181,7 +214,7 @@ Result BuildTemplates(const InputView& input, const Options& o)
     r.timings.optimized = pr.first_block_ms;
     r.timings.projected = std::max(0.0, lap.Lap() - pr.first_block_ms);
 
-    r.bound = ComputeUpperBound(g, cl, lin, chunks, order, lim.weight);
+    r.bound = ComputeUpperBound(g, cl, *cl_lin, *ct, ct_order, lim.weight);
     r.timings.bound = lap.Lap();
 
     if (o.threads >= 2) {

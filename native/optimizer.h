@@ -3,8 +3,11 @@
 //
 // Invariants of a Result (for valid input; otherwise BuildTemplates throws InputError):
 // - every template is closed under parents and lists transactions in block order;
-// - v31 and v30 satisfy Core's limits (sigop-adjusted weight, strict >= tests); the optimized
-//   template satisfies the consensus and request limits of template_optimized.h;
+// - v31 and v30 satisfy Core's limits (sigop-adjusted weight, strict >= tests) and follow Core's
+//   order; the optimized template and projected blocks are chunked and ordered by real weight and
+//   satisfy the consensus and request limits of template_optimized.h;
+// - the bound is computed on the real-weight chunks, so it is exact (the LP optimum) whenever every
+//   cluster's real-weight linearization is proven optimal;
 // - optimized.fee >= v31.fee whenever v31_within_limits; bound.fee >= every template's fee;
 // - the result depends only on the input and options (timings aside): same input + seed, same
 //   result on every machine (work is budgeted in cost units and nodes, never in time).
@@ -34,6 +37,7 @@ struct Result {
     std::vector<uint32_t> linearization;
     uint32_t cluster_count{0}, largest{0}, optimal_count{0}, over64_count{0}, chunk_count{0};
     uint64_t linearize_cost{0}, projected_search_nodes{0};
+    uint32_t real_relinearized{0};  // clusters re-linearized by real weight (sigop-adjusted ones)
     Timings timings;
 };
 

@@ -35,10 +35,13 @@ struct Projection {
     double first_block_ms{0};        // wall time of block 1 (reporting only)
 };
 
-/** Build `count` blocks from the mining order. incumbent (may be null) guards block 1 only.
+/** Build `count` blocks from the mining order. incumbent (may be null; it satisfies the request
+ *  limits) guards block 1 only; its chunk ids are in incumbent_table, which may differ from t (then
+ *  the remaining blocks are built on a re-chunked table when the incumbent wins).
  *  Complexity: O(count * (m + search)). */
 Projection ProjectBlocks(const Graph& g, const ChunkTable& t, std::span<const uint32_t> order, const TemplateLimits& limits,
-                         const Selection* incumbent, int64_t count, uint64_t projected_budget);
+                         const Selection* incumbent, const ChunkTable* incumbent_table, int64_t count,
+                         uint64_t projected_budget);
 
 /** Stats of one template (chunk rates need its chunk list). O(c log c) for c chunks. */
 BlockStats StatsOf(const ChunkTable& t, const Selection& sel);

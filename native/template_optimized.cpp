@@ -139,6 +139,48 @@ struct TemplateBuilder::Impl {
         fill += MulDivFloor(b.m_fee[j], room - (cum_weight[j] - cum_weight[i]), b.m_weight[j]);
         return std::min(by_rate, fill);
     }
+    /** Whether the chunk at p can never join this branch: a parent in another chunk is still
+     *  available although its chunk's position is already decided (< decided). */
+    bool Dead(uint32_t p, uint32_t decided) const noexcept
+    {
+        const uint32_t k = Chunk(p);
+        for (uint32_t x : b.m_t.Txs(k)) {
+            for (uint32_t q : b.m_g.Parents(x)) {
+                if (state[q] != TX_AVAILABLE) continue;
+                const uint32_t qk = b.m_t.chunk_of[q];
+                if (qk != k && b.m_pos_of[qk] < decided) return true;
+            }
+        }
+        return false;
+    }
+    /** A tighter bound than Bound for the branch whose positions < decided are fixed, i >= decided
+     *  the first that fits: the fractional fill by rate over the chunks that can still join it
+     *  (not dead, not heavier than the room), scanning at most TIGHT_SCAN of them and bounding the
+     *  rest by the room left x the next rate. Needs real_sorted. O(TIGHT_SCAN x (log m + degree)). */
+    int64_t TightBound(uint32_t i, uint32_t decided) const noexcept
+    {
+        constexpr int TIGHT_SCAN = 96;
+        const int64_t room = b.m_lim.weight - cur_weight;
+        int64_t fill = 0, left = room;
+        uint32_t p = i;
+        for (int steps = 0; p < m_eff; ++steps) {
+            if (steps == TIGHT_SCAN) return fill + MulDivFloor(b.m_fee[p], left, b.m_weight[p]);
+            if (!Dead(p, decided)) {
+                if (b.m_weight[p] > left) return fill + MulDivFloor(b.m_fee[p], left, b.m_weight[p]);
+                fill += b.m_fee[p];
+                left -= b.m_weight[p];
+            }
+            const uint32_t q = NextFit(size_t{p} + 1, room);
+            p = q == NONE ? m_eff : q;
+        }
+        return fill;
+    }
+    /** Whether the branch (positions < decided fixed, i the first that fits) can beat best. */
+    bool Promising(uint32_t i, uint32_t decided, int64_t best) const noexcept
+    {
+        if (cur_fee + Bound(i) <= best) return false;
+        return !real_sorted || i >= m_eff || cur_fee + TightBound(i, decided) > best;
+    }
 };
 
 TemplateBuilder::TemplateBuilder(const Graph& g, const ChunkTable& t, std::span<const uint32_t> order, const TemplateLimits& lim)
@@ -215,6 +257,7 @@ Selection TemplateBuilder::Build(std::vector<uint8_t>& state, uint64_t search_bu
         }
         if (i >= b.m_eff) break;
         const bool blocked = b.Blocked(i);
+        if (!blocked && b.cur_sigops + m_sigops[i] > m_lim.sigops) stats.sigops_binding = true;
         if (blocked || !b.FitsOtherLimits(i)) {
             if (first_skip == NONE && !blocked) first_skip = i;
             pos = i + 1;
@@ -225,7 +268,7 @@ Selection TemplateBuilder::Build(std::vector<uint8_t>& state, uint64_t search_bu
         pos = i + 1;
     }
     stats.greedy_fee = b.cur_fee;
-    const bool incumbent_ok = incumbent && WithinRequestLimits(m_t, *incumbent, m_lim);
+    const bool incumbent_ok = incumbent != nullptr;  // the caller checked the request limits
     int64_t best_fee = std::max(b.cur_fee, incumbent_ok ? incumbent->fee : int64_t{0});
     std::vector<uint32_t> best_path;
     bool improved = false;
@@ -234,9 +277,9 @@ Selection TemplateBuilder::Build(std::vector<uint8_t>& state, uint64_t search_bu
 
     // 2. Tail search over the window [s, m_eff), everything before s fixed as in the greedy pass.
     if (searched) {
-        const FeeFrac cut = m_t.AdjRate(m_order[first_skip]);
+        const FeeFrac cut = m_t.Rate(m_order[first_skip]);
         auto in_window = [&](uint32_t p) {  // rate(p) <= rate(cut) * (100 + pct) / 100
-            const FeeFrac r = m_t.AdjRate(m_order[p]);
+            const FeeFrac r = m_t.Rate(m_order[p]);
             return static_cast<__int128>(r.fee) * 100 * cut.size <= static_cast<__int128>(cut.fee) * (100 + m_lim.window_pct) * r.size;
         };
         uint32_t lo = 0, hi = first_skip;  // rates are non-increasing along the order
@@ -267,7 +310,7 @@ Selection TemplateBuilder::Build(std::vector<uint8_t>& state, uint64_t search_bu
                         improved = true;
                     }
                     backtrack = true;
-                } else if (b.cur_fee + b.Bound(i) <= best_fee) {
+                } else if (!b.Promising(i, pos, best_fee)) {
                     backtrack = true;
                 } else if (b.Blocked(i) || !b.FitsOtherLimits(i)) {
                     pos = i + 1;
@@ -284,7 +327,7 @@ Selection TemplateBuilder::Build(std::vector<uint8_t>& state, uint64_t search_bu
                 const uint32_t i = path.back();
                 path.pop_back();
                 b.Exclude(i);
-                if (b.cur_fee + b.Bound(b.NextCandidate(i + 1)) > best_fee) {
+                if (b.Promising(b.NextCandidate(i + 1), i + 1, best_fee)) {
                     pos = i + 1;
                     done = false;
                     break;

@@ -17,7 +17,10 @@
 //    ignores closure, sigops and count, so it is valid. Capped at tail_search_budget nodes;
 //    `complete` says the window was searched exhaustively (then the result is optimal among
 //    templates made of whole chunks that keep the fixed prefix);
-// 3. never worse than `incumbent` (the v31 baseline, when it satisfies the request limits).
+// 3. never worse than `incumbent` (the v31 baseline; the caller passes it only when it satisfies
+//    the request limits, and its chunk ids may belong to another table).
+// The order is by real weight (ChunkTable::real) for the optimized template, so sigop-heavy
+// transactions compete by the space they really take; sigop cost is a separate limit.
 #pragma once
 
 #include <span>
@@ -46,6 +49,7 @@ struct TailSearchStats {
     int64_t greedy_fee{0};
     int64_t improved_sat{0};   // search result over the greedy pass (0 if none)
     bool used_incumbent{false};
+    bool sigops_binding{false};  // the greedy pass skipped a chunk that fit by weight but not by sigops
 };
 
 /** Builds templates from a fixed mining order; blocks are taken one after another, each over the
@@ -58,7 +62,8 @@ public:
     TemplateBuilder(const Graph& g, const ChunkTable& t, std::span<const uint32_t> order, const TemplateLimits& limits);
 
     /** Build the next block from the live chunks. state: TX_MINED for earlier blocks, else
-     *  TX_AVAILABLE; on return the chosen transactions are TX_IN_BLOCK. incumbent may be null.
+     *  TX_AVAILABLE; on return the chosen transactions are TX_IN_BLOCK. incumbent may be null; if
+     *  given, it satisfies the request limits.
      *  Complexity: O(m) plus O(budget * (log m + chunk degree)) for the search. */
     Selection Build(std::vector<uint8_t>& state, uint64_t search_budget, const Selection* incumbent, TailSearchStats& stats);
 

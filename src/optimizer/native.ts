@@ -96,7 +96,10 @@ export interface ProjectedBlock {
 }
 
 export interface OptimizerResult {
-  /** Consensus-valid template under the request limits; never below baselineV31 when v31WithinRequestLimits. */
+  /**
+   * Consensus-valid template under the request limits, built over chunks ordered by real weight
+   * with the sigop cost as its own limit; never below baselineV31 when v31WithinRequestLimits.
+   */
   optimized: TemplateSelection;
   /** Bitcoin Core v31 `addChunks`, exactly (given optimal linearizations). */
   baselineV31: TemplateSelection;
@@ -105,11 +108,19 @@ export interface OptimizerResult {
   /** Whether the v31 template itself satisfies maxTxCount and minFeeRateSatVb (the no-worse guarantee applies). */
   v31WithinRequestLimits: boolean;
   /**
-   * Upper bound on the fee of any template within the weight limit (LP/hull bound), floored.
-   * `exact`: every cluster was proven optimal, so this is the hull value itself; otherwise the
-   * `relaxedClusters` were bounded with their precedence dropped (still valid, looser).
+   * Upper bound on the fee of any template within the weight limit (LP/hull bound over the
+   * real-weight chunks), floored. `exact`: every cluster's real-weight linearization was proven
+   * optimal, so this is the hull value itself (sigop-heavy clusters included: they are
+   * re-linearized by real weight for it); otherwise the `relaxedClusters` were bounded with their
+   * precedence dropped (still valid, looser). The sigop and count limits are not in the bound.
    */
-  upperBound: { feeSat: number; exact: boolean; relaxedClusters: number };
+  upperBound: {
+    feeSat: number;
+    /** The LP / hull value; feeSat is this refined by branching on binary items at the block's edge (never above it). */
+    lpFeeSat: number;
+    exact: boolean;
+    relaxedClusters: number;
+  };
   /** Per tx: its chunk's fee (Core's fees.chunk, in sat). */
   txChunkFeeSat: Float64Array;
   /** Per tx: its chunk's sigop-adjusted weight (Core's chunkweight), clamped to 2^32-1. */
@@ -119,7 +130,17 @@ export interface OptimizerResult {
   projectedBlocks: ProjectedBlock[];
   /** All txs, cluster by cluster, in linearization order (usable as the next cycle's warmOrder). */
   linearization: Uint32Array;
-  clusters: { count: number; largest: number; optimalCount: number; over64Count: number; linearizeCost: number; chunkCount: number };
+  clusters: {
+    count: number;
+    largest: number;
+    /** Clusters whose (sigop-adjusted, Core's) linearization is proven optimal; real-weight ones not proven optimal show in upperBound.relaxedClusters. */
+    optimalCount: number;
+    over64Count: number;
+    linearizeCost: number;
+    chunkCount: number;
+    /** Clusters with a sigop-adjusted transaction, re-linearized by real weight for the optimized template and the bound. */
+    realWeightRelinearized: number;
+  };
   tailSearch: {
     /** Search nodes spent on block 1 and whether its window was searched exhaustively. */
     nodes: number;
@@ -130,6 +151,8 @@ export interface OptimizerResult {
     improvedSat: number;
     /** The v31 template beat the search and was used as the optimized template. */
     usedBaselineV31: boolean;
+    /** The sigop limit bound block 1: a chunk that fit by weight was skipped for its sigop cost. */
+    sigopsBinding: boolean;
     /** Search nodes over all projected blocks. */
     projectedNodes: number;
   };
@@ -208,7 +231,10 @@ function loadBinding(): NativeBinding {
   const root = packageRoot();
   const require = createRequire(import.meta.url);
   const tried: string[] = [];
-  for (const candidate of [join(root, 'build', 'Release', 'optimizer.node'), join(root, 'build', 'Debug', 'optimizer.node')]) {
+  // OPTIMIZER_NATIVE_BUILD=Debug picks the sanitizer build (npm run build:native:debug) even when
+  // a release build exists; it needs libasan preloaded (scripts/test-native-debug.sh does that).
+  const builds = process.env.OPTIMIZER_NATIVE_BUILD === 'Debug' ? ['Debug'] : ['Release', 'Debug'];
+  for (const candidate of builds.map((b) => join(root, 'build', b, 'optimizer.node'))) {
     if (!existsSync(candidate)) {
       tried.push(`${candidate}: not found`);
       continue;

@@ -65,6 +65,8 @@ export interface TemplateCache {
   nativeV31: Omit<TemplateSummary, 'txids' | 'txidSet'>;
   nativeV30: Omit<TemplateSummary, 'txids' | 'txidSet'>;
   v31WithinRequestLimits: boolean;
+  /** The sigop limit bound the optimized template (a chunk that fit by weight was left out for its sigops). */
+  sigopsBinding: boolean;
   upperBound: OptimizerResult['upperBound'];
   comparison: BaselineComparison;
   projectedBlocks: OptimizerResult['projectedBlocks'];
@@ -177,6 +179,7 @@ export function buildTemplateCache({ cycle, now, snapshot, result, nodeBaseline,
     nativeV31: totals(result.baselineV31),
     nativeV30: totals(result.baselineV30),
     v31WithinRequestLimits: result.v31WithinRequestLimits,
+    sigopsBinding: result.tailSearch.sigopsBinding,
     upperBound: result.upperBound,
     comparison,
     projectedBlocks: result.projectedBlocks,

@@ -209,6 +209,8 @@ describe('after a cycle', () => {
     const t = stats.cache.templates;
     expect(t.optimized.gapSat).toBeGreaterThanOrEqual(0);
     expect(t.optimized.feeSat).toBeGreaterThanOrEqual(t.nativeV31.feeSat);
+    expect(t.sigopsBinding).toBe(false);
+    expect(t.upperBound.exact).toBe(true);
     expect(stats.cache.clusters.count).toBeGreaterThan(0);
   });
 

@@ -297,3 +297,102 @@ export function checkResult(input: OptimizerInput, r: OptimizerResult, lim: Limi
   if (r.baselineV31.feeSat < 0) bad.push('v31 fee negative');
   return bad;
 }
+
+/** Connected components of the parent relation. */
+export function components(input: OptimizerInput): number[][] {
+  const n = input.feeSat.length;
+  const up = Array.from({ length: n }, (_, i) => i);
+  const find = (x: number): number => {
+    while (at(up, x) !== x) x = up[x] = at(up, at(up, x));
+    return x;
+  };
+  for (let i = 0; i < n; i++) for (const p of parentsOf(input, i)) up[find(i)] = find(p);
+  const groups = new Map<number, number[]>();
+  for (let i = 0; i < n; i++) {
+    const r = find(i);
+    groups.set(r, [...(groups.get(r) ?? []), i]);
+  }
+  return [...groups.values()];
+}
+
+/**
+ * The LP relaxation of "best closed set within `cap` real weight", floored: per cluster the upper
+ * concave hull of all its closed sets' (weight, fee) points, all hull segments taken by slope.
+ * Exhaustive, for clusters of a few transactions.
+ */
+export function lpBound(input: OptimizerInput, cap: number): number {
+  const segments: { w: number; f: number }[] = [];
+  for (const txs of components(input)) {
+    const points: { w: number; f: number }[] = [];
+    for (let mask = 0; mask < 1 << txs.length; mask++) {
+      const inSet = new Set(txs.filter((_, k) => mask & (1 << k)));
+      if ([...inSet].some((t) => Array.from(parentsOf(input, t)).some((p) => !inSet.has(p)))) continue;
+      let w = 0, f = 0;
+      for (const t of inSet) { w += at(input.weightWu, t); f += at(input.feeSat, t); }
+      points.push({ w, f });
+    }
+    // Walk the hull from (0, 0): the next vertex is the steepest point to the right (farthest on ties).
+    let cur = { w: 0, f: 0 };
+    for (;;) {
+      let best: { w: number; f: number } | undefined;
+      for (const p of points) {
+        if (p.w <= cur.w) continue;
+        if (!best) { best = p; continue; }
+        const cmp = (p.f - cur.f) * (best.w - cur.w) - (best.f - cur.f) * (p.w - cur.w);
+        if (cmp > 0 || (cmp === 0 && p.w > best.w)) best = p;
+      }
+      if (!best || best.f <= cur.f) break;
+      segments.push({ w: best.w - cur.w, f: best.f - cur.f });
+      cur = best;
+    }
+  }
+  segments.sort((a, b) => b.f * a.w - a.f * b.w);
+  let fee = 0, room = cap;
+  for (const s of segments) {
+    if (s.w <= room) { fee += s.f; room -= s.w; continue; }
+    return fee + Math.floor((s.f * room) / s.w);
+  }
+  return fee;
+}
+
+/** The best fee of any closed set within `cap` real weight: a knapsack over clusters, each taking one of its closed sets. */
+export function exactOptimum(input: OptimizerInput, cap: number): number {
+  let best = new Float64Array(cap + 1); // best[w] = max fee with weight <= w
+  for (const txs of components(input)) {
+    const options: { w: number; f: number }[] = [];
+    for (let mask = 1; mask < 1 << txs.length; mask++) {
+      const inSet = new Set(txs.filter((_, k) => mask & (1 << k)));
+      if ([...inSet].some((t) => Array.from(parentsOf(input, t)).some((p) => !inSet.has(p)))) continue;
+      let w = 0, f = 0;
+      for (const t of inSet) { w += at(input.weightWu, t); f += at(input.feeSat, t); }
+      if (w <= cap) options.push({ w, f });
+    }
+    const next = Float64Array.from(best);
+    for (const o of options) for (let w = o.w; w <= cap; w++) next[w] = Math.max(at(next, w), at(best, w - o.w) + o.f);
+    best = next;
+  }
+  return at(best, cap);
+}
+
+/** Check the projected blocks: block 0 is the optimized template, blocks are disjoint, each closed given the earlier ones,
+ *  within the weight capacity, and their totals match their transactions. Returns failures (empty = fine). */
+export function checkProjected(input: OptimizerInput, r: OptimizerResult, cap: number): string[] {
+  const bad: string[] = [];
+  const byBlock = new Map<number, number[]>();
+  r.txProjectedBlock.forEach((b, t) => {
+    if (b >= 0) byBlock.set(b, [...(byBlock.get(b) ?? []), t]);
+  });
+  const first = new Set(byBlock.get(0) ?? []);
+  if (first.size !== r.optimized.txCount || Array.from(r.optimized.indices).some((t) => !first.has(t))) bad.push('block 0 is not the optimized template');
+  const mined = new Set<number>();
+  r.projectedBlocks.forEach((blk, b) => {
+    const txs = byBlock.get(b) ?? [];
+    const inBlock = new Set(txs);
+    const t = totals(input, txs);
+    if (blk.txCount !== txs.length || blk.feeSat !== t.fee || blk.weightWu !== t.weight) bad.push(`block ${b}: totals differ`);
+    if (t.weight > cap) bad.push(`block ${b}: over the weight limit`);
+    for (const x of txs) for (const p of parentsOf(input, x)) if (!mined.has(p) && !inBlock.has(p)) bad.push(`block ${b}: tx ${x} before its parent ${p}`);
+    txs.forEach((x) => mined.add(x));
+  });
+  return bad;
+}

@@ -16,7 +16,12 @@ import {
 } from '../../src/optimizer/snapshot.js';
 import { CORE_LIMITS, checkResult, miningOrder, referenceV31, rng } from './oracle.js';
 
-const DATA = resolve(import.meta.dirname, '../../../shared/data/mempool');
+// The shared folder sits next to the repository (/work/main) or one level up from a worktree
+// (/work/wt/<name>); MEMPOOL_SNAPSHOT_DIR overrides both.
+const DATA =
+  process.env.MEMPOOL_SNAPSHOT_DIR ??
+  [resolve(import.meta.dirname, '../../../shared/data/mempool'), resolve(import.meta.dirname, '../../../../shared/data/mempool')].find((d) => existsSync(d)) ??
+  resolve(import.meta.dirname, '../../../shared/data/mempool');
 const realFiles = existsSync(DATA) ? readdirSync(DATA).filter((f) => f.startsWith('mainnet-') && f.endsWith('.json.gz')) : [];
 const tmp = mkdtempSync(join(tmpdir(), 'snapshot-test-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));

@@ -23,6 +23,7 @@ export const TemplateTable = z.object({
   optimizedMinusBaselineSat: Sat,
   optimizedMinusNativeV31Sat: Sat,
   v31WithinRequestLimits: z.boolean(),
+  sigopsBinding: z.boolean().describe('The consensus sigop limit (80,000 minus the coinbase) bound the optimized template'),
 });
 
 const PhaseTimings = z.object({ baseline: z.number().nullable(), snapshot: z.number(), optimize: z.number(), publish: z.number() });
@@ -100,6 +101,7 @@ export function templateTable(cache: TemplateCache): z.input<typeof TemplateTabl
     optimizedMinusBaselineSat: cache.optimized.feeSat - cache.baseline.feeSat,
     optimizedMinusNativeV31Sat: cache.optimized.feeSat - cache.nativeV31.feeSat,
     v31WithinRequestLimits: cache.v31WithinRequestLimits,
+    sigopsBinding: cache.sigopsBinding,
   };
 }
 
