@@ -99,6 +99,16 @@ const VARIABLES = {
     default: '60000',
     doc: 'While following events, a full check against the node this often; when it finds changes the events missed and no event came for this long, the view polls until events flow again.',
   },
+  STREAM_TICKET_TTL_SECONDS: {
+    schema: positiveInt.max(86_400),
+    default: '600',
+    doc: 'Lifetime of a mempool stream ticket (`GET /v1/mempool/stream-ticket`): it must be redeemed, and the stream closes (4001), within it.',
+  },
+  STREAM_MAX_BUFFER_BYTES: {
+    schema: positiveInt.min(1024).max(1 << 30),
+    default: '1048576',
+    doc: 'Unsent bytes a mempool stream may queue for a client that does not read before it is closed (4008).',
+  },
   REPLACEMENT_HISTORY_MAX: {
     schema: positiveInt.max(1_000_000),
     default: '20000',
