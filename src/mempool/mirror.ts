@@ -16,40 +16,16 @@
  */
 import { EventEmitter } from 'node:events';
 import type { FastifyBaseLogger } from 'fastify';
-import { BYTES_PER_SIGOP, WITNESS_SCALE_FACTOR } from '../bitcoin/consensus.js';
-import { btcToSats } from '../bitcoin/units.js';
 import type { BitcoinNode } from '../node/bitcoinNode.js';
 import type { BlockVerbose1, MempoolEntry, MempoolInfo } from '../node/schemas.js';
-import type { Transaction } from '@scure/btc-signer';
-import { decodeInputs, decodeTransaction } from './decodeInputs.js';
+import { decodeInputs } from './decodeInputs.js';
+import { fetchEventTxs, rebuildGoneTxs } from './eventTxs.js';
 import type { MempoolEvent } from './mempoolEvents.js';
+import { toMirrorTx, type FetchedTx, type MirrorTx } from './mirrorTx.js';
 import { PeriodicTask } from '../util/periodicTask.js';
 import { TxidOrder } from './txidOrder.js';
 
-export interface MirrorTx {
-  txid: string;
-  feeSat: number;
-  modifiedFeeSat: number;
-  vsize: number;
-  weight: number;
-  /** Unix seconds the node first saw it. */
-  time: number;
-  /** Unconfirmed parents at entry time (kept while they are in the mempool). */
-  parents: string[];
-  /** Outpoints spent, `txid:vout`; null until fetched (large backlogs are fetched over several polls). */
-  inputs: string[] | null;
-  /** Chunk fee and weight reported by a v31 node. */
-  chunkFeeSat: number | null;
-  chunkWeight: number | null;
-  /**
-   * Sigop cost implied by the node's sigop-adjusted vsize (max(weight, 20 × sigops) / 4, Core's `vsize`
-   * on every version, also v31's `vsize_adjusted`): exact when sigops dominate the size, 0 when the
-   * weight dominates (then sigops do not change the fit).
-   */
-  sigopCostLowerBound: number;
-  /** Scratch for the optimizer's snapshot builder: this tx's index in the snapshot being built. */
-  snapshotIndex: number;
-}
+export { toMirrorTx, type FetchedTx, type MirrorTx } from './mirrorTx.js';
 
 export type RemovalReason = 'confirmed' | 'replaced' | 'evicted';
 
@@ -74,13 +50,6 @@ export interface MempoolDiff {
   added: MirrorTx[];
   removed: RemovedTx[];
   blocks: MirrorBlock[];
-}
-
-/** What an `added` event needs, fetched as soon as the event arrives (`fetchTxs`). */
-export interface FetchedTx {
-  tx: MirrorTx;
-  /** In-mempool children when fetched. */
-  spentby: string[];
 }
 
 export interface MempoolMirrorOptions {
@@ -338,88 +307,14 @@ export class MempoolMirror extends EventEmitter<{ diff: [MempoolDiff] }> {
     return found ?? undefined;
   }
 
-  /**
-   * Entries and spent outpoints of `txids`, for `applyEvents`. Txs already gone from the node are
-   * absent. Called when the events arrive, not when they are applied: a version replaced right
-   * after it appeared is usually still there to be read.
-   */
-  async fetchTxs(txids: readonly string[], rawOf?: (txid: string) => string | undefined): Promise<Map<string, FetchedTx>> {
-    const out = new Map<string, FetchedTx>();
-    if (txids.length === 0) return out;
-    // The raw form from the event source when it has it: one round trip fewer, and no race with a replacement.
-    const known = new Map<string, string>();
-    for (const txid of txids) {
-      const raw = rawOf?.(txid);
-      if (raw !== undefined) known.set(txid, raw);
-    }
-    const [entries, raws] = await Promise.all([this.node.getMempoolEntries(txids), this.node.getRawTransactionsHex(txids.filter((t) => !known.has(t)))]);
-    for (const txid of txids) {
-      const entry = entries.get(txid);
-      if (!entry) continue;
-      const raw = known.get(txid) ?? raws.get(txid) ?? rawOf?.(txid);
-      let inputs: string[] | null = null;
-      try {
-        inputs = raw === undefined ? null : decodeInputs(raw);
-      } catch (error) {
-        this.options.logger?.warn({ err: error, txid }, 'mempool tx does not decode; its replacements are not tracked');
-      }
-      out.set(txid, { tx: { ...toMirrorTx(txid, entry), inputs }, spentby: entry.spentby });
-    }
-    return out;
+  /** Entries and inputs of added txs, read as their events arrive (`eventTxs.ts`). */
+  fetchTxs(txids: readonly string[], rawOf?: (txid: string) => string | undefined): Promise<Map<string, FetchedTx>> {
+    return fetchEventTxs(this.node, txids, rawOf, this.options.logger);
   }
 
-  /**
-   * Txs already gone from the node, rebuilt from their raw form (`rawtx` topic): size from the
-   * serialization, fee from the values of the outputs they spent (`getrawtransaction` of the
-   * parents: in the mempool, or confirmed with `-txindex`; else `gettxout`). Txs whose fee cannot
-   * be known are absent.
-   */
-  async rebuildTxs(raws: ReadonlyMap<string, string>, now: number): Promise<Map<string, FetchedTx>> {
-    const decoded: Array<{ txid: string; tx: Transaction; inputs: string[] }> = [];
-    for (const [txid, raw] of raws) {
-      try {
-        decoded.push({ txid, tx: decodeTransaction(raw), inputs: decodeInputs(raw) });
-      } catch {
-        // Not a transaction we can read: left out.
-      }
-    }
-    const outpoints = [...new Set(decoded.flatMap((d) => d.inputs))];
-    const parents = await this.node.getRawTransactionsVerbose([...new Set(outpoints.map((o) => o.slice(0, 64)))]);
-    const values = new Map<string, number>();
-    for (const o of outpoints) {
-      const value = parents.get(o.slice(0, 64))?.vout.find((v) => v.n === Number(o.slice(65)))?.value;
-      if (value !== undefined) values.set(o, btcToSats(value));
-    }
-    const unknown = outpoints.filter((o) => !values.has(o));
-    if (unknown.length > 0) for (const [o, btc] of await this.node.getTxOutValues(unknown)) values.set(o, btcToSats(btc));
-    const out = new Map<string, FetchedTx>();
-    for (const { txid, tx, inputs } of decoded) {
-      let inSat = 0;
-      for (const o of inputs) inSat += values.get(o) ?? NaN;
-      let outSat = 0;
-      for (let i = 0; i < tx.outputsLength; i++) outSat += Number(tx.getOutput(i).amount ?? NaN);
-      const feeSat = inSat - outSat;
-      if (!Number.isFinite(feeSat)) continue;
-      const parentsInView = [...new Set(inputs.map((o) => o.slice(0, 64)))].filter((p) => this.txs.has(p));
-      out.set(txid, {
-        tx: {
-          txid,
-          feeSat,
-          modifiedFeeSat: feeSat,
-          vsize: tx.vsize,
-          weight: tx.weight,
-          time: Math.floor(now / 1000),
-          parents: parentsInView,
-          inputs,
-          chunkFeeSat: null,
-          chunkWeight: null,
-          sigopCostLowerBound: 0,
-          snapshotIndex: -1,
-        },
-        spentby: [],
-      });
-    }
-    return out;
+  /** Txs already gone from the node, rebuilt from their raw form (`eventTxs.ts`). */
+  rebuildTxs(raws: ReadonlyMap<string, string>, now: number): Promise<Map<string, FetchedTx>> {
+    return rebuildGoneTxs(this.node, raws, (txid) => this.txs.has(txid), now);
   }
 
   /**
@@ -637,34 +532,4 @@ function evictingAncestor(r: RemovedTx, removed: ReadonlyMap<string, RemovedTx>,
   }
   memo.set(r.tx.txid, found);
   return found;
-}
-
-/** A mirror entry from a `getmempoolentry` / `getrawmempool true` entry. */
-export function toMirrorTx(txid: string, e: MempoolEntry): MirrorTx {
-  return {
-    txid,
-    feeSat: btcToSats(e.fees.base),
-    modifiedFeeSat: btcToSats(e.fees.modified),
-    vsize: e.vsize,
-    weight: e.weight ?? e.vsize * 4,
-    time: e.time,
-    parents: [...e.depends],
-    inputs: null,
-    chunkFeeSat: e.fees.chunk !== undefined ? btcToSats(e.fees.chunk) : null,
-    chunkWeight: e.chunkweight ?? null,
-    snapshotIndex: -1,
-    sigopCostLowerBound: sigopCostLowerBound(e),
-  };
-}
-
-/**
- * Core's `vsize` (and v31's `vsize_adjusted`, the same number) is sigop-adjusted:
- * ceil(max(weight, 20 × sigops) / 4). When it exceeds ceil(weight / 4), sigops dominate and the
- * sigop cost is vsize / 5 (as `snapshot.ts` derives it for the CLI); otherwise it is not known and
- * does not matter to the fit.
- */
-function sigopCostLowerBound(e: MempoolEntry): number {
-  const adjusted = Math.max(e.vsize, e.vsize_adjusted ?? 0);
-  if (e.weight === undefined || adjusted <= Math.ceil(e.weight / WITNESS_SCALE_FACTOR)) return 0;
-  return Math.ceil((adjusted * WITNESS_SCALE_FACTOR) / BYTES_PER_SIGOP);
 }

@@ -4,6 +4,7 @@
  * validates the optimized templates (`generateblock … submit=false`) on three mempools.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 
 import { routeKey } from '../../src/api/define.js';
 import { serviceRegistry } from '../../src/api/registry.js';
@@ -367,6 +368,35 @@ describe.runIf(available.run)('real Bitcoin Core v31.99 on regtest', () => {
     templateLines.push(`  replacement history (mirror on ZMQ events): ${recorded} of ${report.replacements.length} filler replacements recorded`);
     expect(recorded).toBe(report.replacements.length);
   }, 180_000);
+
+  it('behavior: the WebSocket stream carries a bumpfee replacement and a block made in Core', async () => {
+    // The server listens since the dashboard feed's test.
+    const address = world.app.server.address();
+    const base = address && typeof address === 'object' ? `http://127.0.0.1:${address.port}` : await world.app.listen({ host: '127.0.0.1', port: 0 });
+    const ticket = (await (await fetch(`${base}/v1/mempool/stream-ticket`)).json()) as { url: string };
+    const socket = new WebSocket(ticket.url);
+    const frames: Array<{ seq: number; type: string; [k: string]: unknown }> = [];
+    socket.on('message', (data: Buffer) => frames.push(JSON.parse(data.toString()) as (typeof frames)[number]));
+    const until = async (what: () => boolean) => {
+      for (let i = 0; !what() && i < 600; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(what()).toBe(true);
+    };
+    await until(() => frames.some((f) => f.type === 'hello'));
+    const { txid, changeIndex } = fill.bumpable[5] ?? { txid: '', changeIndex: 0 };
+    const entry = await core.rpc<MempoolEntry>('getmempoolentry', txid);
+    const bumped = await bumpFee(core, txid, changeIndex, Math.ceil(sat(entry.fees.base) / entry.vsize) + 10);
+    await until(() => frames.some((f) => f.type === 'replacement' && (f.new as { txid: string }).txid === bumped.txid));
+    const replacement = frames.find((f) => f.type === 'replacement' && (f.new as { txid: string }).txid === bumped.txid);
+    expect((replacement?.old as { txid: string }).txid).toBe(txid);
+    expect(replacement?.feeDelta).toBeGreaterThan(0);
+    const [hash] = await core.mine(1);
+    await until(() => frames.some((f) => f.type === 'block' && f.hash === hash));
+    const block = await core.rpc<{ height: number; nTx: number }>('getblock', hash, 1);
+    expect(frames.find((f) => f.type === 'block')).toMatchObject({ height: block.height, txCount: block.nTx });
+    expect(frames.map((f) => f.seq)).toEqual(frames.map((_, i) => i + 1));
+    socket.close();
+    checked.add('GET /v1/mempool/stream-ticket').add('GET /v1/mempool/stream');
+  }, 60_000);
 
   it('default: every route and method of the registry was checked against Core', () => {
     const registry = serviceRegistry();
