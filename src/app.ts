@@ -5,6 +5,7 @@
  * `src/main.ts` listens.
  */
 import cors from '@fastify/cors';
+import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { ApiContext } from './api/define.js';
@@ -20,8 +21,16 @@ import mempoolPlugin from './mempool/plugin.js';
 import { ChainState } from './node/chainState.js';
 import optimizerPlugin from './optimizer/plugin.js';
 import { paymentsPlugin } from './payments/plugin.js';
+import { StreamHub } from './stream/hub.js';
 
 export type App = FastifyInstance;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The paid mempool WebSocket streams (`src/stream/hub.ts`). */
+    stream: StreamHub;
+  }
+}
 
 export async function buildApp(deps: AppDeps): Promise<App> {
   const now = deps.now ?? Date.now;
@@ -59,7 +68,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(paymentsPlugin, { config, now });
 
   const dashboard = new DashboardFeed({ nodeKind: deps.nodeKind, mempool: app.mempool, fees: app.fees, optimizer: app.optimizer, now, minIntervalMs: 1000 });
-  const metrics = new ServiceMetrics({ mempool: app.mempool, optimizer: app.optimizer, feedClients: () => dashboard.clientCount });
+  const stream = new StreamHub(app.mempool.mirror, app.optimizer.service, { maxBufferBytes: config.STREAM_MAX_BUFFER_BYTES, now, logger: app.log });
+  app.decorate('stream', stream);
+  const metrics = new ServiceMetrics({
+    mempool: app.mempool,
+    optimizer: app.optimizer,
+    streamClients: () => ({ dashboard: dashboard.clientCount, mempool: stream.clientCount }),
+  });
   const ctx: ApiContext = {
     config,
     node,
@@ -74,6 +89,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     payments: app.payments,
     registry,
     dashboard,
+    stream,
     metrics,
     log: app.log,
     checkResponses: deps.checkResponses ?? false,
@@ -81,10 +97,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.addHook('onResponse', metrics.onResponse);
   // Before the server closes: an open feed would otherwise hold the close until its client leaves.
   app.addHook('preClose', async () => {
+    stream.close();
     dashboard.close();
     metrics.close();
   });
   app.setNotFoundHandler(notFoundHandler(ctx));
+  // Streams get 1 MiB frames at most from clients (they send none but an optional filter).
+  await app.register(websocket, { options: { maxPayload: 1 << 20 } });
   await app.register(apiRoutes, { ctx });
   return app;
 }

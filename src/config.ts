@@ -78,6 +78,37 @@ const VARIABLES = {
   },
   ESPLORA_TIMEOUT_MS: { schema: positiveInt.max(120_000), default: '5000', doc: 'Timeout of Esplora calls.' },
   MEMPOOL_POLL_MS: { schema: positiveInt.min(250).max(600_000), default: '2000', doc: 'How often the replacement tracker diffs the node mempool.' },
+  ZMQ_URL: {
+    schema: z
+      .string()
+      .regex(/^(tcp|ipc):\/\/\S+$/, 'must be a ZMQ endpoint such as tcp://127.0.0.1:28332')
+      .optional(),
+    default: undefined,
+    doc: "Bitcoin Core's `-zmqpubsequence` endpoint, e.g. tcp://127.0.0.1:28332: the mempool view follows its events (every version of a tx seen, blocks at once). Unset with a real node: polling every MEMPOOL_POLL_MS. The embedded node always publishes events.",
+  },
+  ZMQ_RAWTX_URL: {
+    schema: z
+      .string()
+      .regex(/^(tcp|ipc):\/\/\S+$/, 'must be a ZMQ endpoint such as tcp://127.0.0.1:28333')
+      .optional(),
+    default: undefined,
+    doc: "Bitcoin Core's `-zmqpubrawtx` endpoint (with ZMQ_URL): a version replaced before the service could read it is rebuilt from its raw form, so its replacement is still recorded.",
+  },
+  MEMPOOL_EVENTS_QUIET_MS: {
+    schema: positiveInt.min(1000).max(3_600_000),
+    default: '60000',
+    doc: 'While following events, a full check against the node this often; when it finds changes the events missed and no event came for this long, the view polls until events flow again.',
+  },
+  STREAM_TICKET_TTL_SECONDS: {
+    schema: positiveInt.max(86_400),
+    default: '600',
+    doc: 'Lifetime of a mempool stream ticket (`GET /v1/mempool/stream-ticket`): it must be redeemed, and the stream closes (4001), within it.',
+  },
+  STREAM_MAX_BUFFER_BYTES: {
+    schema: positiveInt.min(1024).max(1 << 30),
+    default: '1048576',
+    doc: 'Unsent bytes a mempool stream may queue for a client that does not read before it is closed (4008).',
+  },
   REPLACEMENT_HISTORY_MAX: {
     schema: positiveInt.max(1_000_000),
     default: '20000',

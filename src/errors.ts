@@ -22,6 +22,7 @@ export const Errors = define({
   UNSUPPORTED_MEDIA_TYPE: createError('UNSUPPORTED_MEDIA_TYPE', 'Unsupported content type: %s (send application/json)', 415),
   NOT_FOUND: createError('NOT_FOUND', 'No route %s %s', 404),
   METHOD_NOT_ALLOWED: createError('METHOD_NOT_ALLOWED', '%s is not allowed on %s', 405),
+  UPGRADE_REQUIRED: createError('UPGRADE_REQUIRED', '%s is a WebSocket: open it with a WebSocket client (Upgrade: websocket)', 426),
 
   // --- Bitcoin data (404, 422) ---
   TX_NOT_FOUND: createError('TX_NOT_FOUND', 'Transaction %s is not known to the node', 404),

@@ -26,7 +26,7 @@ function readConfig(): Config {
 }
 
 async function main(): Promise<void> {
-  const config = readConfig();
+  let config = readConfig();
   const logger = { level: config.LOG_LEVEL };
 
   let simnet: SimnetHandle | undefined;
@@ -44,6 +44,8 @@ async function main(): Promise<void> {
     });
     rpcUrl = simnet.rpcUrl;
     esploraUrl ??= simnet.esploraUrl;
+    // The embedded node publishes Core's ZMQ notifications: the mempool view follows them.
+    config = { ...config, ZMQ_URL: config.ZMQ_URL ?? simnet.zmqUrl, ZMQ_RAWTX_URL: config.ZMQ_RAWTX_URL ?? simnet.zmqUrl };
   }
 
   const node = new BitcoinNode({ url: rpcUrl, timeoutMs: config.BITCOIN_RPC_TIMEOUT_MS, scanTimeoutMs: config.BITCOIN_RPC_SCAN_TIMEOUT_MS });

@@ -19,6 +19,8 @@ import type { BitcoinNode } from '../node/bitcoinNode.js';
 import type { ChainState } from '../node/chainState.js';
 import type { OptimizerHandle } from '../optimizer/plugin.js';
 import type { PaymentsInfo } from '../payments/plugin.js';
+import type { WebSocket } from 'ws';
+import type { StreamHub } from '../stream/hub.js';
 import type { DashboardFeed } from './dashboard/feed.js';
 import type { ServiceMetrics } from './system/metrics.js';
 
@@ -45,6 +47,8 @@ export interface ApiContext {
   registry: Registry;
   /** The dashboard's aggregate telemetry and its live feeds. */
   dashboard: DashboardFeed;
+  /** The paid mempool WebSocket streams. */
+  stream: StreamHub;
   /** Prometheus metrics of this app. */
   metrics: ServiceMetrics;
   log: FastifyBaseLogger;
@@ -86,6 +90,8 @@ export const CONTENT_TYPES = {
   css: 'text/css; charset=utf-8',
   prometheus: 'text/plain; version=0.0.4; charset=utf-8',
   eventStream: 'text/event-stream; charset=utf-8',
+  /** A WebSocket of JSON text frames (the route's `websocket` serves it; a plain GET answers 426). */
+  websocket: 'application/json; charset=utf-8',
 } as const;
 export type ContentKind = keyof typeof CONTENT_TYPES;
 
@@ -142,6 +148,11 @@ export interface RouteSpec<P extends Schema, Q extends Schema, B extends Schema,
    * that cannot succeed is refused with 400 for free.
    */
   precheck?(ctx: ApiContext, input: RestInput<z.output<P>, z.output<Q>, z.output<B>>): Promise<void>;
+  /**
+   * For `content: 'websocket'`: takes over the upgraded socket (the request's schemas were checked
+   * before the upgrade). The route's handler then answers a plain GET.
+   */
+  websocket?(ctx: ApiContext, socket: WebSocket, input: RestInput<z.output<P>, z.output<Q>, z.output<B>>): Promise<void>;
 }
 
 export type RouteHandler<P extends Schema, Q extends Schema, B extends Schema, R extends Schema> = (
@@ -168,11 +179,12 @@ export interface RestRoute {
   errors: readonly ErrorCode[];
   example: { params?: unknown; query?: unknown; body?: unknown; response: unknown } | 'live';
   precheck?(ctx: ApiContext, input: RestInput<unknown, unknown, unknown>): Promise<void>;
+  websocket?(ctx: ApiContext, socket: WebSocket, input: RestInput<unknown, unknown, unknown>): Promise<void>;
   handler(ctx: ApiContext, input: RestInput<unknown, unknown, unknown>, call: CallInfo): Promise<unknown>;
 }
 
 /** `POST /v1/rpc`: the one route priced by its body (the sum of the methods it calls). */
-export interface JsonRpcRoute extends Omit<RestRoute, 'kind' | 'price' | 'handler' | 'precheck'> {
+export interface JsonRpcRoute extends Omit<RestRoute, 'kind' | 'price' | 'handler' | 'precheck' | 'websocket'> {
   kind: 'jsonrpc';
   price: 'per_call';
 }

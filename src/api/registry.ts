@@ -14,6 +14,7 @@ import { insightMethods, insightRoutes } from './bitcoin/insightEndpoints.js';
 import type { Registry, Route, RpcMethod } from './define.js';
 import { routeKey } from './define.js';
 import { mempoolRoutes } from './mempool/endpoints.js';
+import { streamRoutes } from './mempool/streamEndpoints.js';
 import { rpcMethods, rpcRoutes } from './rpc/endpoints.js';
 import { systemRoutes } from './system/endpoints.js';
 import { templateMethods, templateRoutes } from './template/endpoints.js';
@@ -50,6 +51,10 @@ export function buildRegistry(routes: readonly Route[], methods: readonly RpcMet
     if (route.kind === 'rest') {
       checkPrice(key, route.price);
       if (typeof route.handler !== 'function') throw new RegistryError(`${key} has a price but no handler`);
+      if ((route.content === 'websocket') !== (route.websocket !== undefined))
+        throw new RegistryError(`${key}: a WebSocket route has content 'websocket' and a websocket handler`);
+      // Its payment is a ticket bought beforehand: the upgrade itself cannot carry a 402 exchange.
+      if (route.websocket && (route.price !== 'free' || route.method !== 'GET')) throw new RegistryError(`${key}: a WebSocket route is a free GET`);
     } else if (route.price !== 'per_call') {
       throw new RegistryError(`${key}: a JSON-RPC route is priced per call`);
     }
@@ -81,7 +86,7 @@ export function buildRegistry(routes: readonly Route[], methods: readonly RpcMet
 /** What this build serves. */
 export function serviceRegistry(): Registry {
   return buildRegistry(
-    [...systemRoutes, ...docRoutes, ...dashboardRoutes, ...bitcoinRoutes, ...insightRoutes, ...mempoolRoutes, ...templateRoutes, ...rpcRoutes],
+    [...systemRoutes, ...docRoutes, ...dashboardRoutes, ...bitcoinRoutes, ...insightRoutes, ...mempoolRoutes, ...streamRoutes, ...templateRoutes, ...rpcRoutes],
     [...rpcMethods, ...bitcoinMethods, ...insightMethods, ...templateMethods],
   );
 }

@@ -9,6 +9,8 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { WebSocket } from 'ws';
+import { Errors } from '../errors.js';
 import { errorBody } from './errorHandler.js';
 import { CONTENT_TYPES, priceUsd, routeKey, type ApiContext, type RestInput, type RestRoute } from './define.js';
 import { rpcRoute } from './rpc/rpcRoute.js';
@@ -25,9 +27,23 @@ export async function apiRoutes(fastify: FastifyInstance, { ctx }: ApiRoutesOpti
       continue;
     }
     const input = (request: FastifyRequest): RestInput<unknown, unknown, unknown> => ({ params: request.params, query: request.query, body: request.body });
+    const websocket = route.websocket
+      ? (socket: WebSocket, input: RestInput<unknown, unknown, unknown>) => route.websocket?.(ctx, socket, input) ?? Promise.resolve()
+      : undefined;
     app.route({
       method: route.method,
       url: route.path,
+      // A WebSocket route: the upgrade passes the same validation first (a bad query is a 400, never a socket).
+      ...(websocket
+        ? {
+            wsHandler: (socket: WebSocket, request: FastifyRequest) => {
+              void websocket(socket, input(request)).catch((error: unknown) => {
+                request.log.warn({ err: error }, 'websocket failed');
+                socket.close(1011, 'internal error');
+              });
+            },
+          }
+        : {}),
       // A paid route answers HEAD with 405 (never charged for an empty body).
       exposeHeadRoute: answersHead(route),
       config: { payment: { key: routeKey(route), priceUsd: priceUsd(route.price) } },
@@ -40,6 +56,7 @@ export async function apiRoutes(fastify: FastifyInstance, { ctx }: ApiRoutesOpti
       ...(route.precheck ? { preValidation: async (request: FastifyRequest) => route.precheck?.(ctx, input(request)) } : {}),
       ...(ctx.checkResponses ? { preSerialization: responseCheck(route) } : {}),
       handler: async (request, reply) => {
+        if (route.content === 'websocket') throw new Errors.UPGRADE_REQUIRED(routeKey(route));
         const answer = await route.handler(ctx, input(request), { log: request.log, baseUrl: baseUrl(ctx, request) });
         if (route.content !== undefined && route.content !== 'json') void reply.type(CONTENT_TYPES[route.content]);
         if (route.cacheSeconds !== undefined) void reply.header('cache-control', `public, max-age=${route.cacheSeconds}`);
@@ -53,7 +70,7 @@ export async function apiRoutes(fastify: FastifyInstance, { ctx }: ApiRoutesOpti
 
 /** HEAD only where it costs nothing: free GETs, but not a live feed (HEAD would hold it open for nothing). */
 function answersHead(route: RestRoute): boolean {
-  return route.method === 'GET' && route.price === 'free' && route.content !== 'eventStream';
+  return route.method === 'GET' && route.price === 'free' && route.content !== 'eventStream' && route.content !== 'websocket';
 }
 
 function responseCheck(route: RestRoute) {

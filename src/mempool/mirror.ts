@@ -1,48 +1,31 @@
 /**
- * A local mirror of the node's mempool, kept by polling and diffing (`getrawmempool false` every
- * `MEMPOOL_POLL_MS`; only new entries are fetched). It is what mempool statistics, histograms and
- * the replacement tracker read, so those answers cost no node round trip and stay consistent with
+ * A local mirror of the node's mempool. It is what mempool statistics, histograms, the replacement
+ * tracker and the stream read, so those answers cost no node round trip and stay consistent with
  * each other (one snapshot, one `asOf`).
  *
- * Each poll emits one `MempoolDiff`: the txs added, the txs removed with the reason (mined in a
+ * Two ways to keep it: a full sync (`poll`: `getrawmempool false true`, diffed, only new entries
+ * fetched) and node events applied in order (`applyEvents`, driven by `MempoolFollower` from Core's
+ * ZMQ `sequence` topic or the simulated node's feed). Events see every version of a transaction,
+ * also one replaced a second after it appeared; polling alone never sees a version that comes and
+ * goes between two polls. Both run one at a time (`exclusive`), each committing its changes in one
+ * synchronous step.
+ *
+ * Every change emits one `MempoolDiff`: the txs added, the txs removed with the reason (mined in a
  * block we saw, replaced by a tx spending one of their inputs, or evicted otherwise), and new blocks.
- * A tx that arrives and leaves between two polls is never seen: that is the price of polling
- * (a ZMQ feed would close the gap).
+ * A tx that came and went within one batch of events is in both `added` and `removed`.
  */
 import { EventEmitter } from 'node:events';
 import type { FastifyBaseLogger } from 'fastify';
-import { BYTES_PER_SIGOP, WITNESS_SCALE_FACTOR } from '../bitcoin/consensus.js';
-import { btcToSats } from '../bitcoin/units.js';
 import type { BitcoinNode } from '../node/bitcoinNode.js';
 import type { BlockVerbose1, MempoolEntry, MempoolInfo } from '../node/schemas.js';
 import { decodeInputs } from './decodeInputs.js';
+import { fetchEventTxs, rebuildGoneTxs } from './eventTxs.js';
+import type { MempoolEvent } from './mempoolEvents.js';
+import { toMirrorTx, type FetchedTx, type MirrorTx } from './mirrorTx.js';
 import { PeriodicTask } from '../util/periodicTask.js';
 import { TxidOrder } from './txidOrder.js';
 
-export interface MirrorTx {
-  txid: string;
-  feeSat: number;
-  modifiedFeeSat: number;
-  vsize: number;
-  weight: number;
-  /** Unix seconds the node first saw it. */
-  time: number;
-  /** Unconfirmed parents at entry time (kept while they are in the mempool). */
-  parents: string[];
-  /** Outpoints spent, `txid:vout`; null until fetched (large backlogs are fetched over several polls). */
-  inputs: string[] | null;
-  /** Chunk fee and weight reported by a v31 node. */
-  chunkFeeSat: number | null;
-  chunkWeight: number | null;
-  /**
-   * Sigop cost implied by the node's sigop-adjusted vsize (max(weight, 20 × sigops) / 4, Core's `vsize`
-   * on every version, also v31's `vsize_adjusted`): exact when sigops dominate the size, 0 when the
-   * weight dominates (then sigops do not change the fit).
-   */
-  sigopCostLowerBound: number;
-  /** Scratch for the optimizer's snapshot builder: this tx's index in the snapshot being built. */
-  snapshotIndex: number;
-}
+export { toMirrorTx, type FetchedTx, type MirrorTx } from './mirrorTx.js';
 
 export type RemovalReason = 'confirmed' | 'replaced' | 'evicted';
 
@@ -71,6 +54,8 @@ export interface MempoolDiff {
 
 export interface MempoolMirrorOptions {
   pollMs: number;
+  /** Delay before the next scheduled sync, when it varies (the follower lengthens it while events flow). */
+  interval?: () => number;
   /** Most raw transactions fetched per poll to learn inputs of a backlog. */
   inputFetchPerPoll?: number;
   logger?: FastifyBaseLogger;
@@ -78,6 +63,12 @@ export interface MempoolMirrorOptions {
 }
 
 const MAX_BLOCK_WALK = 10;
+/**
+ * How long a removal seen as an event waits for the replacement that explains it. Core sends the
+ * removal of a replaced tx before the addition of its replacement, with its wallet's and other
+ * subscribers' work in between: usually under a millisecond, on a busy node tens of them.
+ */
+export const HOLD_REMOVED_MS = 2000;
 /** Raw transactions decoded between two turns of the event loop. */
 const DECODE_SLICE = 500;
 
@@ -90,11 +81,21 @@ export class MempoolMirror extends EventEmitter<{ diff: [MempoolDiff] }> {
   private readonly needInputs = new Set<string>();
   private readonly schedule = new PeriodicTask(
     () => this.poll(),
-    () => this.options.pollMs,
+    () => this.options.interval?.() ?? this.options.pollMs,
   );
   private polling: Promise<void> | undefined;
-  /** True while the polling loop runs (between `start` and `stop`). */
+  /** Tail of the chain of syncs and event batches (they never overlap). */
+  private queue: Promise<unknown> = Promise.resolve();
   private tip: string | undefined;
+  /** The node's next mempool sequence as the view reflects it (`getrawmempool false true`): events numbered below it are in. */
+  mempoolSequence: number | undefined;
+  /** Removed by events, reason pending: a replacement may still come (see `applyEvents`). */
+  private held: Array<{ r: RemovedTx; at: number }> = [];
+  private readonly heldBySpend = new Map<string, RemovedTx>();
+  /** `mempoolSequence` of the last full sync, until an event batch moves past it. */
+  private syncedAt: number | undefined;
+  /** Whether the last full sync found the view out of date (what tells a silent event feed apart). */
+  lastPollChanged = false;
 
   info: MempoolInfo | undefined;
   tipHeight: number | undefined;
@@ -102,6 +103,10 @@ export class MempoolMirror extends EventEmitter<{ diff: [MempoolDiff] }> {
   lastPollMs: number | undefined;
   lastError: string | null = null;
   pollCount = 0;
+  /** When the last event batch was applied (ms). */
+  lastEventAt: number | undefined;
+  /** `added` events whose tx had already left the node when we asked for it (not in the view). */
+  missedTxs = 0;
   /** Bumped by every poll that changed the set of transactions (what derived views key their caches on). */
   version = 0;
 
@@ -128,14 +133,27 @@ export class MempoolMirror extends EventEmitter<{ diff: [MempoolDiff] }> {
   async stop(): Promise<void> {
     this.schedule.stop();
     await this.polling?.catch(() => undefined);
+    await this.queue;
   }
 
   /** One refresh. Concurrent callers share the running poll. Rejects (and records `lastError`) on node failure. */
   poll(): Promise<void> {
-    this.polling ??= this.pollOnce().finally(() => {
+    this.polling ??= this.exclusive(() => this.pollOnce()).finally(() => {
       this.polling = undefined;
     });
     return this.polling;
+  }
+
+  /** A full sync queued after everything queued so far (unlike `poll`, never shares one already running). */
+  resync(): Promise<void> {
+    return this.exclusive(() => this.pollOnce());
+  }
+
+  /** Runs `task` after every sync or event batch queued before it, and before any queued after. */
+  exclusive<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(task);
+    this.queue = run.catch(() => undefined);
+    return run;
   }
 
   /**
@@ -147,7 +165,7 @@ export class MempoolMirror extends EventEmitter<{ diff: [MempoolDiff] }> {
     const now = this.options.now ?? Date.now;
     const started = now();
     try {
-      const { tip, height, txids, info } = await this.consistentView();
+      const { tip, height, txids, info, sequence } = await this.consistentView();
       const blocks = tip !== this.tip && this.tip !== undefined ? await this.newBlocks(tip) : [];
       const current = new Set(txids);
       const childrenOf = new Map<string, string[]>();
@@ -161,6 +179,9 @@ export class MempoolMirror extends EventEmitter<{ diff: [MempoolDiff] }> {
       this.tip = tip;
       this.tipHeight = height;
       this.info = info;
+      this.mempoolSequence = sequence;
+      this.syncedAt = sequence;
+      this.lastPollChanged = diff.added.length > 0 || diff.removed.length > 0;
       this.lastPollAt = now();
       this.lastPollMs = this.lastPollAt - started;
       this.lastError = null;
@@ -175,12 +196,12 @@ export class MempoolMirror extends EventEmitter<{ diff: [MempoolDiff] }> {
   }
 
   /** Tip and mempool from the same moment: retried when a block lands between the calls. */
-  private async consistentView(): Promise<{ tip: string; height: number; txids: string[]; info: MempoolInfo }> {
+  private async consistentView(): Promise<{ tip: string; height: number; txids: string[]; info: MempoolInfo; sequence: number }> {
     for (let attempt = 0; ; attempt += 1) {
       const before = await this.node.getBestBlockHash();
-      const [txids, info, height] = await Promise.all([this.node.getRawMempoolTxids(), this.node.getMempoolInfo(), this.node.getBlockCount()]);
+      const [pool, info, height] = await Promise.all([this.node.getRawMempoolWithSequence(), this.node.getMempoolInfo(), this.node.getBlockCount()]);
       const after = await this.node.getBestBlockHash();
-      if (before === after || attempt >= 2) return { tip: after, height, txids, info };
+      if (before === after || attempt >= 2) return { tip: after, height, txids: pool.txids, info, sequence: pool.mempool_sequence };
     }
   }
 
@@ -251,6 +272,13 @@ export class MempoolMirror extends EventEmitter<{ diff: [MempoolDiff] }> {
     for (const r of removed) this.forget(r.tx);
     this.txidOrder.deleteAll(removedIds);
     for (const tx of this.txs.values()) if (tx.parents.some((p) => !current.has(p))) tx.parents = tx.parents.filter((p) => current.has(p));
+    // Removals events left pending: their replacement, if any, is in the view now (or was never seen).
+    const held = this.takeHeld(at, true);
+    for (const r of held) {
+      const by = r.reason === 'evicted' ? r.tx.inputs?.map((o) => this.spends.get(o)).find((s) => s !== undefined && current.has(s)) : undefined;
+      if (by) Object.assign(r, { reason: 'replaced', replacedBy: by, evictedWith: undefined });
+    }
+    removed.unshift(...held);
     return { at, added, removed, blocks: blocks.map(({ hash, height, txCount }) => ({ hash, height, txCount })) };
   }
 
@@ -277,6 +305,151 @@ export class MempoolMirror extends EventEmitter<{ diff: [MempoolDiff] }> {
     }
     memo.set(tx.txid, found);
     return found ?? undefined;
+  }
+
+  /** Entries and inputs of added txs, read as their events arrive (`eventTxs.ts`). */
+  fetchTxs(txids: readonly string[], rawOf?: (txid: string) => string | undefined): Promise<Map<string, FetchedTx>> {
+    return fetchEventTxs(this.node, txids, rawOf, this.options.logger);
+  }
+
+  /** Txs already gone from the node, rebuilt from their raw form (`eventTxs.ts`). */
+  rebuildTxs(raws: ReadonlyMap<string, string>, now: number): Promise<Map<string, FetchedTx>> {
+    return rebuildGoneTxs(this.node, raws, (txid) => this.txs.has(txid), now);
+  }
+
+  /**
+   * Applies node events in the node's order (run it through `exclusive`). `fetched` has the
+   * entries of added txs (`fetchTxs`). Events the view already reflects (mempool sequence below
+   * `mempoolSequence`, blocks at or below the tip) are skipped. A removal is `replaced` when
+   * a later added tx of the batch spends one of its inputs (Core sends the removal of the replaced
+   * tx right before the addition of its replacement). Resolves to false when the events do not
+   * extend the view (a block off our tip, a disconnected block): the caller then resynchronizes.
+   */
+  async applyEvents(events: readonly MempoolEvent[], fetched: ReadonlyMap<string, FetchedTx>): Promise<boolean> {
+    const connected = events.filter((e) => e.kind === 'connected').map((e) => e.hash);
+    const [info, blockList] = await Promise.all([
+      this.node.getMempoolInfo(),
+      Promise.all(connected.map((hash) => this.node.getBlock(hash, 1).catch(() => undefined))),
+    ]);
+    const blockData = new Map<string, BlockVerbose1>();
+    for (const block of blockList) if (block) blockData.set(block.hash, block);
+    // --- no await below: the batch is committed at once ---
+    const floor = this.mempoolSequence ?? 0;
+    let sequence = floor;
+    let inOrder = true;
+    // Right after a full sync, the first change must be the next one: else events were lost before
+    // the subscription was up (unless a block came first: its removals are numbered but not sent).
+    let checkNext = this.syncedAt === floor;
+    const added: MirrorTx[] = [];
+    const removed: RemovedTx[] = [];
+    const blocks: MirrorBlock[] = [];
+    const gone: string[] = [];
+    for (const event of events) {
+      if (event.kind === 'added' || event.kind === 'removed') {
+        if (event.mempoolSequence < floor) continue;
+        if (checkNext && event.mempoolSequence !== floor) inOrder = false;
+        checkNext = false;
+        sequence = Math.max(sequence, event.mempoolSequence + 1);
+      }
+      if (event.kind === 'added') {
+        if (this.txs.has(event.txid)) continue;
+        const got = fetched.get(event.txid);
+        if (!got) {
+          this.missedTxs += 1;
+          continue;
+        }
+        const tx = { ...got.tx, parents: got.tx.parents.filter((p) => this.txs.has(p)) };
+        // A parent back from a disconnected block under children that stayed: link it from its side.
+        for (const child of got.spentby) {
+          const c = this.txs.get(child);
+          if (c && !c.parents.includes(tx.txid)) c.parents.push(tx.txid);
+        }
+        this.txs.set(tx.txid, tx);
+        added.push(tx);
+        for (const outpoint of tx.inputs ?? []) {
+          this.spends.set(outpoint, tx.txid);
+          const earlier = this.heldBySpend.get(outpoint);
+          if (earlier && earlier.reason === 'evicted') {
+            Object.assign(earlier, { reason: 'replaced', replacedBy: tx.txid });
+          }
+        }
+      } else if (event.kind === 'removed') {
+        const tx = this.txs.get(event.txid);
+        if (!tx) continue;
+        // Held until its replacement arrives (Core sends it after the removal, not always at once).
+        const r: RemovedTx = { tx, reason: 'evicted' };
+        this.held.push({ r, at: (this.options.now ?? Date.now)() });
+        for (const outpoint of tx.inputs ?? []) this.heldBySpend.set(outpoint, r);
+        gone.push(tx.txid);
+        this.forget(tx);
+      } else if (event.kind === 'connected') {
+        const block = blockData.get(event.hash);
+        if (!block) {
+          inOrder = false;
+          continue;
+        }
+        if (block.hash === this.tip || (this.tipHeight !== undefined && block.height <= this.tipHeight)) continue;
+        checkNext = false;
+        if (block.previousblockhash !== this.tip) inOrder = false;
+        for (const txid of block.tx) {
+          const tx = this.txs.get(txid);
+          if (!tx) continue;
+          removed.push({ tx, reason: 'confirmed', blockHeight: block.height });
+          gone.push(tx.txid);
+          this.forget(tx);
+        }
+        blocks.push({ hash: block.hash, height: block.height, txCount: block.nTx });
+        this.tip = block.hash;
+        this.tipHeight = block.height;
+      } else inOrder = false;
+    }
+    const at = (this.options.now ?? Date.now)();
+    removed.push(...this.takeHeld(at, false));
+    if (gone.length > 0) {
+      this.txidOrder.deleteAll(gone);
+      for (const tx of this.txs.values()) if (tx.parents.some((p) => !this.txs.has(p))) tx.parents = tx.parents.filter((p) => this.txs.has(p));
+    }
+    const kept = added.filter((tx) => this.txs.get(tx.txid) === tx);
+    this.txidOrder.addAll(kept.map((tx) => ({ txid: tx.txid, value: tx })));
+    this.mempoolSequence = sequence;
+    this.info = info;
+    this.lastEventAt = at;
+    if (added.length || gone.length) this.version += 1;
+    if (added.length || removed.length || blocks.length) this.emit('diff', { at, added, removed, blocks });
+    return inOrder;
+  }
+
+  /** Whether removals wait for their replacement (`releaseHeld` reports them after `HOLD_REMOVED_MS`). */
+  get holding(): boolean {
+    return this.held.length > 0;
+  }
+
+  /** Reports the removals held longer than `HOLD_REMOVED_MS` (as evicted: no replacement came). */
+  releaseHeld(): void {
+    const at = (this.options.now ?? Date.now)();
+    const removed = this.takeHeld(at, false);
+    if (removed.length > 0) this.emit('diff', { at, added: [], removed, blocks: [] });
+  }
+
+  /**
+   * The held removals that are explained (replaced, or evicted with a replaced ancestor) or waited
+   * long enough, or all of them; descendants evicted along with a replaced ancestor are marked as
+   * belonging to that replacement. O(held).
+   */
+  private takeHeld(at: number, all: boolean): RemovedTx[] {
+    const byId = new Map(this.held.map(({ r }) => [r.tx.txid, r]));
+    const memo = new Map<string, string | null>();
+    for (const { r } of this.held) if (r.reason === 'evicted') r.evictedWith = evictingAncestor(r, byId, memo) ?? undefined;
+    const out: RemovedTx[] = [];
+    const keep: Array<{ r: RemovedTx; at: number }> = [];
+    for (const h of this.held) {
+      if (all || h.r.reason === 'replaced' || h.r.evictedWith || at - h.at >= HOLD_REMOVED_MS) out.push(h.r);
+      else keep.push(h);
+    }
+    this.held = keep;
+    this.heldBySpend.clear();
+    for (const { r } of keep) for (const outpoint of r.tx.inputs ?? []) this.heldBySpend.set(outpoint, r);
+    return out;
   }
 
   /** Adds entries to the view (the poll does this; benchmarks fill a mirror directly). */
@@ -346,32 +519,17 @@ export class MempoolMirror extends EventEmitter<{ diff: [MempoolDiff] }> {
   }
 }
 
-/** A mirror entry from a `getmempoolentry` / `getrawmempool true` entry. */
-export function toMirrorTx(txid: string, e: MempoolEntry): MirrorTx {
-  return {
-    txid,
-    feeSat: btcToSats(e.fees.base),
-    modifiedFeeSat: btcToSats(e.fees.modified),
-    vsize: e.vsize,
-    weight: e.weight ?? e.vsize * 4,
-    time: e.time,
-    parents: [...e.depends],
-    inputs: null,
-    chunkFeeSat: e.fees.chunk !== undefined ? btcToSats(e.fees.chunk) : null,
-    chunkWeight: e.chunkweight ?? null,
-    snapshotIndex: -1,
-    sigopCostLowerBound: sigopCostLowerBound(e),
-  };
-}
-
-/**
- * Core's `vsize` (and v31's `vsize_adjusted`, the same number) is sigop-adjusted:
- * ceil(max(weight, 20 × sigops) / 4). When it exceeds ceil(weight / 4), sigops dominate and the
- * sigop cost is vsize / 5 (as `snapshot.ts` derives it for the CLI); otherwise it is not known and
- * does not matter to the fit.
- */
-function sigopCostLowerBound(e: MempoolEntry): number {
-  const adjusted = Math.max(e.vsize, e.vsize_adjusted ?? 0);
-  if (e.weight === undefined || adjusted <= Math.ceil(e.weight / WITNESS_SCALE_FACTOR)) return 0;
-  return Math.ceil((adjusted * WITNESS_SCALE_FACTOR) / BYTES_PER_SIGOP);
+/** The replaced tx among the removed ancestors of an evicted tx, if any (memoized over one batch). */
+function evictingAncestor(r: RemovedTx, removed: ReadonlyMap<string, RemovedTx>, memo: Map<string, string | null>, depth = 0): string | null {
+  const known = memo.get(r.tx.txid);
+  if (known !== undefined) return known;
+  let found: string | null = null;
+  for (const parent of depth > 100 ? [] : r.tx.parents) {
+    const p = removed.get(parent);
+    if (!p) continue;
+    found = p.reason === 'replaced' ? parent : evictingAncestor(p, removed, memo, depth + 1);
+    if (found) break;
+  }
+  memo.set(r.tx.txid, found);
+  return found;
 }

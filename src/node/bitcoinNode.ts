@@ -113,6 +113,14 @@ export class BitcoinNode {
     return this.transport.call('getrawmempool', [false], z.array(S.hash), { fastJson: true });
   }
 
+  /**
+   * `getrawmempool false true`: txids and the next mempool sequence number (ZMQ `sequence` events
+   * numbered below it are already in this list).
+   */
+  getRawMempoolWithSequence(): Promise<{ txids: string[]; mempool_sequence: number }> {
+    return this.transport.call('getrawmempool', [false, true], z.object({ txids: z.array(S.hash), mempool_sequence: S.int }), { fastJson: true });
+  }
+
   /** `getrawmempool true`: every entry, keyed by txid. Big: use `timeoutMs` for large mempools. */
   getRawMempoolVerbose(options: { timeoutMs?: number } = {}): Promise<S.VerboseMempool> {
     return this.transport.call('getrawmempool', [true], S.VerboseMempool, { ...options, fastJson: true });
@@ -129,6 +137,23 @@ export class BitcoinNode {
   /** `getrawtransaction <txid> false` for many txids in batches; unknown txids are absent. */
   async getRawTransactionsHex(txids: readonly string[], chunk = 500): Promise<Map<string, string>> {
     return this.batched(txids, chunk, 'getrawtransaction', (txid) => [txid, false], S.hex);
+  }
+
+  /**
+   * `gettxout <txid> <n> false` for many outpoints (`txid:vout`) in batches: the value in BTC of
+   * each output unspent in the chain (whatever the mempool spends); spent or unknown ones are absent.
+   */
+  async getTxOutValues(outpoints: readonly string[], chunk = 500): Promise<Map<string, number>> {
+    const answers = await this.batched(
+      outpoints,
+      chunk,
+      'gettxout',
+      (o) => [o.slice(0, 64), Number(o.slice(65)), false],
+      z.object({ value: S.num }).nullable(),
+    );
+    const out = new Map<string, number>();
+    for (const [o, answer] of answers) if (answer) out.set(o, answer.value);
+    return out;
   }
 
   /** `getrawtransaction <txid> 1` for many txids in batches; unknown txids are absent. */

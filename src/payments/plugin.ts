@@ -31,6 +31,7 @@ import { Settler, type ReconcileResult } from './settlement.js';
 import { MemoryReplayStore } from './store/memoryReplayStore.js';
 import { RedisReplayStore } from './store/redisReplayStore.js';
 import type { ReplayStore } from './store/replayStore.js';
+import { StreamTickets } from './streamTickets.js';
 import { SqliteReplayStore } from './store/sqliteReplayStore.js';
 import { createVerifier } from './verify.js';
 import { WriteQueue } from './writeQueue.js';
@@ -66,6 +67,8 @@ export interface PaymentsInfo {
   purge(): Promise<void>;
   /** The `payments` section of /health (no secrets: the facilitator is named by host only). */
   health(): PaymentsHealth;
+  /** Stream tickets, in the replay store (shared by replicas with REDIS_URL). */
+  tickets: StreamTickets;
 }
 
 export interface PaymentsHealth {
@@ -189,6 +192,7 @@ const payments: FastifyPluginAsync<PaymentsPluginOptions> = async (app, opts) =>
     payTo,
     networks,
     store: store.kind,
+    tickets: new StreamTickets(store, now),
     facilitator: {
       configured: facilitator !== null,
       get reachable() {

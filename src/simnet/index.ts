@@ -89,6 +89,11 @@ export interface SimnetHandle {
   rpcUrl: string;
   /** `http://127.0.0.1:PORT/esplora` */
   esploraUrl: string;
+  /**
+   * `tcp://127.0.0.1:PORT`: ZMQ notifications as Core's `-zmqpubsequence` and `-zmqpubrawtx` send
+   * them (both topics on this one endpoint).
+   */
+  zmqUrl: string;
   control: SimnetControl;
   /** Milliseconds the worker took to build the chain and mempool. */
   startupMs: number;
@@ -214,6 +219,7 @@ export function startSimnet(options: SimnetOptions): Promise<SimnetHandle> {
           resolve({
             rpcUrl: `http://${message.username}:${message.password}@${base}`,
             esploraUrl: `http://${base}/esplora`,
+            zmqUrl: message.zmqUrl,
             startupMs: message.startupMs,
             control: {
               mineBlocks: (n) => call('mineBlocks', [n]) as Promise<string[]>,

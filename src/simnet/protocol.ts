@@ -46,7 +46,7 @@ export type ControlMethod = keyof typeof ControlArgs;
 export type OwnerMessage = { type: 'call'; id: number; method: ControlMethod; args: unknown[] } | { type: 'close' };
 
 export type WorkerMessage =
-  | { type: 'ready'; port: number; username: string; password: string; startupMs: number }
+  | { type: 'ready'; port: number; username: string; password: string; zmqUrl: string; startupMs: number }
   | { type: 'result'; id: number; ok: true; value: unknown }
   | { type: 'result'; id: number; ok: false; error: string }
   | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string }

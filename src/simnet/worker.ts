@@ -13,6 +13,7 @@ import { ControlArgs, type ControlMethod, type OwnerMessage, type WorkerInit, ty
 import { simnetMethods } from './rpc/methods.js';
 import { startRpcServer, type RunningServer } from './rpc/server.js';
 import type { Simulator } from './node/simulator.js';
+import { ZmqPublisher } from './node/zmqPublisher.js';
 
 function ownerPort(): MessagePort {
   if (!parentPort) throw new Error('simnet worker must run in a worker thread');
@@ -60,6 +61,10 @@ async function main(init: WorkerInit): Promise<void> {
   const username = 'simnet';
   const password = randomBytes(24).toString('hex');
   const server: RunningServer = await startRpcServer(sim, { username, password, methods: simnetMethods(started), log: (m) => log('error', m) });
+  const zmq = new ZmqPublisher();
+  const zmqUrl = await zmq.bind();
+  sim.mempool.listen(zmq);
+  sim.blockListeners.push((block) => zmq.blockConnected(block));
   const automation = new Automation(sim, log);
   if (init.txPerSec > 0 || init.blockIntervalSec > 0) automation.start();
   const table = controls(sim, automation);
@@ -70,6 +75,7 @@ async function main(init: WorkerInit): Promise<void> {
     if (message.type === 'close') {
       clearInterval(warm);
       automation.stop();
+      zmq.close();
       void server.close().finally(() => post({ type: 'closed' }));
       return;
     }
@@ -87,7 +93,7 @@ async function main(init: WorkerInit): Promise<void> {
         (error: unknown) => post({ type: 'result', id, ok: false, error: error instanceof Error ? error.message : String(error) }),
       );
   });
-  post({ type: 'ready', port: server.port, username, password, startupMs: Date.now() - started });
+  post({ type: 'ready', port: server.port, username, password, zmqUrl, startupMs: Date.now() - started });
 }
 
 main(workerData as WorkerInit).catch((error: unknown) => {

@@ -43,6 +43,7 @@ describe('GET /metrics', () => {
     expect(sample(text, 'mempool_transactions')).toBe(world.app.mempool.mirror.txs.size);
     expect(sample(text, 'optimizer_pool_queue_depth')).toBe(0);
     expect(sample(text, 'stream_clients', 'kind="dashboard"')).toBe(0);
+    expect(sample(text, 'stream_clients', 'kind="mempool"')).toBe(0);
     expect(text).toContain('process_cpu_user_seconds_total');
   });
 });

@@ -85,6 +85,11 @@ export interface Regtest {
   minerAddress: string;
   /** Any RPC (wallet RPCs go to the one loaded wallet). */
   rpc<T = unknown>(method: string, ...params: unknown[]): Promise<T>;
+  /**
+   * Stops the node and starts it again on the same datadir, ports and ZMQ endpoints (the mempool is
+   * saved and reloaded, the ZMQ message counters start again from 0); reloads the wallet.
+   */
+  restart(): Promise<void>;
   /** Mines `n` blocks to the miner address; returns their hashes. */
   mine(n: number): Promise<string[]>;
   /** Stops the node (RPC `stop`, then SIGKILL after 10 s) and removes the datadir. */
@@ -122,15 +127,18 @@ export async function startRegtest(binary: string, options: RegtestOptions = {})
     `-zmqpubrawtx=${zmqRawTxUrl}`,
     ...(options.args ?? []),
   ];
-  const child = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
-  const watchdog = startWatchdog(child, datadir);
+  const launch = () => {
+    const node = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    node.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+    return { node, watchdog: startWatchdog(node, datadir) };
+  };
+  let { node: child, watchdog } = launch();
   const rpcUrl = `http://${RPC_USER}:${RPC_PASS}@127.0.0.1:${rpcPort}`;
   const transport = new RpcTransport({ url: rpcUrl, timeoutMs: 120_000 });
   const rpc = <T>(method: string, ...params: unknown[]) => transport.raw(method, params, { fastJson: true }) as Promise<T>;
 
-  const stop = async () => {
+  const stopNode = async () => {
     if (child.exitCode === null && child.signalCode === null) {
       const exited = new Promise<void>((done) => child.once('exit', () => done()));
       await rpc('stop').catch(() => undefined);
@@ -138,8 +146,20 @@ export async function startRegtest(binary: string, options: RegtestOptions = {})
       await exited;
       clearTimeout(timer);
     }
+  };
+  const stop = async () => {
+    await stopNode();
     watchdog.kill('SIGKILL');
     rmSync(datadir, { recursive: true, force: true });
+  };
+  const restart = async () => {
+    // The watchdog removes the datadir when the node exits: retire it first.
+    watchdog.kill('SIGKILL');
+    await stopNode();
+    ({ node: child, watchdog } = launch());
+    await waitForRpc(child, rpc, () => stderr);
+    const loaded = await rpc<string[]>('listwallets');
+    if (!loaded.includes('miner')) await rpc('loadwallet', 'miner');
   };
 
   try {
@@ -148,7 +168,7 @@ export async function startRegtest(binary: string, options: RegtestOptions = {})
     const minerAddress = await rpc<string>('getnewaddress', '', 'bech32');
     const mine = (n: number) => rpc<string[]>('generatetoaddress', n, minerAddress);
     await mine(options.blocks ?? 101);
-    return { rpcUrl, zmqSequenceUrl, zmqRawTxUrl, datadir, minerAddress, rpc, mine, close: stop };
+    return { rpcUrl, zmqSequenceUrl, zmqRawTxUrl, datadir, minerAddress, rpc, mine, restart, close: stop };
   } catch (error) {
     await stop();
     throw error;

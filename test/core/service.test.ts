@@ -4,6 +4,7 @@
  * validates the optimized templates (`generateblock … submit=false`) on three mempools.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 
 import { routeKey } from '../../src/api/define.js';
 import { serviceRegistry } from '../../src/api/registry.js';
@@ -53,7 +54,12 @@ describe.runIf(available.run)('real Bitcoin Core v31.99 on regtest', () => {
       await core.mine(1);
     }
     // Core's own limits (no transaction cap, blockmintxfee 1 sat/kvB), so optimized vs Core is like for like.
-    world = await startServiceOnCore(core, { OPTIMIZER_MAX_TX_COUNT: '100000', OPTIMIZER_MIN_FEE_RATE_SAT_VB: '0.001' });
+    world = await startServiceOnCore(core, {
+      OPTIMIZER_MAX_TX_COUNT: '100000',
+      OPTIMIZER_MIN_FEE_RATE_SAT_VB: '0.001',
+      ZMQ_URL: core.zmqSequenceUrl,
+      ZMQ_RAWTX_URL: core.zmqRawTxUrl,
+    });
     fill = await fillMempool(core, { seed: 1, profile: 'mixed' });
     await refreshFromCore(world);
   }, 300_000);
@@ -379,29 +385,46 @@ describe.runIf(available.run)('real Bitcoin Core v31.99 on regtest', () => {
   }, 180_000);
 
   it('behavior: Core validates the optimized template of a mempool with an RBF-heavy share', async () => {
-    // The mirror polls while the filler replaces: how many replacements a polling mirror records.
-    let polling = true;
-    const poller = (async () => {
-      while (polling) {
-        await world.app.mempool.mirror.poll();
-        await new Promise((r) => setTimeout(r, 200));
-      }
-    })();
-    let report: FillReport;
-    try {
-      report = await addProfile(3, 'rbf-heavy');
-    } finally {
-      polling = false;
-      await poller;
-    }
+    // The mirror follows Core's ZMQ events while the filler replaces (some versions within milliseconds).
+    const report = await addProfile(3, 'rbf-heavy');
     await validateTemplate('mixed + cpfp-heavy + rbf-heavy (seed 3)');
     let recorded = 0;
     for (const { replacedTxid, replacementTxid } of report.replacements) {
       const { status, body } = await ask(world, 'GET', `/v1/mempool/tx/${replacedTxid}/replacements`);
-      if (status === 200 && JSON.stringify(body).includes(replacementTxid)) recorded++;
+      if (status === 200 && body.replacedBy?.txid === replacementTxid) recorded++;
     }
-    templateLines.push(`  replacement history (polling mirror every 200 ms): ${recorded} of ${report.replacements.length} filler replacements recorded`);
+    templateLines.push(`  replacement history (mirror on ZMQ events): ${recorded} of ${report.replacements.length} filler replacements recorded`);
+    expect(recorded).toBe(report.replacements.length);
   }, 180_000);
+
+  it('behavior: the WebSocket stream carries a bumpfee replacement and a block made in Core', async () => {
+    // The server listens since the dashboard feed's test.
+    const address = world.app.server.address();
+    const base = address && typeof address === 'object' ? `http://127.0.0.1:${address.port}` : await world.app.listen({ host: '127.0.0.1', port: 0 });
+    const ticket = (await (await fetch(`${base}/v1/mempool/stream-ticket`)).json()) as { url: string };
+    const socket = new WebSocket(ticket.url);
+    const frames: Array<{ seq: number; type: string; [k: string]: unknown }> = [];
+    socket.on('message', (data: Buffer) => frames.push(JSON.parse(data.toString()) as (typeof frames)[number]));
+    const until = async (what: () => boolean) => {
+      for (let i = 0; !what() && i < 600; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(what()).toBe(true);
+    };
+    await until(() => frames.some((f) => f.type === 'hello'));
+    const { txid, changeIndex } = fill.bumpable[5] ?? { txid: '', changeIndex: 0 };
+    const entry = await core.rpc<MempoolEntry>('getmempoolentry', txid);
+    const bumped = await bumpFee(core, txid, changeIndex, Math.ceil(sat(entry.fees.base) / entry.vsize) + 10);
+    await until(() => frames.some((f) => f.type === 'replacement' && (f.new as { txid: string }).txid === bumped.txid));
+    const replacement = frames.find((f) => f.type === 'replacement' && (f.new as { txid: string }).txid === bumped.txid);
+    expect((replacement?.old as { txid: string }).txid).toBe(txid);
+    expect(replacement?.feeDelta).toBeGreaterThan(0);
+    const [hash] = await core.mine(1);
+    await until(() => frames.some((f) => f.type === 'block' && f.hash === hash));
+    const block = await core.rpc<{ height: number; nTx: number }>('getblock', hash, 1);
+    expect(frames.find((f) => f.type === 'block')).toMatchObject({ height: block.height, txCount: block.nTx });
+    expect(frames.map((f) => f.seq)).toEqual(frames.map((_, i) => i + 1));
+    socket.close();
+    checked.add('GET /v1/mempool/stream-ticket').add('GET /v1/mempool/stream');
+  }, 60_000);
 
   it('default: every route and method of the registry was checked against Core', () => {
     const registry = serviceRegistry();

@@ -30,6 +30,8 @@ export interface TestWorldOptions {
   addressSource?: 'esplora' | 'scantxoutset';
   /** Build the app with background polling/cycles on (default off: tests call poll/refresh). */
   autoStart?: boolean;
+  /** Follow the simulated node's ZMQ notifications (as `npm start` does). */
+  events?: boolean;
 }
 
 export async function startTestWorld(options: TestWorldOptions = {}): Promise<TestWorld> {
@@ -42,7 +44,13 @@ export async function startTestWorld(options: TestWorldOptions = {}): Promise<Te
     policyModule: CORE_V31_POLICY_MODULE,
   });
   const dataDir = mkdtempSync(join(tmpdir(), 'btc-intel-test-'));
-  const config = loadConfig({ DATA_DIR: dataDir, PAYMENTS_ENABLED: 'false', LOG_LEVEL: 'silent', ...options.env });
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    PAYMENTS_ENABLED: 'false',
+    LOG_LEVEL: 'silent',
+    ...(options.events ? { ZMQ_URL: simnet.zmqUrl, ZMQ_RAWTX_URL: simnet.zmqUrl } : {}),
+    ...options.env,
+  });
   const node = new BitcoinNode({ url: simnet.rpcUrl, timeoutMs: config.BITCOIN_RPC_TIMEOUT_MS, scanTimeoutMs: config.BITCOIN_RPC_SCAN_TIMEOUT_MS });
   const addressSource: AddressSource =
     options.addressSource === 'scantxoutset' ? new ScanAddressSource(node, 0) : new EsploraAddressSource(simnet.esploraUrl, config.ESPLORA_TIMEOUT_MS);

@@ -88,7 +88,7 @@ function scriptedNode(state: { mempool: Map<string, { parents: string[]; inputs:
   const fake = {
     getBestBlockHash: async () => tip,
     getBlockCount: async () => 100,
-    getRawMempoolTxids: async () => [...state.mempool.keys()],
+    getRawMempoolWithSequence: async () => ({ txids: [...state.mempool.keys()], mempool_sequence: 0 }),
     getMempoolInfo: async () => ({
       size: state.mempool.size,
       bytes: 100 * state.mempool.size,

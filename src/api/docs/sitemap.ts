@@ -6,10 +6,11 @@
 import { priceUsd, type Registry, type Route } from '../define.js';
 import { isDocument } from './agentDocs.js';
 
-/** Free GET routes without path parameters that answer something a reader wants (not the dashboard's scripts or feed). */
+/** Free GET routes without path parameters that answer something a reader wants (not the dashboard's scripts or feed, nor a WebSocket). */
 function pages(registry: Registry): Route[] {
   return registry.routes.filter(
-    (r) => r.kind === 'rest' && r.method === 'GET' && priceUsd(r.price) === 0 && !r.params && (r.family !== 'docs' || isDocument(r)),
+    (r) =>
+      r.kind === 'rest' && r.method === 'GET' && priceUsd(r.price) === 0 && !r.params && r.content !== 'websocket' && (r.family !== 'docs' || isDocument(r)),
   );
 }
 

@@ -304,7 +304,10 @@ export const mempoolRoutes = [
       tracking: {
         since: tracker.store.size() > 0 || mirror.ready ? 'service start or earlier (history persists across restarts)' : 'not yet started',
         pollMs: ctx.config.MEMPOOL_POLL_MS,
-        note: 'replacements are seen by polling the node mempool; a version that appeared and was replaced between two polls is not recorded',
+        note:
+          ctx.mempool.follower?.mode === 'events'
+            ? "replacements are seen from the node's events (ZMQ): every version, also one replaced a moment after it appeared"
+            : 'replacements are seen by polling the node mempool; a version that appeared and was replaced between two polls is not recorded',
       },
       feeUnit: 'sat',
       feeRateUnit: 'sat/vB',

@@ -41,6 +41,12 @@ export const HealthResponse = z.object({
     lastPollMs: z.number().nullable(),
     lastError: z.string().nullable(),
     replacementsRecorded: z.number().int(),
+    /** `events`: following node events (`source`); `polling`: every MEMPOOL_POLL_MS (no feed, or the feed went silent). */
+    mode: z.enum(['events', 'polling']),
+    source: z.enum(['zmq', 'simnet']).nullable(),
+    lastEventAt: IsoTime.nullable(),
+    gaps: z.number().int(),
+    resyncs: z.number().int(),
   }),
   optimizer: z.object({
     enabled: z.boolean(),
@@ -88,7 +94,7 @@ export async function health(ctx: ApiContext): Promise<z.input<typeof HealthResp
       error: null,
     }))
     .catch((error: Error) => ({ reachable: false, error: error.message }));
-  const { mirror, tracker } = ctx.mempool;
+  const { mirror, tracker, follower } = ctx.mempool;
   const { service } = ctx.optimizer;
   const memory = process.memoryUsage();
   const mempoolOk = mirror.ready && mirror.lastError === null;
@@ -110,6 +116,11 @@ export async function health(ctx: ApiContext): Promise<z.input<typeof HealthResp
       lastPollMs: mirror.lastPollMs ?? null,
       lastError: mirror.lastError,
       replacementsRecorded: tracker.store.size(),
+      mode: follower?.mode ?? 'polling',
+      source: follower?.source.name ?? null,
+      lastEventAt: isoFromMs(follower?.lastEventAt),
+      gaps: follower?.gaps ?? 0,
+      resyncs: follower?.resyncs ?? 0,
     },
     optimizer: {
       enabled: ctx.optimizer.enabled,

@@ -29,8 +29,8 @@ export function paymentOutcome(status: number, headers: Record<string, unknown>,
 export interface MetricsSources {
   mempool: MempoolService;
   optimizer: OptimizerHandle;
-  /** Open dashboard feeds. */
-  feedClients(): number;
+  /** Open live connections by kind: `dashboard` feeds, paid `mempool` streams. */
+  streamClients(): Record<'dashboard' | 'mempool', number>;
 }
 
 export class ServiceMetrics {
@@ -94,10 +94,12 @@ export class ServiceMetrics {
     });
     new Gauge({
       name: 'stream_clients',
-      help: 'Open live feeds (the dashboard feed)',
+      help: 'Open live connections: dashboard feeds and paid mempool streams',
       labelNames: ['kind'],
       registers,
-      collect: labelledGaugeOf({ kind: 'dashboard' }, () => sources.feedClients()),
+      collect() {
+        for (const [kind, count] of Object.entries(sources.streamClients())) this.set({ kind }, count);
+      },
     });
     service.on('cycle', this.onCycle);
   }
@@ -128,11 +130,5 @@ export class ServiceMetrics {
 function gaugeOf(read: () => number) {
   return function (this: Gauge) {
     this.set(read());
-  };
-}
-
-function labelledGaugeOf(labels: Record<string, string>, read: () => number) {
-  return function (this: Gauge) {
-    this.set(labels, read());
   };
 }

@@ -36,9 +36,13 @@ export interface MempoolEntry {
 export type RemovalReason = 'block' | 'replaced' | 'conflict';
 
 export interface MempoolListener {
-  added(entry: MempoolEntry): void;
-  /** All entries removed by one operation, in removal order (descendants before ancestors). */
-  removed(entries: readonly MempoolEntry[], reason: RemovalReason): void;
+  /** `sequence`: the change's number in `mempoolSequence`. */
+  added(entry: MempoolEntry, sequence: number): void;
+  /**
+   * All entries removed by one operation, in removal order (descendants before ancestors); the
+   * k-th was numbered `firstSequence + k`.
+   */
+  removed(entries: readonly MempoolEntry[], reason: RemovalReason, firstSequence: number): void;
 }
 
 export class Mempool {
@@ -49,6 +53,11 @@ export class Mempool {
   private readonly listeners: MempoolListener[] = [];
   private nextSequence = 0;
   version = 0;
+  /**
+   * Core's mempool sequence: one number per tx added or removed (whatever the reason), what
+   * `getrawmempool false true` reports as the next one and ZMQ `sequence` events carry.
+   */
+  mempoolSequence = 0;
   totalFeeSat = 0;
   totalVsize = 0;
   /** Rough dynamic memory use, bytes (see `entryUsage`). */
@@ -135,7 +144,8 @@ export class Mempool {
     this.totalVsize += entry.vsizeAdjusted;
     this.usage += entryUsage(entry);
     this.version++;
-    for (const l of this.listeners) l.added(entry);
+    const sequence = this.mempoolSequence++;
+    for (const l of this.listeners) l.added(entry, sequence);
     return entry;
   }
 
@@ -168,7 +178,9 @@ export class Mempool {
     }
     if (removed.length === 0) return removed;
     this.version++;
-    for (const l of this.listeners) l.removed(removed, reason);
+    const firstSequence = this.mempoolSequence;
+    this.mempoolSequence += removed.length;
+    for (const l of this.listeners) l.removed(removed, reason, firstSequence);
     return removed;
   }
 

@@ -101,6 +101,8 @@ export class Simulator {
   readonly policy: MempoolPolicy;
   readonly rng: Rng;
   readonly factory: TxFactory;
+  /** Called after each block joins the chain and its transactions left the mempool (the ZMQ publisher's `C`). */
+  readonly blockListeners: Array<(block: ChainBlock) => void> = [];
   private view: MempoolView | undefined;
   /** Recent simulator-made txids (replacement candidates). */
   private readonly recent: string[] = [];
@@ -161,6 +163,7 @@ export class Simulator {
     const block = this.chain.connect(assembleBlock(this.chain.tip.hash, time, [coinbase, ...entries.map((e) => e.tx)]));
     this.mempool.remove(entries.map((e) => e.tx.txid).reverse(), 'block');
     this.wallet.blockConnected(block);
+    for (const listener of this.blockListeners) listener(block);
     this.estimator.recordBlock(block);
     return block;
   }

@@ -57,7 +57,7 @@ export const mempoolMethods: MethodTable = {
       const parts: string[] = [];
       for (const e of sim.mempool.all()) parts.push(e.tx.txid);
       const txids = new RawJson(parts.length ? `["${parts.join('","')}"]` : '[]');
-      return sequence === true ? { txids, mempool_sequence: sim.mempool.version } : txids;
+      return sequence === true ? { txids, mempool_sequence: sim.mempool.mempoolSequence } : txids;
     },
   },
   getmempoolentry: {

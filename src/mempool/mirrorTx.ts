@@ -1,0 +1,68 @@
+/**
+ * One transaction of the mempool view (`MirrorTx`), made from a node entry (`toMirrorTx`).
+ */
+import { BYTES_PER_SIGOP, WITNESS_SCALE_FACTOR } from '../bitcoin/consensus.js';
+import { btcToSats } from '../bitcoin/units.js';
+import type { MempoolEntry } from '../node/schemas.js';
+
+export interface MirrorTx {
+  txid: string;
+  feeSat: number;
+  modifiedFeeSat: number;
+  vsize: number;
+  weight: number;
+  /** Unix seconds the node first saw it. */
+  time: number;
+  /** Unconfirmed parents at entry time (kept while they are in the mempool). */
+  parents: string[];
+  /** Outpoints spent, `txid:vout`; null until fetched (large backlogs are fetched over several polls). */
+  inputs: string[] | null;
+  /** Chunk fee and weight reported by a v31 node. */
+  chunkFeeSat: number | null;
+  chunkWeight: number | null;
+  /**
+   * Sigop cost implied by the node's sigop-adjusted vsize (max(weight, 20 × sigops) / 4, Core's `vsize`
+   * on every version, also v31's `vsize_adjusted`): exact when sigops dominate the size, 0 when the
+   * weight dominates (then sigops do not change the fit).
+   */
+  sigopCostLowerBound: number;
+  /** Scratch for the optimizer's snapshot builder: this tx's index in the snapshot being built. */
+  snapshotIndex: number;
+}
+
+/** What an `added` event needs, fetched as soon as the event arrives (`fetchTxs`). */
+export interface FetchedTx {
+  tx: MirrorTx;
+  /** In-mempool children when fetched. */
+  spentby: string[];
+}
+
+/** A mirror entry from a `getmempoolentry` / `getrawmempool true` entry. */
+export function toMirrorTx(txid: string, e: MempoolEntry): MirrorTx {
+  return {
+    txid,
+    feeSat: btcToSats(e.fees.base),
+    modifiedFeeSat: btcToSats(e.fees.modified),
+    vsize: e.vsize,
+    weight: e.weight ?? e.vsize * 4,
+    time: e.time,
+    parents: [...e.depends],
+    inputs: null,
+    chunkFeeSat: e.fees.chunk !== undefined ? btcToSats(e.fees.chunk) : null,
+    chunkWeight: e.chunkweight ?? null,
+    snapshotIndex: -1,
+    sigopCostLowerBound: sigopCostLowerBound(e),
+  };
+}
+
+/**
+ * Core's `vsize` (and v31's `vsize_adjusted`, the same number) is sigop-adjusted:
+ * ceil(max(weight, 20 × sigops) / 4). When it exceeds ceil(weight / 4), sigops dominate and the
+ * sigop cost is vsize / 5 (as `snapshot.ts` derives it for the CLI); otherwise it is not known and
+ * does not matter to the fit.
+ */
+function sigopCostLowerBound(e: MempoolEntry): number {
+  const adjusted = Math.max(e.vsize, e.vsize_adjusted ?? 0);
+  if (e.weight === undefined || adjusted <= Math.ceil(e.weight / WITNESS_SCALE_FACTOR)) return 0;
+  return Math.ceil((adjusted * WITNESS_SCALE_FACTOR) / BYTES_PER_SIGOP);
+}

@@ -1,0 +1,142 @@
+/**
+ * Fans the mempool stream out to WebSocket clients: each mirror diff and each optimizer cycle
+ * becomes frames (`frames.ts`), sent to every open stream with the stream's own `seq`. A frame
+ * is serialized once and only its `seq` prefix differs per client, so a fan-out to N clients is one
+ * `JSON.stringify` and N string concatenations.
+ *
+ * Backpressure: before each send, a stream whose unsent bytes exceed `maxBufferBytes` (a client
+ * that does not read) is closed with 4008 and torn down a second later if it does not close: never
+ * buffered without bound. A stream closes with 4001 when its ticket expires, with 1001 on shutdown.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import type { WebSocket } from 'ws';
+import type { MempoolDiff, MempoolMirror } from '../mempool/mirror.js';
+import type { OptimizerService } from '../optimizer/optimizerService.js';
+import type { TemplateCache } from '../optimizer/templateCache.js';
+import { diffFrames, FRAME_TYPES, mempoolFrame, optimizerView, templateFrame, type Frame } from './frames.js';
+
+export const CLOSE_CODES = {
+  /** The ticket's time is up (buy another). */
+  TICKET_EXPIRED: 4001,
+  /** The client did not read: its unsent frames passed the buffer limit. */
+  TOO_SLOW: 4008,
+  SHUTDOWN: 1001,
+} as const;
+
+export interface StreamHubOptions {
+  maxBufferBytes: number;
+  /** Least time between two `mempool` (stats) frames. */
+  mempoolFrameMs?: number;
+  now?: () => number;
+  logger?: FastifyBaseLogger;
+}
+
+interface Client {
+  socket: WebSocket;
+  seq: number;
+  expiry: NodeJS.Timeout;
+  open: boolean;
+}
+
+const TERMINATE_AFTER_MS = 1000;
+
+export class StreamHub {
+  private readonly clients = new Set<Client>();
+  private lastMempoolFrameAt = 0;
+  framesSent = 0;
+  droppedSlow = 0;
+
+  constructor(
+    private readonly mirror: MempoolMirror,
+    private readonly optimizer: Pick<OptimizerService, 'cache' | 'on' | 'off'>,
+    private readonly options: StreamHubOptions,
+  ) {
+    mirror.on('diff', this.onDiff);
+    optimizer.on('published', this.onTemplate);
+  }
+
+  get clientCount(): number {
+    return this.clients.size;
+  }
+
+  private now(): number {
+    return (this.options.now ?? Date.now)();
+  }
+
+  /** Takes over an open socket whose ticket expires at `expiresAt` (ms): hello, stats, the last template. */
+  attach(socket: WebSocket, expiresAt: number): void {
+    const client: Client = {
+      socket,
+      seq: 0,
+      open: true,
+      expiry: setTimeout(() => this.drop(client, CLOSE_CODES.TICKET_EXPIRED, 'ticket expired'), Math.max(0, expiresAt - this.now())),
+    };
+    this.clients.add(client);
+    socket.on('close', () => this.forget(client));
+    socket.on('error', () => this.forget(client));
+    const hello: Frame = {
+      type: 'hello',
+      frames: FRAME_TYPES.filter((t) => t !== 'hello'),
+      expiresAt: new Date(expiresAt).toISOString(),
+      bufferLimitBytes: this.options.maxBufferBytes,
+      closeCodes: { ticketExpired: CLOSE_CODES.TICKET_EXPIRED, tooSlow: CLOSE_CODES.TOO_SLOW, shutdown: CLOSE_CODES.SHUTDOWN },
+    };
+    const frames = [hello, mempoolFrame(this.mirror)];
+    if (this.optimizer.cache) frames.push(templateFrame(this.optimizer.cache));
+    for (const frame of frames) this.send(client, JSON.stringify(frame));
+  }
+
+  /** Closes every stream (server shutdown) and stops listening. */
+  close(): void {
+    this.mirror.off('diff', this.onDiff);
+    this.optimizer.off('published', this.onTemplate);
+    for (const client of [...this.clients]) this.drop(client, CLOSE_CODES.SHUTDOWN, 'server shutting down');
+  }
+
+  private readonly onDiff = (diff: MempoolDiff): void => {
+    if (this.clients.size === 0) return;
+    const frames = diffFrames(diff, optimizerView(this.optimizer.cache));
+    const now = this.now();
+    if (now - this.lastMempoolFrameAt >= (this.options.mempoolFrameMs ?? 1000)) {
+      this.lastMempoolFrameAt = now;
+      frames.push(mempoolFrame(this.mirror));
+    }
+    this.broadcast(frames);
+  };
+
+  private readonly onTemplate = (cache: TemplateCache): void => {
+    if (this.clients.size > 0) this.broadcast([templateFrame(cache)]);
+  };
+
+  private broadcast(frames: readonly Frame[]): void {
+    const bodies = frames.map((f) => JSON.stringify(f));
+    for (const client of [...this.clients]) for (const body of bodies) this.send(client, body);
+  }
+
+  /** `body` is a frame's JSON object; the client's next `seq` goes first. */
+  private send(client: Client, body: string): void {
+    if (!client.open) return;
+    if (client.socket.bufferedAmount > this.options.maxBufferBytes) {
+      this.droppedSlow += 1;
+      this.drop(client, CLOSE_CODES.TOO_SLOW, `client too slow: more than ${this.options.maxBufferBytes} bytes unsent`);
+      return;
+    }
+    client.seq += 1;
+    client.socket.send(`{"seq":${client.seq},${body.slice(1)}`);
+    this.framesSent += 1;
+  }
+
+  private drop(client: Client, code: number, reason: string): void {
+    if (!client.open) return;
+    this.forget(client);
+    client.socket.close(code, reason);
+    // A client that does not read never completes the closing handshake.
+    setTimeout(() => client.socket.terminate(), TERMINATE_AFTER_MS).unref();
+  }
+
+  private forget(client: Client): void {
+    client.open = false;
+    clearTimeout(client.expiry);
+    this.clients.delete(client);
+  }
+}
