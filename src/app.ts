@@ -6,11 +6,15 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './api/bodyLimits.js';
+import { clientErrorHandler } from './api/clientErrors.js';
 import type { ApiContext } from './api/define.js';
+import edgePlugin from './api/edge.js';
 import { errorHandler, frameworkErrorHandler } from './api/errorHandler.js';
 import { serviceRegistry } from './api/registry.js';
 import { apiRoutes, notFoundHandler } from './api/routes.js';
 import type { AppDeps } from './deps.js';
+import { Errors } from './errors.js';
 import feesPlugin from './fees/plugin.js';
 import mempoolPlugin from './mempool/plugin.js';
 import { ChainState } from './node/chainState.js';
@@ -24,7 +28,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const registry = serviceRegistry();
   const app = Fastify({
     logger: deps.logger ?? false,
+    // One debug line per request (src/api/edge.ts), not two info lines: a flood must not fill the disk.
+    disableRequestLogging: true,
     bodyLimit: deps.config.BODY_LIMIT_BYTES,
+    // Slow clients are cut off: the whole request within requestTimeout, idle sockets closed.
+    requestTimeout: deps.config.HTTP_REQUEST_TIMEOUT_MS,
+    connectionTimeout: deps.config.HTTP_CONNECTION_TIMEOUT_MS,
+    keepAliveTimeout: deps.config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    clientErrorHandler: clientErrorHandler(deps.config.HTTP_REQUEST_TIMEOUT_MS),
     // Behind a proxy (TRUST_PROXY) the client address, protocol and host come from X-Forwarded-*.
     trustProxy: deps.config.TRUST_PROXY,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },
@@ -42,11 +53,15 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.removeContentTypeParser('text/plain');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (body === '' || (typeof body === 'string' && body.trim() === '')) done(null, undefined);
+    // Refused before parsing: no request nests this deep, and parsing such a body is what costs.
+    else if (typeof body === 'string' && nestsDeeperThan(body, MAX_JSON_DEPTH))
+      done(new Errors.INVALID_REQUEST(`the body nests deeper than ${MAX_JSON_DEPTH} levels`), undefined);
     else void jsonParser(request, body as string, done);
   });
 
   const { config, node } = deps;
   const autoStart = deps.autoStart ?? true;
+  await app.register(edgePlugin, { config });
   await app.register(mempoolPlugin, { config, node, now, autoPoll: autoStart });
   await app.register(optimizerPlugin, { config, node, now, autoStart });
   await app.register(feesPlugin, { node, now });

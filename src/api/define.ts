@@ -65,6 +65,9 @@ export const FAMILY_TITLES: Readonly<Record<Family, string>> = {
   rpc: 'JSON-RPC',
 };
 
+/** What a derived answer is computed from: the mempool view (mirror) or the optimizer cache. */
+export type Snapshot = 'mempool' | 'optimizer';
+
 /** USD per request, or `'free'` (no payment asked, payment headers ignored). */
 export type Price = number | 'free';
 
@@ -96,6 +99,12 @@ interface RouteSpecBase<P extends Schema, Q extends Schema, B extends Schema, R 
   params?: P;
   query?: Q;
   body?: B;
+  /**
+   * The answer is derived from a snapshot (the mempool view or the optimizer cache), not read live:
+   * it carries `asOf`/`ageMs` where its shape allows, and is refused with 503 `NODE_UNAVAILABLE`
+   * before payment once the node has been unreachable longer than `NODE_STALE_AFTER_MS`.
+   */
+  snapshot?: Snapshot;
   /** The 200 answer. */
   response: R;
   /** Catalogue errors this route may answer with, besides `INVALID_REQUEST` for malformed input. */
@@ -134,6 +143,7 @@ export interface RestRoute {
   params?: Schema;
   query?: Schema;
   body?: Schema;
+  snapshot?: Snapshot;
   response: Schema;
   errors: readonly ErrorCode[];
   example: { params?: unknown; query?: unknown; body?: unknown; response: unknown } | 'live';
@@ -158,6 +168,8 @@ export interface RpcMethodSpec<P extends Schema, R extends Schema> {
   /** Schema of the `params` array (a missing `params` is `[]`). */
   params: P;
   result: R;
+  /** As for a route: the result is derived from this snapshot (refused with 503 when stale). */
+  snapshot?: Snapshot;
   errors: readonly ErrorCode[];
   example: { params: z.input<P>; result: z.input<R> };
   /** Checks that need the node, run while the call is planned, before payment is asked. */
@@ -176,6 +188,7 @@ export interface RpcMethod {
   description?: string;
   params: Schema;
   result: Schema;
+  snapshot?: Snapshot;
   errors: readonly ErrorCode[];
   example: { params: unknown; result: unknown };
   precheck?(ctx: ApiContext, params: unknown): Promise<void>;

@@ -42,7 +42,8 @@ export async function startTestWorld(options: TestWorldOptions = {}): Promise<Te
     policyModule: CORE_V31_POLICY_MODULE,
   });
   const dataDir = mkdtempSync(join(tmpdir(), 'btc-intel-test-'));
-  const config = loadConfig({ DATA_DIR: dataDir, PAYMENTS_ENABLED: 'false', LOG_LEVEL: 'silent', ...options.env });
+  // Rate limits off unless a test sets them: tests send hundreds of requests from one address.
+  const config = loadConfig({ DATA_DIR: dataDir, PAYMENTS_ENABLED: 'false', LOG_LEVEL: 'silent', RATE_LIMIT_MAX: '0', ...options.env });
   const node = new BitcoinNode({ url: simnet.rpcUrl, timeoutMs: config.BITCOIN_RPC_TIMEOUT_MS, scanTimeoutMs: config.BITCOIN_RPC_SCAN_TIMEOUT_MS });
   const addressSource: AddressSource =
     options.addressSource === 'scantxoutset' ? new ScanAddressSource(node, 0) : new EsploraAddressSource(simnet.esploraUrl, config.ESPLORA_TIMEOUT_MS);

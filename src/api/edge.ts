@@ -1,0 +1,81 @@
+/**
+ * The service's edge: what every request meets before its route. Registered before the routes
+ * (rate-limit reads each route in `onRoute`).
+ *
+ * - Security headers (`@fastify/helmet`): defaults that fit a JSON API and the same-origin
+ *   dashboard (scripts, styles, images and fetches from 'self' only; no inline script); the
+ *   resource policy allows cross-origin reads, which CORS governs.
+ * - Rate limit per client (`@fastify/rate-limit`) on free routes and on paid routes without a
+ *   payment: `RATE_LIMIT_MAX` per `RATE_LIMIT_WINDOW_SEC`, then 429 `RATE_LIMITED` with
+ *   `Retry-After`. A paying request is not limited (it costs the sender). Counters live in memory,
+ *   or in Redis when `REDIS_URL` is set so that replicas share them; a Redis failure lets requests
+ *   through rather than refusing everyone.
+ * - Request log: one debug line per request (info and above stay quiet under a flood); errors
+ *   are logged once by the error handler.
+ * - Connection cap: `HTTP_MAX_CONNECTIONS` sockets per process.
+ */
+import helmet from '@fastify/helmet';
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { Redis } from 'ioredis';
+import type { Config } from '../config.js';
+import { Errors } from '../errors.js';
+
+export interface EdgeOptions {
+  config: Pick<Config, 'RATE_LIMIT_MAX' | 'RATE_LIMIT_WINDOW_SEC' | 'REDIS_URL' | 'HTTP_MAX_CONNECTIONS' | 'PAYMENTS_ENABLED'>;
+}
+
+/** Content-Security-Policy: everything from this origin, nothing inline, never framed. */
+const CSP_DIRECTIVES = {
+  defaultSrc: ["'self'"],
+  scriptSrc: ["'self'"],
+  styleSrc: ["'self'"],
+  imgSrc: ["'self'", 'data:'],
+  connectSrc: ["'self'"],
+  fontSrc: ["'self'"],
+  objectSrc: ["'none'"],
+  baseUri: ["'self'"],
+  formAction: ["'self'"],
+  frameAncestors: ["'none'"],
+  // Served over plain HTTP on localhost too: do not rewrite subresources to https.
+  upgradeInsecureRequests: null,
+};
+
+/** A paid route asked with a payment: not rate-limited. */
+function paying(request: FastifyRequest): boolean {
+  const payment = (request.routeOptions.config as { payment?: { priceUsd: number | 'per_call' } } | undefined)?.payment;
+  return payment !== undefined && payment.priceUsd !== 0 && request.headers['payment-signature'] !== undefined;
+}
+
+async function edgePlugin(app: FastifyInstance, { config }: EdgeOptions): Promise<void> {
+  app.server.maxConnections = config.HTTP_MAX_CONNECTIONS;
+
+  await app.register(helmet, {
+    contentSecurityPolicy: { useDefaults: false, directives: CSP_DIRECTIVES },
+    crossOriginResourcePolicy: { policy: 'cross-origin' },
+    crossOriginEmbedderPolicy: false,
+  });
+
+  if (config.RATE_LIMIT_MAX > 0) {
+    const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, connectTimeout: 2000, enableOfflineQueue: false }) : undefined;
+    // Errors surface as skipped limits (skipOnError); the client reconnects on its own.
+    redis?.on('error', () => undefined);
+    if (redis) app.addHook('onClose', async () => void (await redis.quit().catch(() => redis.disconnect())));
+    await app.register(rateLimit, {
+      global: true,
+      max: config.RATE_LIMIT_MAX,
+      timeWindow: config.RATE_LIMIT_WINDOW_SEC * 1000,
+      ...(redis ? { redis, nameSpace: 'btc-intel:rate:' } : {}),
+      skipOnError: true,
+      allowList: (request) => config.PAYMENTS_ENABLED && paying(request),
+      errorResponseBuilder: (_request, context) => new Errors.RATE_LIMITED(context.after),
+    });
+  }
+
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.debug({ method: request.method, url: request.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+  });
+}
+
+export default fp(edgePlugin, { name: 'edge', fastify: '5.x' });
