@@ -10,6 +10,7 @@ import { MAX_JSON_DEPTH, nestsDeeperThan } from './api/bodyLimits.js';
 import { clientErrorHandler } from './api/clientErrors.js';
 import type { ApiContext } from './api/define.js';
 import edgePlugin from './api/edge.js';
+import { RequestLog } from './api/requestLog.js';
 import { errorHandler, frameworkErrorHandler } from './api/errorHandler.js';
 import { serviceRegistry } from './api/registry.js';
 import { apiRoutes, notFoundHandler } from './api/routes.js';
@@ -28,14 +29,17 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const registry = serviceRegistry();
   const app = Fastify({
     logger: deps.logger ?? false,
-    // One debug line per request (src/api/edge.ts), not two info lines: a flood must not fill the disk.
-    disableRequestLogging: true,
+    // One debug line per request, not two info lines: a flood must not fill the disk.
+    logController: new RequestLog(),
     bodyLimit: deps.config.BODY_LIMIT_BYTES,
     // Slow clients are cut off: the whole request within requestTimeout, idle sockets closed.
     requestTimeout: deps.config.HTTP_REQUEST_TIMEOUT_MS,
     connectionTimeout: deps.config.HTTP_CONNECTION_TIMEOUT_MS,
     keepAliveTimeout: deps.config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     clientErrorHandler: clientErrorHandler(deps.config.HTTP_REQUEST_TIMEOUT_MS),
+    // Node reads requestTimeout when the server is made (fastify sets it later: too late on Node 20),
+    // and looks for expired requests every 30 s by default: a 10 s limit would hold up to 40 s.
+    http: { requestTimeout: deps.config.HTTP_REQUEST_TIMEOUT_MS, connectionsCheckingInterval: 1000 },
     // Behind a proxy (TRUST_PROXY) the client address, protocol and host come from X-Forwarded-*.
     trustProxy: deps.config.TRUST_PROXY,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },

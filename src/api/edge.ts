@@ -10,8 +10,6 @@
  *   `Retry-After`. A paying request is not limited (it costs the sender). Counters live in memory,
  *   or in Redis when `REDIS_URL` is set so that replicas share them; a Redis failure lets requests
  *   through rather than refusing everyone.
- * - Request log: one debug line per request (info and above stay quiet under a flood); errors
- *   are logged once by the error handler.
  * - Connection cap: `HTTP_MAX_CONNECTIONS` sockets per process.
  */
 import helmet from '@fastify/helmet';
@@ -72,10 +70,6 @@ async function edgePlugin(app: FastifyInstance, { config }: EdgeOptions): Promis
       errorResponseBuilder: (_request, context) => new Errors.RATE_LIMITED(context.after),
     });
   }
-
-  app.addHook('onResponse', async (request, reply) => {
-    request.log.debug({ method: request.method, url: request.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
-  });
 }
 
 export default fp(edgePlugin, { name: 'edge', fastify: '5.x' });

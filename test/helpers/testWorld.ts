@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildApp, type App } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
+import type { AppDeps } from '../../src/deps.js';
 import type { AddressSource } from '../../src/node/addressSource.js';
 import { BitcoinNode } from '../../src/node/bitcoinNode.js';
 import { EsploraAddressSource } from '../../src/node/esploraAddressSource.js';
@@ -30,6 +31,8 @@ export interface TestWorldOptions {
   addressSource?: 'esplora' | 'scantxoutset';
   /** Build the app with background polling/cycles on (default off: tests call poll/refresh). */
   autoStart?: boolean;
+  /** fastify logger option (default: none). */
+  logger?: AppDeps['logger'];
 }
 
 export async function startTestWorld(options: TestWorldOptions = {}): Promise<TestWorld> {
@@ -47,7 +50,15 @@ export async function startTestWorld(options: TestWorldOptions = {}): Promise<Te
   const node = new BitcoinNode({ url: simnet.rpcUrl, timeoutMs: config.BITCOIN_RPC_TIMEOUT_MS, scanTimeoutMs: config.BITCOIN_RPC_SCAN_TIMEOUT_MS });
   const addressSource: AddressSource =
     options.addressSource === 'scantxoutset' ? new ScanAddressSource(node, 0) : new EsploraAddressSource(simnet.esploraUrl, config.ESPLORA_TIMEOUT_MS);
-  const app = await buildApp({ config, node, addressSource, nodeKind: 'simulated', autoStart: options.autoStart ?? false, checkResponses: true });
+  const app = await buildApp({
+    config,
+    node,
+    addressSource,
+    nodeKind: 'simulated',
+    autoStart: options.autoStart ?? false,
+    checkResponses: true,
+    logger: options.logger ?? false,
+  });
   await app.ready();
   return {
     simnet,
