@@ -127,6 +127,8 @@ describe('honest freshness', () => {
     }
     const rpc = await app.inject({ method: 'POST', url: '/v1/rpc', payload: { jsonrpc: '2.0', id: 1, method: 'eth_gasPrice', params: [] } });
     expect(rpc.json()).toMatchObject({ id: 1, error: { code: -32000, data: { code: 'NODE_UNAVAILABLE' } } });
+    const capabilities = await app.inject({ method: 'GET', url: '/v1/template/capabilities' });
+    expect(capabilities.json().optimizer).toMatchObject({ available: false, status: 'degraded' });
   });
 
   it('error: /health answers 503 with the reason once the replica cannot serve', async () => {
