@@ -36,7 +36,8 @@ describe('timestamps', () => {
     const { address } = first(await world.simnet.control.walletAddresses());
     let checked = 0;
     for (const route of registry.routes) {
-      if (route.kind !== 'rest') continue;
+      // The OpenAPI documents describe answers (a field named `lastPollAt` holds its schema), they are not data.
+      if (route.kind !== 'rest' || route.path.endsWith('openapi.json')) continue;
       const url = route.path.replace(':txid', txid).replace(':address', address);
       const res = await world.app.inject({ method: route.method, url, ...(route.method === 'POST' ? { payload: { txid, txids: [txid] } } : {}) });
       expect(res.statusCode, routeKey(route)).toBe(200);
