@@ -8,6 +8,20 @@ import { firstIssue } from './util/zodIssue.js';
 
 const bool = z.enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off']).transform((v) => v === '1' || v === 'true' || v === 'yes' || v === 'on');
 
+/** `TRUST_PROXY`: off/on, a hop count, or the proxies' addresses (fastify's `trustProxy`). */
+const trustProxy = z.union([
+  bool,
+  z
+    .string()
+    .regex(/^\d{1,2}$/)
+    // The n nearest hops are proxies (fastify's types take a hop count as this function).
+    .transform((v) => (_address: string, hop: number) => hop < Number(v)),
+  z
+    .string()
+    .regex(/^[0-9a-fA-F:.]+(\/\d{1,3})?(,[0-9a-fA-F:.]+(\/\d{1,3})?)*$/, 'must be true, false, a hop count or a comma-separated list of addresses/CIDRs')
+    .transform((v) => v.split(',')),
+]);
+
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
 const nonNegativeInt = z.coerce.number().int().min(0);
@@ -47,9 +61,9 @@ const VARIABLES = {
     doc: 'Public base address used in payment challenges and documents (default: http://HOST:PORT).',
   },
   TRUST_PROXY: {
-    schema: bool,
+    schema: trustProxy,
     default: 'false',
-    doc: 'Behind a reverse proxy: take the client address, protocol and host from X-Forwarded-* headers. Off: those headers are ignored (a payment is bound to PUBLIC_BASE_URL or the Host header, never to a client-supplied X-Forwarded-Host).',
+    doc: 'Which peers may set X-Forwarded-For/-Proto/-Host: `false` (none: those headers are ignored; a payment is bound to PUBLIC_BASE_URL or the Host header), a comma-separated list of proxy addresses or CIDRs (e.g. `127.0.0.1,10.0.0.0/8`: recommended behind a load balancer), a number of hops, or `true` (anyone: only when nothing but the proxy can reach the service). The client address (rate limits, logs) is the first hop not trusted.',
   },
   BODY_LIMIT_BYTES: {
     schema: positiveInt.max(16 * 1024 * 1024),

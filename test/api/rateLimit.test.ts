@@ -46,6 +46,29 @@ describe('rate limit (in memory)', () => {
   });
 });
 
+describe('rate limit behind a trusted proxy (TRUST_PROXY=127.0.0.1)', () => {
+  let world: TestWorld;
+  beforeAll(async () => {
+    world = await startTestWorld({ initialTxs: 5, seed: 6, env: { TRUST_PROXY: '127.0.0.1', RATE_LIMIT_MAX: '1', RATE_LIMIT_WINDOW_SEC: '60' } });
+  });
+  afterAll(() => world?.close());
+  const get = (remoteAddress: string, forwardedFor: string) =>
+    world.app.inject({ method: 'GET', url: '/health', remoteAddress, headers: { 'x-forwarded-for': forwardedFor } });
+
+  it('behavior: through the proxy each forwarded client is counted on its own', async () => {
+    expect((await get('127.0.0.1', '198.51.100.1')).statusCode).toBe(200);
+    expect((await get('127.0.0.1', '198.51.100.1')).statusCode).toBe(429);
+    expect((await get('127.0.0.1', '198.51.100.2')).statusCode).toBe(200);
+    // A spoofed first hop does not help: the proxy's own entry (the last) is the client.
+    expect((await get('127.0.0.1', '203.0.113.9, 198.51.100.1')).statusCode).toBe(429);
+  });
+
+  it('error: X-Forwarded-For from a peer that is not the proxy is ignored', async () => {
+    expect((await get('192.0.2.10', '198.51.100.3')).statusCode).toBe(200);
+    expect((await get('192.0.2.10', '198.51.100.4')).statusCode).toBe(429);
+  });
+});
+
 const redisOk = redisAvailable();
 if (!redisOk) console.warn('SKIPPED: redis-server is not installed; the shared rate-limit test did not run');
 
