@@ -93,7 +93,7 @@ const VARIABLES = {
   RATE_LIMIT_MAX: {
     schema: nonNegativeInt.max(1_000_000),
     default: '300',
-    doc: 'Requests per client (address; see TRUST_PROXY) and window on free routes and on paid routes without a payment; more get 429 with Retry-After. Paid requests are not limited. 0 = off.',
+    doc: 'Requests per client (address; see TRUST_PROXY) and window on free routes and on paid routes without a payment; more get 429 with Retry-After. Paid requests and /health (load-balancer checks) are not limited. 0 = off.',
   },
   RATE_LIMIT_WINDOW_SEC: { schema: positiveInt.max(86_400), default: '60', doc: 'Window of RATE_LIMIT_MAX, in seconds.' },
   NODE_STALE_AFTER_MS: {

@@ -5,8 +5,8 @@
  * - Security headers (`@fastify/helmet`): defaults that fit a JSON API and the same-origin
  *   dashboard (scripts, styles, images and fetches from 'self' only; no inline script); the
  *   resource policy allows cross-origin reads, which CORS governs.
- * - Rate limit per client (`@fastify/rate-limit`) on free routes and on paid routes without a
- *   payment: `RATE_LIMIT_MAX` per `RATE_LIMIT_WINDOW_SEC`, then 429 `RATE_LIMITED` with
+ * - Rate limit per client (`@fastify/rate-limit`) on free routes (but /health) and on paid routes
+ *   without a payment: `RATE_LIMIT_MAX` per `RATE_LIMIT_WINDOW_SEC`, then 429 `RATE_LIMITED` with
  *   `Retry-After`. A paying request is not limited (it costs the sender). Counters live in memory,
  *   or in Redis when `REDIS_URL` is set so that replicas share them; a Redis failure lets requests
  *   through rather than refusing everyone.
@@ -40,6 +40,13 @@ const CSP_DIRECTIVES = {
   upgradeInsecureRequests: null,
 };
 
+/**
+ * Not counted: load-balancer and monitor checks. Several replicas share the counters (Redis), so a
+ * balancer checking each of them twice a second would exceed any per-client limit; /health answers
+ * from a one-second cache of the node's state.
+ */
+const UNLIMITED_PATHS: ReadonlySet<string> = new Set(['/health']);
+
 /** A paid route asked with a payment: not rate-limited. */
 function paying(request: FastifyRequest): boolean {
   const payment = (request.routeOptions.config as { payment?: { priceUsd: number | 'per_call' } } | undefined)?.payment;
@@ -66,7 +73,7 @@ async function edgePlugin(app: FastifyInstance, { config }: EdgeOptions): Promis
       timeWindow: config.RATE_LIMIT_WINDOW_SEC * 1000,
       ...(redis ? { redis, nameSpace: 'btc-intel:rate:' } : {}),
       skipOnError: true,
-      allowList: (request) => config.PAYMENTS_ENABLED && paying(request),
+      allowList: (request) => UNLIMITED_PATHS.has(request.routeOptions.url ?? '') || (config.PAYMENTS_ENABLED && paying(request)),
       errorResponseBuilder: (_request, context) => new Errors.RATE_LIMITED(context.after),
     });
   }

@@ -19,10 +19,10 @@ describe('rate limit (in memory)', () => {
     world.app.inject({ method: 'GET', url, headers, remoteAddress });
 
   it('error: past RATE_LIMIT_MAX free or unpaid requests a client gets 429 RATE_LIMITED with Retry-After', async () => {
-    expect((await get('/health')).statusCode).toBe(200);
+    expect((await get('/v1/template/health')).statusCode).toBe(200);
     expect((await get('/v1/template/capabilities')).statusCode).toBe(200);
     expect((await get('/v1/block-height')).statusCode).toBe(402);
-    for (const url of ['/health', '/v1/block-height']) {
+    for (const url of ['/v1/template/health', '/v1/block-height']) {
       const res = await get(url);
       expect(res.statusCode, url).toBe(429);
       expect(Number(res.headers['retry-after']), url).toBeGreaterThan(0);
@@ -30,19 +30,23 @@ describe('rate limit (in memory)', () => {
     }
   });
 
+  it('behavior: /health (load-balancer checks) is never limited', async () => {
+    for (let i = 0; i < MAX + 2; i++) expect((await get('/health')).statusCode).toBe(200);
+  });
+
   it('behavior: another client is not limited by the first', async () => {
-    expect((await get('/health', {}, '10.0.0.2')).statusCode).toBe(200);
+    expect((await get('/v1/template/health', {}, '10.0.0.2')).statusCode).toBe(200);
   });
 
   it('behavior: a request carrying a payment on a paid route is not limited; on a free route it is', async () => {
     const paid = await get('/v1/block-height', { 'payment-signature': 'not-base64-json' });
     expect(paid.statusCode).not.toBe(429);
     expect(paid.json().error.code).toBe('PAYMENT_MALFORMED');
-    expect((await get('/health', { 'payment-signature': 'not-base64-json' })).statusCode).toBe(429);
+    expect((await get('/v1/template/health', { 'payment-signature': 'not-base64-json' })).statusCode).toBe(429);
   });
 
   it('behavior: X-Forwarded-For is not trusted by default: it does not make a new client', async () => {
-    expect((await get('/health', { 'x-forwarded-for': '192.0.2.77' })).statusCode).toBe(429);
+    expect((await get('/v1/template/health', { 'x-forwarded-for': '192.0.2.77' })).statusCode).toBe(429);
   });
 });
 
@@ -53,7 +57,7 @@ describe('rate limit behind a trusted proxy (TRUST_PROXY=127.0.0.1)', () => {
   });
   afterAll(() => world?.close());
   const get = (remoteAddress: string, forwardedFor: string) =>
-    world.app.inject({ method: 'GET', url: '/health', remoteAddress, headers: { 'x-forwarded-for': forwardedFor } });
+    world.app.inject({ method: 'GET', url: '/v1/template/health', remoteAddress, headers: { 'x-forwarded-for': forwardedFor } });
 
   it('behavior: through the proxy each forwarded client is counted on its own', async () => {
     expect((await get('127.0.0.1', '198.51.100.1')).statusCode).toBe(200);
@@ -89,7 +93,7 @@ describe.skipIf(!redisOk)('rate limit shared through Redis (REDIS_URL)', () => {
   });
 
   it('behavior: two replicas count one client together', async () => {
-    const get = (world: TestWorld) => world.app.inject({ method: 'GET', url: '/health', remoteAddress: '10.1.0.1' });
+    const get = (world: TestWorld) => world.app.inject({ method: 'GET', url: '/v1/template/health', remoteAddress: '10.1.0.1' });
     expect((await get(a)).statusCode).toBe(200);
     expect((await get(b)).statusCode).toBe(200);
     expect((await get(a)).statusCode).toBe(200);

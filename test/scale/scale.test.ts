@@ -70,7 +70,7 @@ describe.skipIf(missing !== null)('three replicas behind haproxy, sharing Redis'
   it('behavior: the rate limit counts a client across replicas', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < RATE_LIMIT_MAX + 5; i++) {
-      const res = await fetch(`${cluster.url}/health`, { headers: { 'x-forwarded-for': '198.51.100.21' } });
+      const res = await fetch(`${cluster.url}/v1/template/health`, { headers: { 'x-forwarded-for': '198.51.100.21' } });
       statuses.push(res.status);
     }
     expect(statuses.slice(0, RATE_LIMIT_MAX).every((s) => s === 200)).toBe(true);
