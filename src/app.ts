@@ -43,7 +43,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     // Behind a proxy (TRUST_PROXY) the client address, protocol and host come from X-Forwarded-*.
     trustProxy: deps.config.TRUST_PROXY,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },
-    return503OnClosing: true,
+    // Requests arriving while closing are refused in our envelope (src/api/edge.ts), not fastify's.
+    return503OnClosing: false,
     // Router-level refusals (bad URL encoding, over-long path parameters) in our error envelope.
     frameworkErrors: frameworkErrorHandler,
   }).withTypeProvider<ZodTypeProvider>();

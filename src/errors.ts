@@ -35,6 +35,7 @@ export const Errors = define({
   INVALID_RAW_TRANSACTION: createError('INVALID_RAW_TRANSACTION', 'Raw transaction could not be decoded: %s', 422),
 
   // --- upstream (503, 502) ---
+  SHUTTING_DOWN: createError('SHUTTING_DOWN', 'This replica is shutting down: retry, another one will answer', 503),
   NODE_UNAVAILABLE: createError('NODE_UNAVAILABLE', 'Bitcoin node unavailable: %s', 503),
   NODE_TIMEOUT: createError('NODE_TIMEOUT', 'Bitcoin node did not answer %s within %s ms', 503),
   NODE_ERROR: createError('NODE_ERROR', 'Bitcoin node refused %s: %s', 502),

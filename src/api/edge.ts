@@ -11,6 +11,7 @@
  *   or in Redis when `REDIS_URL` is set so that replicas share them; a Redis failure lets requests
  *   through rather than refusing everyone.
  * - Connection cap: `HTTP_MAX_CONNECTIONS` sockets per process.
+ * - Shutdown: requests arriving while the app closes get 503 `SHUTTING_DOWN` in our envelope.
  */
 import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
@@ -55,6 +56,17 @@ function paying(request: FastifyRequest): boolean {
 
 async function edgePlugin(app: FastifyInstance, { config }: EdgeOptions): Promise<void> {
   app.server.maxConnections = config.HTTP_MAX_CONNECTIONS;
+
+  // While closing, a request arriving on a kept-alive connection is refused at once (in-flight ones finish).
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async (_request, reply) => {
+    if (!closing) return;
+    void reply.header('connection', 'close').header('retry-after', '1');
+    throw new Errors.SHUTTING_DOWN();
+  });
 
   await app.register(helmet, {
     contentSecurityPolicy: { useDefaults: false, directives: CSP_DIRECTIVES },
