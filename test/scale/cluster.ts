@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startSimnet, type SimnetHandle } from '../../src/simnet/index.js';
 import { CORE_V31_POLICY_MODULE } from '../helpers/policyModule.js';
+import { switchableProxy, type SwitchableProxy } from '../helpers/switchableProxy.js';
 import { redisAvailable, startRedis, type RedisServer } from '../payments/redisServer.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -72,12 +73,15 @@ export interface Cluster {
   url: string;
   replicas: Replica[];
   node: SimnetHandle;
+  /** The last replica reaches the node through this proxy: `down()` cuts that replica off alone. */
+  lastReplicaNode: SwitchableProxy;
   close(): Promise<void>;
 }
 
 export async function startCluster(env: Record<string, string> = {}): Promise<Cluster> {
   const redis: RedisServer = await startRedis();
   const node = await startSimnet({ seed: 21, blockIntervalSec: 0, txPerSec: 0, initialTxs: 40, policyModule: CORE_V31_POLICY_MODULE });
+  const lastReplicaNode = await switchableProxy(node.rpcUrl);
   const lbPort = await freePort();
   const url = `http://127.0.0.1:${lbPort}`;
   const replicas: Replica[] = [];
@@ -86,11 +90,13 @@ export async function startCluster(env: Record<string, string> = {}): Promise<Cl
     if (haproxy) await stopChild(haproxy);
     await Promise.all(replicas.map((r) => stopChild(r.process)));
     for (const r of replicas) rmSync(r.dataDir, { recursive: true, force: true });
+    await lastReplicaNode.close();
     await node.close();
     await redis.stop();
   };
   try {
     for (const name of ['r1', 'r2', 'r3']) {
+      const nodeUrl = name === 'r3' ? lastReplicaNode.url : node.rpcUrl;
       const port = await freePort();
       const dataDir = mkdtempSync(join(tmpdir(), `scale-${name}-`));
       const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/main.ts')], {
@@ -101,7 +107,7 @@ export async function startCluster(env: Record<string, string> = {}): Promise<Cl
           PORT: String(port),
           DATA_DIR: dataDir,
           LOG_LEVEL: 'error',
-          BITCOIN_RPC_URL: node.rpcUrl,
+          BITCOIN_RPC_URL: nodeUrl,
           ESPLORA_URL: node.esploraUrl,
           REDIS_URL: redis.url,
           PUBLIC_BASE_URL: url,
@@ -121,7 +127,7 @@ export async function startCluster(env: Record<string, string> = {}): Promise<Cl
       stdio: ['ignore', 'ignore', 'ignore'],
     });
     await waitFor(`${url}/health`, haproxy, 'haproxy');
-    return { url, replicas, node, close };
+    return { url, replicas, node, lastReplicaNode, close };
   } catch (error) {
     await close();
     throw error;

@@ -17,6 +17,7 @@ const missing = clusterMissing();
 if (missing) console.warn(`SKIPPED: test/scale did not run: ${missing} (.ci/run installs redis-server and haproxy)`);
 
 const NETWORK = 'eip155:84532';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const RATE_LIMIT_MAX = 40;
 
 describe.skipIf(missing !== null)('three replicas behind haproxy, sharing Redis', () => {
@@ -25,7 +26,15 @@ describe.skipIf(missing !== null)('three replicas behind haproxy, sharing Redis'
   let requirement: PaymentRequirements;
 
   beforeAll(async () => {
-    cluster = await startCluster({ PAY_TO, X402_NETWORKS: NETWORK, RATE_LIMIT_MAX: String(RATE_LIMIT_MAX), RATE_LIMIT_WINDOW_SEC: '600' });
+    cluster = await startCluster({
+      PAY_TO,
+      X402_NETWORKS: NETWORK,
+      RATE_LIMIT_MAX: String(RATE_LIMIT_MAX),
+      RATE_LIMIT_WINDOW_SEC: '600',
+      MEMPOOL_POLL_MS: '250',
+      NODE_STALE_AFTER_MS: '1000',
+      BITCOIN_RPC_TIMEOUT_MS: '500',
+    });
     const res = await fetch(`${cluster.url}/v1/block-height`);
     expect(res.status).toBe(402);
     requirement = requirementFor(challengeOf({ headers: { 'payment-required': res.headers.get('payment-required') } }), NETWORK);
@@ -75,6 +84,29 @@ describe.skipIf(missing !== null)('three replicas behind haproxy, sharing Redis'
     }
     expect(statuses.slice(0, RATE_LIMIT_MAX).every((s) => s === 200)).toBe(true);
     expect(statuses.slice(RATE_LIMIT_MAX).every((s) => s === 429)).toBe(true);
+  });
+
+  it('behavior: a replica cut off from its node answers /health 503 and haproxy stops sending it requests', async () => {
+    const r3 = cluster.replicas[2];
+    if (!r3) throw new Error('no third replica');
+    cluster.lastReplicaNode.down();
+    try {
+      let health = 0;
+      for (let i = 0; i < 100 && health !== 503; i++) {
+        await sleep(100);
+        health = (await fetch(`${r3.url}/health`)).status;
+      }
+      expect(health).toBe(503);
+      // Its snapshot routes refuse (503) before asking for payment; the others ask (402).
+      expect((await fetch(`${r3.url}/v1/mempool/stats`, { headers: { 'x-forwarded-for': '198.51.100.22' } })).status).toBe(503);
+      // haproxy marks it down after two failed checks (500 ms apart).
+      await sleep(2000);
+      const statuses: number[] = [];
+      for (let i = 0; i < 9; i++) statuses.push((await fetch(`${cluster.url}/v1/mempool/stats`, { headers: { 'x-forwarded-for': '198.51.100.22' } })).status);
+      expect(statuses).toEqual(Array.from({ length: 9 }, () => 402));
+    } finally {
+      cluster.lastReplicaNode.up();
+    }
   });
 
   it('behavior: kill -9 of a replica under paid load: haproxy routes around it, every 200 has one ledger row, nobody pays twice', async () => {
