@@ -271,6 +271,11 @@ describe.runIf(available.run)('real Bitcoin Core v31.99 on regtest', () => {
     expect((await rpcCall(world, 'eth_chainId')).result).toBe(hex(18444));
     expect((await rpcCall(world, 'net_version')).result).toBe('18444');
     checked.add('GET /health').add('GET /v1/template/capabilities').add('eth_chainId').add('net_version');
+    // The OpenAPI documents (the same one at both addresses) describe what this node serves.
+    const openapi = (await ask(world, 'GET', '/openapi.json')).body as { paths: Record<string, unknown> };
+    expect(Object.keys(openapi.paths)).toContain('/v1/block-height');
+    expect((await ask(world, 'GET', '/.well-known/openapi.json')).body).toEqual(openapi);
+    checked.add('GET /openapi.json').add('GET /.well-known/openapi.json');
   });
 
   const validateTemplate = async (label: string) => {
