@@ -3,7 +3,7 @@
  * (rate-limit reads each route in `onRoute`).
  *
  * - Security headers (`@fastify/helmet`): defaults that fit a JSON API and the same-origin
- *   dashboard (scripts, styles, images and fetches from 'self' only; no inline script); the
+ *   dashboard (scripts, styles, images and fetches from 'self'; no inline script); the
  *   resource policy allows cross-origin reads, which CORS governs.
  * - Rate limit per client (`@fastify/rate-limit`) on free routes (but /health) and on paid routes
  *   without a payment: `RATE_LIMIT_MAX` per `RATE_LIMIT_WINDOW_SEC`, then 429 `RATE_LIMITED` with
@@ -25,11 +25,15 @@ export interface EdgeOptions {
   config: Pick<Config, 'RATE_LIMIT_MAX' | 'RATE_LIMIT_WINDOW_SEC' | 'REDIS_URL' | 'HTTP_MAX_CONNECTIONS' | 'PAYMENTS_ENABLED'>;
 }
 
-/** Content-Security-Policy: everything from this origin, nothing inline, never framed. */
+/**
+ * Content-Security-Policy: everything from this origin, no inline script, never framed. Inline
+ * styles are allowed (the HTML pages carry their base stylesheet inline; a style cannot run code).
+ */
 const CSP_DIRECTIVES = {
   defaultSrc: ["'self'"],
   scriptSrc: ["'self'"],
-  styleSrc: ["'self'"],
+  scriptSrcAttr: ["'none'"],
+  styleSrc: ["'self'", "'unsafe-inline'"],
   imgSrc: ["'self'", 'data:'],
   connectSrc: ["'self'"],
   fontSrc: ["'self'"],
