@@ -12,6 +12,7 @@
  *   through rather than refusing everyone.
  * - Connection cap: `HTTP_MAX_CONNECTIONS` sockets per process.
  * - Shutdown: requests arriving while the app closes get 503 `SHUTTING_DOWN` in our envelope.
+ * - A refusal sent before the body was read closes the connection (no reading a body to discard it).
  */
 import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
@@ -65,6 +66,11 @@ async function edgePlugin(app: FastifyInstance, { config }: EdgeOptions): Promis
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
+  });
+  // Refused before its body was read (429, 413, …): close the connection rather than let Node read
+  // and discard the rest of a body of any size to keep the connection alive.
+  app.addHook('onSend', async (request, reply) => {
+    if (reply.statusCode >= 400 && !request.raw.complete) void reply.header('connection', 'close');
   });
   app.addHook('onRequest', async (_request, reply) => {
     if (!closing) return;

@@ -3,6 +3,7 @@
  * 429 RATE_LIMITED in our envelope with Retry-After; a paying request is not limited. With
  * REDIS_URL, replicas share the counters (real redis-server, skipped when it is not installed).
  */
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisAvailable, startRedis, type RedisServer } from '../payments/redisServer.js';
 import { startTestWorld, type TestWorld } from '../helpers/testWorld.js';
@@ -43,6 +44,27 @@ describe('rate limit (in memory)', () => {
     expect(paid.statusCode).not.toBe(429);
     expect(paid.json().error.code).toBe('PAYMENT_MALFORMED');
     expect((await get('/v1/template/health', { 'payment-signature': 'not-base64-json' })).statusCode).toBe(429);
+  });
+
+  it('behavior: a limited request is refused before its body is read, and its connection closed', async () => {
+    const port = Number(new URL(await world.app.listen({ host: '127.0.0.1', port: 0 })).port);
+    for (let i = 0; i < MAX; i++) await fetch(`http://127.0.0.1:${port}/v1/template/health`);
+    const answer = await new Promise<{ text: string; closed: boolean }>((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      let text = '';
+      const timer = setTimeout(() => resolve({ text, closed: false }), 10_000);
+      socket.on('data', (chunk) => (text += chunk.toString()));
+      socket.on('error', () => undefined);
+      socket.on('close', () => {
+        clearTimeout(timer);
+        resolve({ text, closed: true });
+      });
+      // A megabyte announced, ten bytes sent: the answer must not wait for the rest.
+      socket.write('POST /v1/rpc HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n[[[[[[[[[[');
+    });
+    expect(answer.text).toMatch(/^HTTP\/1\.1 429/);
+    expect(answer.text).toMatch(/connection: close/i);
+    expect(answer.closed).toBe(true);
   });
 
   it('behavior: X-Forwarded-For is not trusted by default: it does not make a new client', async () => {
