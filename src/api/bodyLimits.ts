@@ -2,15 +2,16 @@
  * Cheap refusal of oversized or deeply nested bodies, before anything parses them.
  *
  * Each route's body limit is derived from the registry: one call (a REST body, or one JSON-RPC call)
- * never needs more than `ONE_CALL_BODY_BYTES` (the largest, a 10-txid batch check, is under 1 KB
- * compact), and `/v1/rpc` takes at most `RPC_BATCH_MAX` such calls. fastify refuses a larger body
+ * needs at most `ONE_CALL_BODY_BYTES` (a 10-txid batch check is under 1 KB compact) unless it
+ * declares `maxBodyBytes` (a signed transaction in hex), and `/v1/rpc` takes `RPC_BATCH_MAX` small
+ * calls or one of its largest. fastify refuses a larger body
  * with 413 from its `Content-Length`, or as soon as the stream passes the limit, without parsing.
  *
  * A body within its limit may still be built to be slow to parse (a deep `[[[[…]]]]`); no request
  * of ours nests deeper than `MAX_JSON_DEPTH`, so a linear scan that stops at the first level too
  * deep refuses it before `JSON.parse` allocates anything.
  */
-import type { Route } from './define.js';
+import type { Route, RpcMethod } from './define.js';
 
 /** Bytes one call may take, pretty-printed JSON included. */
 export const ONE_CALL_BODY_BYTES = 4096;
@@ -19,12 +20,20 @@ export const ONE_CALL_BODY_BYTES = 4096;
 export const MAX_JSON_DEPTH = 16;
 
 /**
- * The body limit of a route: `ONE_CALL_BODY_BYTES`, or that times `batchMax` for the JSON-RPC
- * route; never above `cap` (`BODY_LIMIT_BYTES`).
+ * The body limit of a route: its declared `maxBodyBytes`, else `ONE_CALL_BODY_BYTES`; for the
+ * JSON-RPC route, `batchMax` small calls or the largest method's call, whichever is more. Never
+ * above `cap` (`BODY_LIMIT_BYTES`). Complexity: O(methods).
  */
-export function routeBodyLimit(route: Pick<Route, 'kind'>, batchMax: number, cap: number): number {
-  const limit = route.kind === 'jsonrpc' ? batchMax * ONE_CALL_BODY_BYTES : ONE_CALL_BODY_BYTES;
-  return Math.min(limit, cap);
+export function routeBodyLimit(
+  route: Pick<Route, 'kind'> & { maxBodyBytes?: number },
+  methods: Iterable<Pick<RpcMethod, 'maxBodyBytes'>>,
+  batchMax: number,
+  cap: number,
+): number {
+  if (route.kind !== 'jsonrpc') return Math.min(route.maxBodyBytes ?? ONE_CALL_BODY_BYTES, cap);
+  let largest = 0;
+  for (const m of methods) largest = Math.max(largest, m.maxBodyBytes ?? 0);
+  return Math.min(Math.max(batchMax * ONE_CALL_BODY_BYTES, largest + ONE_CALL_BODY_BYTES), cap);
 }
 
 const OPEN_ARRAY = 0x5b;

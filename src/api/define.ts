@@ -105,6 +105,8 @@ interface RouteSpecBase<P extends Schema, Q extends Schema, B extends Schema, R 
    * before payment once the node has been unreachable longer than `NODE_STALE_AFTER_MS`.
    */
   snapshot?: Snapshot;
+  /** Largest body one call needs, when more than a few KB (a signed transaction in hex); see `bodyLimits.ts`. */
+  maxBodyBytes?: number;
   /** The 200 answer. */
   response: R;
   /** Catalogue errors this route may answer with, besides `INVALID_REQUEST` for malformed input. */
@@ -144,6 +146,7 @@ export interface RestRoute {
   query?: Schema;
   body?: Schema;
   snapshot?: Snapshot;
+  maxBodyBytes?: number;
   response: Schema;
   errors: readonly ErrorCode[];
   example: { params?: unknown; query?: unknown; body?: unknown; response: unknown } | 'live';
@@ -170,6 +173,8 @@ export interface RpcMethodSpec<P extends Schema, R extends Schema> {
   result: R;
   /** As for a route: the result is derived from this snapshot (refused with 503 when stale). */
   snapshot?: Snapshot;
+  /** As for a route: the largest body one call needs, when more than a few KB. */
+  maxBodyBytes?: number;
   errors: readonly ErrorCode[];
   example: { params: z.input<P>; result: z.input<R> };
   /** Checks that need the node, run while the call is planned, before payment is asked. */
@@ -189,6 +194,7 @@ export interface RpcMethod {
   params: Schema;
   result: Schema;
   snapshot?: Snapshot;
+  maxBodyBytes?: number;
   errors: readonly ErrorCode[];
   example: { params: unknown; result: unknown };
   precheck?(ctx: ApiContext, params: unknown): Promise<void>;

@@ -40,7 +40,7 @@ export async function apiRoutes(fastify: FastifyInstance, { ctx }: ApiRoutesOpti
         ...(route.query ? { querystring: route.query } : {}),
         ...(route.body ? { body: route.body } : {}),
       },
-      bodyLimit: routeBodyLimit(route, ctx.config.RPC_BATCH_MAX, ctx.config.BODY_LIMIT_BYTES),
+      bodyLimit: routeBodyLimit(route, ctx.registry.methods.values(), ctx.config.RPC_BATCH_MAX, ctx.config.BODY_LIMIT_BYTES),
       // Before payment: a stale snapshot (node down too long) or a request that cannot succeed is refused for free.
       ...(route.precheck || route.snapshot
         ? {

@@ -6,7 +6,7 @@
  */
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ONE_CALL_BODY_BYTES } from '../../src/api/bodyLimits.js';
+import { ONE_CALL_BODY_BYTES, routeBodyLimit } from '../../src/api/bodyLimits.js';
 import { BATCH_CHECK_MAX_TXIDS } from '../../src/api/template/endpoints.js';
 import { first } from '../helpers/first.js';
 import { refresh, startTestWorld, type TestWorld } from '../helpers/testWorld.js';
@@ -78,6 +78,15 @@ describe('body limits from the registry', () => {
     const res = await post('/v1/rpc', JSON.stringify(batch, null, 2));
     expect(res.statusCode).toBe(200);
     expect(res.json()).toHaveLength(world.config.RPC_BATCH_MAX);
+  });
+
+  it('args: a route or method declaring maxBodyBytes (a signed transaction) gets that much, never above the cap', () => {
+    const cap = 1_000_000;
+    expect(routeBodyLimit({ kind: 'rest' }, [], 20, cap)).toBe(ONE_CALL_BODY_BYTES);
+    expect(routeBodyLimit({ kind: 'rest', maxBodyBytes: 210_000 }, [], 20, cap)).toBe(210_000);
+    expect(routeBodyLimit({ kind: 'rest', maxBodyBytes: 2_000_000 }, [], 20, cap)).toBe(cap);
+    expect(routeBodyLimit({ kind: 'jsonrpc' }, [{}, {}], 20, cap)).toBe(20 * ONE_CALL_BODY_BYTES);
+    expect(routeBodyLimit({ kind: 'jsonrpc' }, [{}, { maxBodyBytes: 210_000 }], 20, cap)).toBe(210_000 + ONE_CALL_BODY_BYTES);
   });
 
   it('error: /v1/rpc over RPC_BATCH_MAX calls worth of bytes is 413', async () => {

@@ -26,7 +26,7 @@ export const rpcRoute: FastifyPluginAsync<RpcRouteOptions> = async (app, { ctx, 
     method: route.method,
     url: route.path,
     exposeHeadRoute: false,
-    bodyLimit: routeBodyLimit(route, ctx.config.RPC_BATCH_MAX, ctx.config.BODY_LIMIT_BYTES),
+    bodyLimit: routeBodyLimit(route, methods.values(), ctx.config.RPC_BATCH_MAX, ctx.config.BODY_LIMIT_BYTES),
     config: { payment: { key: routeKey(route), priceUsd: 'per_call' } },
     schema: { summary: route.summary },
     preValidation: async (request) => {
