@@ -7,6 +7,7 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ONE_CALL_BODY_BYTES, routeBodyLimit } from '../../src/api/bodyLimits.js';
+import { serviceRegistry } from '../../src/api/registry.js';
 import { BATCH_CHECK_MAX_TXIDS } from '../../src/api/template/endpoints.js';
 import { first } from '../helpers/first.js';
 import { refresh, startTestWorld, type TestWorld } from '../helpers/testWorld.js';
@@ -89,11 +90,10 @@ describe('body limits from the registry', () => {
     expect(routeBodyLimit({ kind: 'jsonrpc' }, [{}, { maxBodyBytes: 210_000 }], 20, cap)).toBe(210_000 + ONE_CALL_BODY_BYTES);
   });
 
-  it('error: /v1/rpc over RPC_BATCH_MAX calls worth of bytes is 413', async () => {
-    const res = await post(
-      '/v1/rpc',
-      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', pad: 'x'.repeat(world.config.RPC_BATCH_MAX * ONE_CALL_BODY_BYTES) }),
-    );
+  it('error: /v1/rpc over its derived limit is 413', async () => {
+    const limit = routeBodyLimit({ kind: 'jsonrpc' }, serviceRegistry().methods.values(), world.config.RPC_BATCH_MAX, world.config.BODY_LIMIT_BYTES);
+    expect(limit).toBeLessThan(world.config.BODY_LIMIT_BYTES);
+    const res = await post('/v1/rpc', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', pad: 'x'.repeat(limit) }));
     expect(res.statusCode).toBe(413);
     expect(res.json().error.code).toBe('BODY_TOO_LARGE');
   });
