@@ -8,14 +8,19 @@ import cors from '@fastify/cors';
 import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './api/bodyLimits.js';
+import { clientErrorHandler } from './api/clientErrors.js';
 import type { ApiContext } from './api/define.js';
 import { CORS_OPTIONS } from './api/cors.js';
 import { DashboardFeed } from './api/dashboard/feed.js';
+import edgePlugin from './api/edge.js';
+import { RequestLog } from './api/requestLog.js';
 import { errorHandler, frameworkErrorHandler } from './api/errorHandler.js';
 import { ServiceMetrics } from './api/system/metrics.js';
 import { serviceRegistry } from './api/registry.js';
 import { apiRoutes, notFoundHandler } from './api/routes.js';
 import type { AppDeps } from './deps.js';
+import { Errors } from './errors.js';
 import feesPlugin from './fees/plugin.js';
 import mempoolPlugin from './mempool/plugin.js';
 import { ChainState } from './node/chainState.js';
@@ -37,11 +42,22 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const registry = serviceRegistry();
   const app = Fastify({
     logger: deps.logger ?? false,
+    // One debug line per request, not two info lines: a flood must not fill the disk.
+    logController: new RequestLog(),
     bodyLimit: deps.config.BODY_LIMIT_BYTES,
+    // Slow clients are cut off: the whole request within requestTimeout, idle sockets closed.
+    requestTimeout: deps.config.HTTP_REQUEST_TIMEOUT_MS,
+    connectionTimeout: deps.config.HTTP_CONNECTION_TIMEOUT_MS,
+    keepAliveTimeout: deps.config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    clientErrorHandler: clientErrorHandler(deps.config.HTTP_REQUEST_TIMEOUT_MS),
+    // Node reads requestTimeout when the server is made (fastify sets it later: too late on Node 20),
+    // and looks for expired requests every 30 s by default: a 10 s limit would hold up to 40 s.
+    http: { requestTimeout: deps.config.HTTP_REQUEST_TIMEOUT_MS, connectionsCheckingInterval: 1000 },
     // Behind a proxy (TRUST_PROXY) the client address, protocol and host come from X-Forwarded-*.
     trustProxy: deps.config.TRUST_PROXY,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },
-    return503OnClosing: true,
+    // Requests arriving while closing are refused in our envelope (src/api/edge.ts), not fastify's.
+    return503OnClosing: false,
     // Router-level refusals (bad URL encoding, over-long path parameters) in our error envelope.
     frameworkErrors: frameworkErrorHandler,
   }).withTypeProvider<ZodTypeProvider>();
@@ -55,6 +71,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.removeContentTypeParser('text/plain');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (body === '' || (typeof body === 'string' && body.trim() === '')) done(null, undefined);
+    // Refused before parsing: no request nests this deep, and parsing such a body is what costs.
+    else if (typeof body === 'string' && nestsDeeperThan(body, MAX_JSON_DEPTH))
+      done(new Errors.INVALID_REQUEST(`the body nests deeper than ${MAX_JSON_DEPTH} levels`), undefined);
     else void jsonParser(request, body as string, done);
   });
 
@@ -62,6 +81,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   const { config, node } = deps;
   const autoStart = deps.autoStart ?? true;
+  await app.register(edgePlugin, { config });
   await app.register(mempoolPlugin, { config, node, now, autoPoll: autoStart });
   await app.register(optimizerPlugin, { config, node, now, autoStart });
   await app.register(feesPlugin, { node, now });

@@ -8,6 +8,20 @@ import { firstIssue } from './util/zodIssue.js';
 
 const bool = z.enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off']).transform((v) => v === '1' || v === 'true' || v === 'yes' || v === 'on');
 
+/** `TRUST_PROXY`: off/on, a hop count, or the proxies' addresses (fastify's `trustProxy`). */
+const trustProxy = z.union([
+  bool,
+  z
+    .string()
+    .regex(/^\d{1,2}$/)
+    // The n nearest hops are proxies (fastify's types take a hop count as this function).
+    .transform((v) => (_address: string, hop: number) => hop < Number(v)),
+  z
+    .string()
+    .regex(/^[0-9a-fA-F:.]+(\/\d{1,3})?(,[0-9a-fA-F:.]+(\/\d{1,3})?)*$/, 'must be true, false, a hop count or a comma-separated list of addresses/CIDRs')
+    .transform((v) => v.split(',')),
+]);
+
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
 const nonNegativeInt = z.coerce.number().int().min(0);
@@ -47,11 +61,46 @@ const VARIABLES = {
     doc: 'Public base address used in payment challenges and documents (default: http://HOST:PORT).',
   },
   TRUST_PROXY: {
-    schema: bool,
+    schema: trustProxy,
     default: 'false',
-    doc: 'Behind a reverse proxy: take the client address, protocol and host from X-Forwarded-* headers. Off: those headers are ignored (a payment is bound to PUBLIC_BASE_URL or the Host header, never to a client-supplied X-Forwarded-Host).',
+    doc: 'Which peers may set X-Forwarded-For/-Proto/-Host: `false` (none: those headers are ignored; a payment is bound to PUBLIC_BASE_URL or the Host header), a comma-separated list of proxy addresses or CIDRs (e.g. `127.0.0.1,10.0.0.0/8`: recommended behind a load balancer), a number of hops, or `true` (anyone: only when nothing but the proxy can reach the service). The client address (rate limits, logs) is the first hop not trusted.',
   },
-  BODY_LIMIT_BYTES: { schema: positiveInt.max(16 * 1024 * 1024), default: '1048576', doc: 'Largest accepted request body; larger bodies get 413.' },
+  BODY_LIMIT_BYTES: {
+    schema: positiveInt.max(16 * 1024 * 1024),
+    default: '1048576',
+    doc: 'Upper bound on any request body (413 above it). Each route has its own, smaller limit derived from the registry: a few KB for one call, `RPC_BATCH_MAX` calls for /v1/rpc.',
+  },
+  HTTP_REQUEST_TIMEOUT_MS: {
+    schema: positiveInt.min(100).max(600_000),
+    default: '10000',
+    doc: 'Time a client has to send a whole request (headers and body); a slower one gets 408 and is disconnected.',
+  },
+  HTTP_CONNECTION_TIMEOUT_MS: {
+    schema: positiveInt.min(100).max(600_000),
+    default: '30000',
+    doc: 'A socket idle for this long is closed.',
+  },
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: {
+    schema: positiveInt.min(100).max(600_000),
+    default: '5000',
+    doc: 'How long an idle keep-alive connection is kept after an answer (set the load balancer’s idle timeout below it).',
+  },
+  HTTP_MAX_CONNECTIONS: {
+    schema: positiveInt.max(1_000_000),
+    default: '1024',
+    doc: 'Open connections per process; further connections are closed at once.',
+  },
+  RATE_LIMIT_MAX: {
+    schema: nonNegativeInt.max(1_000_000),
+    default: '300',
+    doc: 'Requests per client (address; see TRUST_PROXY) and window on free routes and on paid routes without a payment; more get 429 with Retry-After. Paid requests and /health (load-balancer checks) are not limited. 0 = off.',
+  },
+  RATE_LIMIT_WINDOW_SEC: { schema: positiveInt.max(86_400), default: '60', doc: 'Window of RATE_LIMIT_MAX, in seconds.' },
+  NODE_STALE_AFTER_MS: {
+    schema: positiveInt.min(1000).max(3_600_000),
+    default: '30000',
+    doc: 'When the node has been unreachable this long, answers derived from the mempool view or the optimizer cache are refused with 503 NODE_UNAVAILABLE (never charged) and /health answers 503.',
+  },
   RPC_CHAIN_ID: {
     schema: positiveInt.max(2 ** 53 - 1).optional(),
     default: undefined,
@@ -256,7 +305,7 @@ const VARIABLES = {
       .regex(/^rediss?:\/\//, 'must start with redis:// or rediss://')
       .optional(),
     default: undefined,
-    doc: 'Redis for the shared replay store (several replicas). Unset: SQLite in DATA_DIR. Never logged (may hold a password).',
+    doc: 'Redis shared by several replicas: the replay store and the rate limits. Unset: SQLite in DATA_DIR and in-memory rate limits. Never logged (may hold a password).',
     secret: true,
   },
 } as const;

@@ -13,7 +13,7 @@ function define<T extends Catalogue>(catalogue: T): T {
 }
 
 export const Errors = define({
-  // --- request shape (400, 404, 413) ---
+  // --- request shape (400, 404, 405, 408, 413, 414, 415, 429, 431) ---
   INVALID_REQUEST: createError('INVALID_REQUEST', 'Invalid request: %s', 400),
   INVALID_TXID: createError('INVALID_TXID', 'Invalid txid: %s (expected 64 hexadecimal characters)', 400),
   INVALID_ADDRESS: createError('INVALID_ADDRESS', 'Invalid Bitcoin address: %s', 400),
@@ -23,6 +23,10 @@ export const Errors = define({
   NOT_FOUND: createError('NOT_FOUND', 'No route %s %s', 404),
   METHOD_NOT_ALLOWED: createError('METHOD_NOT_ALLOWED', '%s is not allowed on %s', 405),
   UPGRADE_REQUIRED: createError('UPGRADE_REQUIRED', '%s is a WebSocket: open it with a WebSocket client (Upgrade: websocket)', 426),
+  REQUEST_TIMEOUT: createError('REQUEST_TIMEOUT', 'The request was not received within %s ms', 408),
+  URI_TOO_LONG: createError('URI_TOO_LONG', 'URI too long: %s', 414),
+  HEADERS_TOO_LARGE: createError('HEADERS_TOO_LARGE', 'Request headers are too large', 431),
+  RATE_LIMITED: createError('RATE_LIMITED', 'Too many requests from this client: retry in %s (Retry-After) or pay for the request', 429),
 
   // --- Bitcoin data (404, 422) ---
   TX_NOT_FOUND: createError('TX_NOT_FOUND', 'Transaction %s is not known to the node', 404),
@@ -36,6 +40,7 @@ export const Errors = define({
   INVALID_RAW_TRANSACTION: createError('INVALID_RAW_TRANSACTION', 'Raw transaction could not be decoded: %s', 422),
 
   // --- upstream (503, 502) ---
+  SHUTTING_DOWN: createError('SHUTTING_DOWN', 'This replica is shutting down: retry, another one will answer', 503),
   NODE_UNAVAILABLE: createError('NODE_UNAVAILABLE', 'Bitcoin node unavailable: %s', 503),
   NODE_TIMEOUT: createError('NODE_TIMEOUT', 'Bitcoin node did not answer %s within %s ms', 503),
   NODE_ERROR: createError('NODE_ERROR', 'Bitcoin node refused %s: %s', 502),

@@ -18,6 +18,14 @@ describe('loadConfig', () => {
     expect(config.BITCOIN_RPC_URL).toBeUndefined();
   });
 
+  it('args: TRUST_PROXY is off by default, or on, a hop count, or a list of proxy addresses', () => {
+    expect(loadConfig({}).TRUST_PROXY).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'true' }).TRUST_PROXY).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: '127.0.0.1,10.0.0.0/8' }).TRUST_PROXY).toEqual(['127.0.0.1', '10.0.0.0/8']);
+    const hops = loadConfig({ TRUST_PROXY: '2' }).TRUST_PROXY;
+    expect(typeof hops === 'function' && [0, 1, 2].map((hop) => hops('10.0.0.1', hop))).toEqual([true, true, false]);
+  });
+
   it('args: values are parsed and typed; an empty string counts as unset', () => {
     const config = loadConfig({ PORT: '9000', OPTIMIZER_ENABLED: 'false', BITCOIN_RPC_URL: 'http://u:p@127.0.0.1:18443', ESPLORA_URL: '' });
     expect(config).toMatchObject({ PORT: 9000, OPTIMIZER_ENABLED: false, BITCOIN_RPC_URL: 'http://u:p@127.0.0.1:18443' });
@@ -32,6 +40,9 @@ describe('loadConfig', () => {
     ['LOG_LEVEL', 'loud'],
     ['RECEIPT_SECRET_KEY', 'abc'],
     ['PAY_TO', '0x123'],
+    ['TRUST_PROXY', 'everyone'],
+    ['HTTP_REQUEST_TIMEOUT_MS', 'soon'],
+    ['RATE_LIMIT_MAX', '-1'],
   ])('error: a bad %s names the variable and does not echo the value', (name, value) => {
     try {
       loadConfig({ [name]: value });

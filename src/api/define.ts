@@ -94,6 +94,8 @@ export const CONTENT_TYPES = {
   websocket: 'application/json; charset=utf-8',
 } as const;
 export type ContentKind = keyof typeof CONTENT_TYPES;
+/** What a derived answer is computed from: the mempool view (mirror) or the optimizer cache. */
+export type Snapshot = 'mempool' | 'optimizer';
 
 /** USD per request, or `'free'` (no payment asked, payment headers ignored). */
 export type Price = number | 'free';
@@ -126,6 +128,14 @@ interface RouteSpecBase<P extends Schema, Q extends Schema, B extends Schema, R 
   params?: P;
   query?: Q;
   body?: B;
+  /**
+   * The answer is derived from a snapshot (the mempool view or the optimizer cache), not read live:
+   * it carries `asOf`/`ageMs` where its shape allows, and is refused with 503 `NODE_UNAVAILABLE`
+   * before payment once the node has been unreachable longer than `NODE_STALE_AFTER_MS`.
+   */
+  snapshot?: Snapshot;
+  /** Largest body one call needs, when more than a few KB (a signed transaction in hex); see `bodyLimits.ts`. */
+  maxBodyBytes?: number;
   /** The 200 answer. */
   response: R;
   /** What the answer is; `json` when absent. A non-JSON answer's response schema is a string (or a stream for `eventStream`). */
@@ -173,6 +183,8 @@ export interface RestRoute {
   params?: Schema;
   query?: Schema;
   body?: Schema;
+  snapshot?: Snapshot;
+  maxBodyBytes?: number;
   response: Schema;
   content?: ContentKind;
   cacheSeconds?: number;
@@ -200,6 +212,10 @@ export interface RpcMethodSpec<P extends Schema, R extends Schema> {
   /** Schema of the `params` array (a missing `params` is `[]`). */
   params: P;
   result: R;
+  /** As for a route: the result is derived from this snapshot (refused with 503 when stale). */
+  snapshot?: Snapshot;
+  /** As for a route: the largest body one call needs, when more than a few KB. */
+  maxBodyBytes?: number;
   errors: readonly ErrorCode[];
   example: { params: z.input<P>; result: z.input<R> };
   /** Checks that need the node, run while the call is planned, before payment is asked. */
@@ -218,6 +234,8 @@ export interface RpcMethod {
   description?: string;
   params: Schema;
   result: Schema;
+  snapshot?: Snapshot;
+  maxBodyBytes?: number;
   errors: readonly ErrorCode[];
   example: { params: unknown; result: unknown };
   precheck?(ctx: ApiContext, params: unknown): Promise<void>;

@@ -65,10 +65,12 @@ export function errorHandler(error: FastifyError, request: FastifyRequest, reply
   }
   if (status >= 500) request.log.warn({ err: error }, 'request failed');
   if (status === 503 && !reply.hasHeader('retry-after')) reply.header('retry-after', String(DEFAULT_RETRY_AFTER_SECONDS));
-  void reply.code(status).send(errorBody(code || 'INTERNAL', error.message));
+  // A catalogue error may carry `details` (e.g. /health's full answer with its 503).
+  void reply.code(status).send(errorBody(code || 'INTERNAL', error.message, (error as { details?: unknown }).details));
 }
 
 /** Router-level refusals (bad URL encoding, over-long path parameters), before any route runs. */
 export function frameworkErrorHandler(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
-  void reply.code(error.statusCode ?? 400).send(errorBody('INVALID_REQUEST', error.message.slice(0, 200)));
+  const status = error.statusCode ?? 400;
+  void reply.code(status).send(errorBody(status === 414 ? 'URI_TOO_LONG' : 'INVALID_REQUEST', error.message.slice(0, 200)));
 }

@@ -1,7 +1,8 @@
 /**
  * The one place fastify routes are made: every route of the registry, with its zod request
  * schemas (validated before anything runs: a malformed request is a free 400), its price in the
- * route config (read by the payment gate), its precheck before payment, and its handler. A wrong
+ * route config (read by the payment gate), its body limit, its freshness check and precheck before
+ * payment, and its handler. A wrong
  * method on a known path answers 405 with `Allow`.
  *
  * With `checkResponses` (tests) every answer is also checked against the route's response schema
@@ -11,7 +12,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { WebSocket } from 'ws';
 import { Errors } from '../errors.js';
+import { routeBodyLimit } from './bodyLimits.js';
 import { errorBody } from './errorHandler.js';
+import { assertFresh } from './freshness.js';
 import { CONTENT_TYPES, priceUsd, routeKey, type ApiContext, type RestInput, type RestRoute } from './define.js';
 import { rpcRoute } from './rpc/rpcRoute.js';
 
@@ -53,7 +56,16 @@ export async function apiRoutes(fastify: FastifyInstance, { ctx }: ApiRoutesOpti
         ...(route.query ? { querystring: route.query } : {}),
         ...(route.body ? { body: route.body } : {}),
       },
-      ...(route.precheck ? { preValidation: async (request: FastifyRequest) => route.precheck?.(ctx, input(request)) } : {}),
+      bodyLimit: routeBodyLimit(route, ctx.registry.methods.values(), ctx.config.RPC_BATCH_MAX, ctx.config.BODY_LIMIT_BYTES),
+      // Before payment: a stale snapshot (node down too long) or a request that cannot succeed is refused for free.
+      ...(route.precheck || route.snapshot
+        ? {
+            preValidation: async (request: FastifyRequest) => {
+              assertFresh(ctx, route.snapshot);
+              await route.precheck?.(ctx, input(request));
+            },
+          }
+        : {}),
       ...(ctx.checkResponses ? { preSerialization: responseCheck(route) } : {}),
       handler: async (request, reply) => {
         if (route.content === 'websocket') throw new Errors.UPGRADE_REQUIRED(routeKey(route));

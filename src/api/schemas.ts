@@ -32,6 +32,12 @@ export const TargetBlocks = z.number().int().min(1).max(1008).default(6);
 export const Success = z.literal(true);
 /** The one timestamp format of every answer: ISO 8601 UTC. */
 export const IsoTime = z.iso.datetime();
+
+/**
+ * The age of an answer derived from a snapshot (mempool view or optimizer cache): when it was taken
+ * and how old it was when answered, in milliseconds (see `freshness.ts`).
+ */
+export const Freshness = { asOf: IsoTime, ageMs: z.number().int().nonnegative() };
 export const Hash = z.string().regex(/^[0-9a-f]{64}$/);
 export const Sat = z.number().int();
 export const SatVb = z.number().nonnegative();

@@ -191,12 +191,16 @@ describe('TRUC on the simulated node', () => {
 });
 
 describe('relay refusals (before payment, nothing relayed)', () => {
-  it('error: garbage and oversize hex are 400, an unrelated valid transaction 422', async () => {
+  it('error: garbage hex is 400, an oversize body 413 (refused before it is read), an unrelated valid transaction 422', async () => {
     const [txid, other] = await replaceable((d, a) => d === 1 && a === 1);
     const before = (await world.node.getRawMempoolTxids()).length;
     expect((await relay(txid!, 'zz')).statusCode).toBe(400);
     expect((await relay(txid!, '0200000001')).statusCode).toBe(400);
-    expect((await relay(txid!, '00'.repeat(150_000))).statusCode).toBe(400);
+    const oversize = await relay(txid!, '00'.repeat(150_000));
+    expect(oversize.statusCode).toBe(413);
+    expect(oversize.json().error.code).toBe('BODY_TOO_LARGE');
+    // Just under the body limit, over the relay's hex limit: a clear 400.
+    expect((await relay(txid!, '00'.repeat(100_001))).statusCode).toBe(400);
     const unrelated = await world.simnet.control.createSpend({ fromTxid: other ?? txid!, feeRateSatVb: 50 });
     if (other) {
       const res = await relay(txid!, unrelated.hex);

@@ -22,7 +22,7 @@ export interface CoreWorld {
 /** The app on `core`, background work off (tests call `refreshFromCore`). */
 export async function startServiceOnCore(core: Regtest, env: Record<string, string> = {}): Promise<CoreWorld> {
   const dataDir = mkdtempSync(join(tmpdir(), 'btc-intel-core-app-'));
-  const config = loadConfig({ DATA_DIR: dataDir, BITCOIN_RPC_URL: core.rpcUrl, PAYMENTS_ENABLED: 'false', LOG_LEVEL: 'silent', ...env });
+  const config = loadConfig({ DATA_DIR: dataDir, BITCOIN_RPC_URL: core.rpcUrl, PAYMENTS_ENABLED: 'false', LOG_LEVEL: 'silent', RATE_LIMIT_MAX: '0', ...env });
   const node = new BitcoinNode({ url: core.rpcUrl, timeoutMs: config.BITCOIN_RPC_TIMEOUT_MS, scanTimeoutMs: config.BITCOIN_RPC_SCAN_TIMEOUT_MS });
   const app = await buildApp({ config, node, addressSource: new ScanAddressSource(node, 0), nodeKind: 'real', autoStart: false, checkResponses: true });
   await app.ready();

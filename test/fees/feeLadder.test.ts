@@ -70,7 +70,7 @@ describe('feeLadderAnswer', () => {
       maxTxCount: 4000,
       projectedBlocks: rates.map((r) => ({ txCount: 4000, feeSat: 0, weightWu: 2_560_000, minFeeRateSatVb: r, medianFeeRateSatVb: r, maxFeeRateSatVb: r })),
     } as unknown as Cache;
-    const { ladder } = feeLadderAnswer({ cache, targetBlocks: 3, floorSatVb: 1, smartTargetSatVb: null, smartDaySatVb: null });
+    const { ladder } = feeLadderAnswer({ cache, targetBlocks: 3, floorSatVb: 1, smartTargetSatVb: null, smartDaySatVb: null, now: Date.now() });
     expect(ladder.urgent.satVb).toBe(12.7); // 12 × 1.05 + 0.1
     expect(ladder.normal.satVb).toBe(7);
     expect(ladder.cheap.satVb).toBe(2);

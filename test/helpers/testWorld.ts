@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildApp, type App } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
+import type { AppDeps } from '../../src/deps.js';
 import type { AddressSource } from '../../src/node/addressSource.js';
 import { BitcoinNode } from '../../src/node/bitcoinNode.js';
 import { EsploraAddressSource } from '../../src/node/esploraAddressSource.js';
@@ -32,6 +33,8 @@ export interface TestWorldOptions {
   autoStart?: boolean;
   /** Follow the simulated node's ZMQ notifications (as `npm start` does). */
   events?: boolean;
+  /** fastify logger option (default: none). */
+  logger?: AppDeps['logger'];
 }
 
 export async function startTestWorld(options: TestWorldOptions = {}): Promise<TestWorld> {
@@ -44,17 +47,27 @@ export async function startTestWorld(options: TestWorldOptions = {}): Promise<Te
     policyModule: CORE_V31_POLICY_MODULE,
   });
   const dataDir = mkdtempSync(join(tmpdir(), 'btc-intel-test-'));
+  // Rate limits off unless a test sets them: tests send hundreds of requests from one address.
   const config = loadConfig({
     DATA_DIR: dataDir,
     PAYMENTS_ENABLED: 'false',
     LOG_LEVEL: 'silent',
+    RATE_LIMIT_MAX: '0',
     ...(options.events ? { ZMQ_URL: simnet.zmqUrl, ZMQ_RAWTX_URL: simnet.zmqUrl } : {}),
     ...options.env,
   });
   const node = new BitcoinNode({ url: simnet.rpcUrl, timeoutMs: config.BITCOIN_RPC_TIMEOUT_MS, scanTimeoutMs: config.BITCOIN_RPC_SCAN_TIMEOUT_MS });
   const addressSource: AddressSource =
     options.addressSource === 'scantxoutset' ? new ScanAddressSource(node, 0) : new EsploraAddressSource(simnet.esploraUrl, config.ESPLORA_TIMEOUT_MS);
-  const app = await buildApp({ config, node, addressSource, nodeKind: 'simulated', autoStart: options.autoStart ?? false, checkResponses: true });
+  const app = await buildApp({
+    config,
+    node,
+    addressSource,
+    nodeKind: 'simulated',
+    autoStart: options.autoStart ?? false,
+    checkResponses: true,
+    logger: options.logger ?? false,
+  });
   await app.ready();
   return {
     simnet,

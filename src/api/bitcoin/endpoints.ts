@@ -16,7 +16,8 @@ import { defineRoute, defineRpcMethod, type ApiContext } from '../define.js';
 import { BlockTag, resolveBlockTag } from '../rpc/blockTag.js';
 import { EvmBlock, EvmTransaction, evmBlock, evmTransaction } from '../rpc/evmShapes.js';
 import { hexQuantity } from '../rpc/hex.js';
-import { AddressParam, AddressParams, blocksQuery, Hash, HexQuantity, Network, Sat, SatVb, Success, Txid, TxidParams } from '../schemas.js';
+import { snapshotAge } from '../freshness.js';
+import { AddressParam, AddressParams, blocksQuery, Freshness, Hash, HexQuantity, Network, Sat, SatVb, Success, Txid, TxidParams } from '../schemas.js';
 import { DecodedTransaction, decodedTransaction, fillPrevouts } from './decodedTransaction.js';
 
 /** Most UTXOs listed in one answer (the total still counts all of them). */
@@ -37,6 +38,8 @@ export async function chainId(ctx: ApiContext): Promise<number> {
 
 const FeeEstimateResponse = z.object({
   success: Success,
+  /** The mempool view's time (the projection's input); the smart-fee answer is at most 30 s older. */
+  ...Freshness,
   blocks: z.number().int(),
   unit: z.literal('sat/vB'),
   feeRateSatVb: SatVb,
@@ -118,6 +121,7 @@ export const bitcoinRoutes = [
     family: 'bitcoin',
     method: 'GET',
     path: '/v1/fee-estimate',
+    snapshot: 'mempool',
     price: 0.001,
     summary: 'Fee rate (sat/vB) to confirm within N blocks',
     description:
@@ -129,6 +133,8 @@ export const bitcoinRoutes = [
       query: { blocks: '3' },
       response: {
         success: true,
+        asOf: '2026-11-25T10:00:00.000Z',
+        ageMs: 1_200,
         blocks: 3,
         unit: 'sat/vB',
         feeRateSatVb: 12.4,
@@ -145,7 +151,8 @@ export const bitcoinRoutes = [
     const smart = await ctx.fees.smartFees.answer(blocks);
     const estimate = feeEstimate(blocks, smart, mode, ctx.fees.projection(blocks));
     if (!estimate) throw new Errors.MEMPOOL_NOT_READY('estimatesmartfee has no data yet and the first mempool poll has not finished');
-    return { success: true, blocks, unit: 'sat/vB', ...estimate };
+    const now = ctx.now();
+    return { success: true, ...snapshotAge(now, ctx.mempool.mirror.lastPollAt ?? now), blocks, unit: 'sat/vB', ...estimate };
   }),
 
   defineRoute({
@@ -330,6 +337,7 @@ export const bitcoinMethods = [
   defineRpcMethod({
     family: 'bitcoin',
     name: 'eth_gasPrice',
+    snapshot: 'mempool',
     price: 0.001,
     summary: 'Next-block fee rate in sat/kvB (= msat/vB) as a hex quantity',
     description:

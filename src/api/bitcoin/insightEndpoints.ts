@@ -6,6 +6,8 @@
  */
 import { z } from 'zod';
 import type { ErrorCode } from '../../errors.js';
+import { MAX_SIGNED_TX_HEX_CHARS } from '../../bump/relay.js';
+import { ONE_CALL_BODY_BYTES } from '../bodyLimits.js';
 import { defineRoute, defineRpcMethod } from '../define.js';
 import {
   AddressInsight,
@@ -33,6 +35,9 @@ const ERRORS: readonly ErrorCode[] = [
 const DESCRIPTION =
   'verdict (confirmed, healthy_for_target, at_risk_for_target, below_target_bump_recommended, below_min_relay, replaced, not_found), a one-sentence summary, the template check and the full bump plan (as /v1/template/bump-plan). With address: the address insight. With action broadcast_signed_replacement and signedReplacementHex: the caller-signed replacement (spends an input of txid) or CPFP child (spends an output of txid) is checked by testmempoolaccept and relayed by sendrawtransaction; the node’s reject reason verbatim. Malformed hex: 400; a transaction that spends nothing of txid: 422 REPLACEMENT_NOT_CONFLICTING; both before payment. The service never signs.';
 
+/** Room for the largest signed bump the relay accepts, besides the call itself. */
+const SIGNED_BUMP_BODY_BYTES = MAX_SIGNED_TX_HEX_CHARS + ONE_CALL_BODY_BYTES;
+
 export const insightRoutes = [
   defineRoute({
     family: 'bitcoin',
@@ -42,6 +47,7 @@ export const insightRoutes = [
     summary: 'Unified transaction insight: verdict, summary, template check, bump plan; relays a caller-signed bump',
     description: DESCRIPTION,
     body: InsightRequest,
+    maxBodyBytes: SIGNED_BUMP_BODY_BYTES,
     response: InsightAnswer,
     errors: ERRORS,
     example: { body: { txid: EXAMPLE_INSIGHT.txid, targetBlocks: 1, targetSatVb: 5 }, response: EXAMPLE_INSIGHT },
@@ -57,6 +63,7 @@ export const insightMethods = [
     summary: 'As POST /v1/bitcoin/insight; params [{txid, targetBlocks?, targetSatVb?, address?, action?, signedReplacementHex?}]',
     description: DESCRIPTION,
     params: z.tuple([InsightRequest]),
+    maxBodyBytes: SIGNED_BUMP_BODY_BYTES,
     result: InsightAnswer,
     errors: ERRORS,
     example: { params: [{ txid: EXAMPLE_INSIGHT.txid, targetBlocks: 1, targetSatVb: 5 }], result: EXAMPLE_INSIGHT },

@@ -5,30 +5,31 @@
  * is read live from the node.
  */
 import { z } from 'zod';
-import { btcPerKvbToSatVb, isoFromMs } from '../../bitcoin/units.js';
+import { btcPerKvbToSatVb } from '../../bitcoin/units.js';
 import { Errors } from '../../errors.js';
 import { feeHistogram } from '../../fees/feeHistogram.js';
 import { congestion, feeRatePercentiles } from '../../fees/feeLandscape.js';
 import { isAbsent } from '../../node/absent.js';
 import { round } from '../../util/round.js';
 import { defineRoute, type ApiContext } from '../define.js';
-import { blocksQuery, Hash, IsoTime, Sat, SatVb, Success, TxidParams } from '../schemas.js';
+import { snapshotAge } from '../freshness.js';
+import { blocksQuery, Freshness, Hash, IsoTime, Sat, SatVb, Success, TxidParams } from '../schemas.js';
 import { MempoolTxAnalysis, mempoolTxAnalysis } from './mempoolTxAnalysis.js';
 
 /** The mirror's current view, or 503 before its first poll. */
 function view(ctx: ApiContext) {
   const { mirror } = ctx.mempool;
   const info = mirror.info;
-  const asOf = isoFromMs(mirror.lastPollAt);
-  if (!mirror.ready || !info || asOf === null) throw new Errors.MEMPOOL_NOT_READY(mirror.lastError ?? 'the first mempool poll has not finished');
-  return { info, sample: ctx.fees.sample(), asOf };
+  const at = mirror.lastPollAt;
+  if (!mirror.ready || !info || at === undefined) throw new Errors.MEMPOOL_NOT_READY(mirror.lastError ?? 'the first mempool poll has not finished');
+  return { info, sample: ctx.fees.sample(), ...snapshotAge(ctx.now(), at) };
 }
 
 const Derivation = z.string();
 
 const StatsResponse = z.object({
   success: Success,
-  asOf: IsoTime,
+  ...Freshness,
   count: z.number().int(),
   vsize: z.number().int(),
   bytes: z.number().int(),
@@ -57,7 +58,7 @@ const StatsResponse = z.object({
 
 const FeesResponse = z.object({
   success: Success,
-  asOf: IsoTime,
+  ...Freshness,
   target: z.number().int(),
   unit: z.literal('sat/vB'),
   recommended: z.object({ feeRateSatVb: SatVb, competitive: z.boolean(), vsizeAhead: z.number(), derivation: Derivation }),
@@ -107,6 +108,7 @@ export const mempoolRoutes = [
     family: 'mempool',
     method: 'GET',
     path: '/v1/mempool/stats',
+    snapshot: 'mempool',
     price: 0.001,
     summary: 'Mempool size, congestion and fee landscape',
     description:
@@ -117,6 +119,7 @@ export const mempoolRoutes = [
       response: {
         success: true,
         asOf: '2026-11-25T10:00:00.000Z',
+        ageMs: 1_200,
         count: 41_000,
         vsize: 24_500_000,
         bytes: 41_000_000,
@@ -143,11 +146,12 @@ export const mempoolRoutes = [
       },
     },
   }).handle(async (ctx) => {
-    const { info, sample, asOf } = view(ctx);
+    const { info, sample, asOf, ageMs } = view(ctx);
     const next = ctx.fees.projection(1);
     return {
       success: true,
       asOf,
+      ageMs,
       count: sample.count,
       vsize: sample.vsize,
       bytes: info.bytes,
@@ -166,6 +170,7 @@ export const mempoolRoutes = [
     family: 'mempool',
     method: 'GET',
     path: '/v1/mempool/fees',
+    snapshot: 'mempool',
     price: 0.001,
     summary: 'Fee-rate histogram and the fee rate for a confirmation target',
     description:
@@ -178,6 +183,7 @@ export const mempoolRoutes = [
       response: {
         success: true,
         asOf: '2026-11-25T10:00:00.000Z',
+        ageMs: 1_200,
         target: 10,
         unit: 'sat/vB',
         recommended: { feeRateSatVb: 4.2, competitive: true, vsizeAhead: 9_980_000, derivation: '…' },
@@ -188,12 +194,13 @@ export const mempoolRoutes = [
     },
   }).handle(async (ctx, { query }) => {
     const { target } = query;
-    const { sample, asOf } = view(ctx);
+    const { sample, asOf, ageMs } = view(ctx);
     const recommendation = ctx.fees.projection(target);
     if (!recommendation) throw new Errors.MEMPOOL_NOT_READY('the first mempool poll has not finished');
     return {
       success: true,
       asOf,
+      ageMs,
       target,
       unit: 'sat/vB',
       recommended: {

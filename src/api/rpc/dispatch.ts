@@ -6,7 +6,9 @@
  * The payment gate sits between the two, using the plan's price.
  */
 import { sumUsd } from '../../payments/prices.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../bodyLimits.js';
 import { priceUsd, type ApiContext, type RpcMethod } from '../define.js';
+import { assertFresh } from '../freshness.js';
 import { JsonRpcCall } from './endpoints.js';
 import {
   InternalRpcError,
@@ -71,6 +73,7 @@ async function planOne(element: unknown, methods: ReadonlyMap<string, RpcMethod>
     return { id, error: new InvalidParamsRpcError(`${where}: ${issue?.message ?? 'invalid'}`) };
   }
   try {
+    assertFresh(ctx, method.snapshot);
     await method.precheck?.(ctx, params.data);
   } catch (error) {
     return { id, error: toJsonRpcError(error) };
@@ -81,6 +84,14 @@ async function planOne(element: unknown, methods: ReadonlyMap<string, RpcMethod>
 /** Parses and prices a request body (the raw text). Never throws: every failure is a planned error. */
 export async function planRpc(text: string, methods: ReadonlyMap<string, RpcMethod>, ctx: ApiContext, batchMax: number): Promise<RpcPlan> {
   let body: unknown;
+  // Refused before JSON.parse: a deeply nested body is costly to parse and no call needs it.
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH))
+    return {
+      batch: false,
+      calls: [{ id: null, error: new InvalidRequestRpcError(`the body nests deeper than ${MAX_JSON_DEPTH} levels`) }],
+      priceUsd: 0,
+      methods: [],
+    };
   try {
     body = JSON.parse(text);
   } catch (error) {

@@ -6,6 +6,7 @@
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type {} from '../../payments/plugin.js';
+import { routeBodyLimit } from '../bodyLimits.js';
 import { routeKey, type ApiContext, type JsonRpcRoute } from '../define.js';
 import { executeRpc, planRpc, type RpcPlan } from './dispatch.js';
 
@@ -25,6 +26,7 @@ export const rpcRoute: FastifyPluginAsync<RpcRouteOptions> = async (app, { ctx, 
     method: route.method,
     url: route.path,
     exposeHeadRoute: false,
+    bodyLimit: routeBodyLimit(route, methods.values(), ctx.config.RPC_BATCH_MAX, ctx.config.BODY_LIMIT_BYTES),
     config: { payment: { key: routeKey(route), priceUsd: 'per_call' } },
     schema: { summary: route.summary },
     preValidation: async (request) => {

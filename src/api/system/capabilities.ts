@@ -9,6 +9,7 @@ import { btcPerKvbToSatVb, btcToSats, isoFromMs } from '../../bitcoin/units.js';
 import { round } from '../../util/round.js';
 import { SERVICE_VERSION } from '../../version.js';
 import type { ApiContext } from '../define.js';
+import { staleReason } from '../freshness.js';
 import { Hash, IsoTime, Sat, SatVb, Success } from '../schemas.js';
 import { BATCH_CHECK_MAX_TXIDS, OPTIMIZED_TXIDS_MAX } from '../template/endpoints.js';
 import { TEMPLATE_MODE, TEMPLATE_NOTE, TEMPLATE_SOURCE } from '../template/templateAnswers.js';
@@ -158,6 +159,7 @@ export function capabilities(ctx: ApiContext): z.input<typeof CapabilitiesRespon
   const { mirror } = ctx.mempool;
   const { config } = ctx;
   const iso = isoFromMs;
+  const stale = staleReason(ctx) !== null;
   const payments = ctx.payments.capabilities;
   const baselineReady = cache !== undefined;
   const info = mirror.info;
@@ -168,8 +170,9 @@ export function capabilities(ctx: ApiContext): z.input<typeof CapabilitiesRespon
     tagline: 'Bitcoin data, fee estimates and block-template intelligence over REST and EVM-style JSON-RPC, paid per request with x402.',
     version: SERVICE_VERSION,
     optimizer: {
-      available: enabled && cache !== undefined,
-      status: !enabled ? 'disabled' : cache ? (service.lastStatus === 'ok' ? 'ok' : 'degraded') : 'warming_up',
+      // With the node unreachable past NODE_STALE_AFTER_MS the cache is not served (503): not "ok".
+      available: enabled && cache !== undefined && !stale,
+      status: !enabled ? 'disabled' : cache ? (service.lastStatus === 'ok' && !stale ? 'ok' : 'degraded') : 'warming_up',
       data: 'native C++ cluster linearization (spanning-forest) and block-template optimizer over the whole mempool, every cycle',
       role: 'builds the highest-fee template under consensus limits and compares it with the node getblocktemplate baseline',
       note: TEMPLATE_NOTE,

@@ -17,9 +17,10 @@ export const systemRoutes = [
     path: '/health',
     price: 'free',
     summary: 'Service, node, mempool view, optimizer and payments health',
-    description: 'Always 200 while the process serves; `status` is `ok`, or `degraded` when the node is unreachable or the mempool view is failing.',
+    description:
+      '200 while the replica can serve; `status` is `ok`, or `degraded` when the node is unreachable or the mempool view is failing. 503 `NODE_UNAVAILABLE` (with the reason, and this answer as `error.details`) once the node has been unreachable longer than `NODE_STALE_AFTER_MS`: point load-balancer checks here.',
     response: HealthResponse,
-    errors: [],
+    errors: ['NODE_UNAVAILABLE'],
     example: {
       response: {
         success: true,

@@ -1,13 +1,17 @@
 /**
  * `GET /health` (free): the process, the node (reachable, chain, tip, lag), the mempool view, the
- * optimizer and payments. Always 200 while the process serves: `status` says `ok` or `degraded`
- * (node unreachable or mempool view failing).
+ * optimizer and payments. 200 while the replica can serve: `status` says `ok` or `degraded` (node
+ * unreachable or mempool view failing). 503 `NODE_UNAVAILABLE` with the reason (and this body as
+ * `details`) once the node has been unreachable longer than `NODE_STALE_AFTER_MS`: the replica
+ * then refuses every derived answer, and a load balancer's check takes it out.
  */
 import { z } from 'zod';
 import { isoFromMs } from '../../bitcoin/units.js';
+import { Errors } from '../../errors.js';
 import { round } from '../../util/round.js';
 import { SERVICE_VERSION } from '../../version.js';
 import type { ApiContext } from '../define.js';
+import { staleReason } from '../freshness.js';
 import { Hash, IsoTime, Success } from '../schemas.js';
 
 export const HEALTH_NODE_TIMEOUT_MS = 2_000;
@@ -98,7 +102,7 @@ export async function health(ctx: ApiContext): Promise<z.input<typeof HealthResp
   const { service } = ctx.optimizer;
   const memory = process.memoryUsage();
   const mempoolOk = mirror.ready && mirror.lastError === null;
-  return {
+  const answer: z.input<typeof HealthResponse> = {
     success: true,
     status: node.reachable && mempoolOk ? 'ok' : 'degraded',
     service: {
@@ -133,4 +137,7 @@ export async function health(ctx: ApiContext): Promise<z.input<typeof HealthResp
     },
     payments: ctx.payments.health(),
   };
+  const reason = staleReason(ctx);
+  if (reason !== null) throw Object.assign(new Errors.NODE_UNAVAILABLE(`${reason}: this replica cannot serve`), { details: answer });
+  return answer;
 }

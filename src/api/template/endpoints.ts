@@ -7,7 +7,8 @@
 import { z } from 'zod';
 import type { TemplateCache } from '../../optimizer/templateCache.js';
 import { defineRoute, defineRpcMethod, type ApiContext } from '../define.js';
-import { Success, TargetBlocks, Txid } from '../schemas.js';
+import { snapshotAge } from '../freshness.js';
+import { Freshness, Success, TargetBlocks, Txid } from '../schemas.js';
 import { BUMP_NOTE, BumpPlanAnswer, bumpPlanFor, TargetSatVb } from './bumpPlanAnswer.js';
 import { EXAMPLE_BUMP_PLAN } from './bumpPlanExample.js';
 import {
@@ -39,6 +40,7 @@ const BatchCheckAnswer = z.object({
   success: Success,
   targetBlocks: z.number().int(),
   count: z.number().int(),
+  ...Freshness,
   cachedAt: z.string(),
   results: z.array(TemplateCheck),
 });
@@ -57,13 +59,20 @@ function batchCheck(ctx: ApiContext, txids: readonly string[], targetBlocks: num
   const current = cache(ctx);
   const now = ctx.now();
   const results = txids.map((txid) => templateCheck(current, txid, targetBlocks, now));
-  return { success: true, targetBlocks, count: results.length, cachedAt: new Date(current.cachedAt).toISOString(), results };
+  return {
+    success: true,
+    targetBlocks,
+    count: results.length,
+    ...snapshotAge(now, current.cachedAt),
+    cachedAt: new Date(current.cachedAt).toISOString(),
+    results,
+  };
 }
 
 async function ladder(ctx: ApiContext, targetBlocks: number): Promise<z.input<typeof FeeLadderAnswer>> {
   const current = cache(ctx);
   const [smartTargetSatVb, smartDaySatVb] = await Promise.all([ctx.fees.smartFees.get(targetBlocks), ctx.fees.smartFees.get(144)]);
-  return feeLadderAnswer({ cache: current, targetBlocks, floorSatVb: ctx.fees.floorFeeRateSatVb(), smartTargetSatVb, smartDaySatVb });
+  return feeLadderAnswer({ cache: current, targetBlocks, floorSatVb: ctx.fees.floorFeeRateSatVb(), smartTargetSatVb, smartDaySatVb, now: ctx.now() });
 }
 
 const EXAMPLE_TXID = 'e4b2c1a0f8d7e6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a3928170f6e5d4';
@@ -76,6 +85,8 @@ const EXAMPLE_CHECK: z.input<typeof TemplateCheck> = {
   inBaselineTemplate: false,
   baselineComparisonAvailable: true,
   optimizerAdvantage: true,
+  asOf: '2026-11-25T10:00:00.000Z',
+  ageMs: 21_000,
   cachedAt: '2026-11-25T10:00:00.000Z',
   comparison: { available: true, optimizedOnlyTxidCount: 12, overlapTxidCount: 3_180, baselineOnlyTxidCount: 9 },
   note: 'Template signals are intelligence from the latest cached optimizer cycle, not a guarantee that any miner includes a transaction.',
@@ -115,6 +126,8 @@ const EXAMPLE_LADDER: z.input<typeof FeeLadderAnswer> = {
   unit: 'sat/vB',
   source: 'core_v31_optimizer_cache',
   mode: 'live_cached',
+  asOf: '2026-11-25T10:00:00.000Z',
+  ageMs: 21_000,
   cachedAt: '2026-11-25T10:00:00.000Z',
   projectedBlocks: [{ block: 1, txCount: 3_200, feeSat: 25_000_000, weightWu: 3_992_000, minFeeRateSatVb: 14.5, medianFeeRateSatVb: 21, maxFeeRateSatVb: 600 }],
   floorFeeRateSatVb: 1,
@@ -137,6 +150,7 @@ export const templateRoutes = [
     family: 'template',
     method: 'POST',
     path: '/v1/template/check',
+    snapshot: 'optimizer',
     price: 0.01,
     summary: 'Is this txid in the optimized and in the baseline template?',
     description: 'From the latest cached optimizer cycle: membership in both templates, the chunk fee rate and the projected block (1 = next).',
@@ -150,6 +164,7 @@ export const templateRoutes = [
     family: 'template',
     method: 'POST',
     path: '/v1/template/batch-check',
+    snapshot: 'optimizer',
     price: 0.05,
     summary: `Template check for 1 to ${BATCH_CHECK_MAX_TXIDS} txids`,
     body: BatchTxidRequest,
@@ -157,7 +172,15 @@ export const templateRoutes = [
     errors: ['INVALID_TXID', 'TEMPLATE_NOT_READY'],
     example: {
       body: { txids: [EXAMPLE_TXID], targetBlocks: 6 },
-      response: { success: true, targetBlocks: 6, count: 1, cachedAt: '2026-11-25T10:00:00.000Z', results: [EXAMPLE_CHECK] },
+      response: {
+        success: true,
+        targetBlocks: 6,
+        count: 1,
+        asOf: '2026-11-25T10:00:00.000Z',
+        ageMs: 21_000,
+        cachedAt: '2026-11-25T10:00:00.000Z',
+        results: [EXAMPLE_CHECK],
+      },
     },
   }).handle(async (ctx, { body }) => batchCheck(ctx, body.txids, body.targetBlocks)),
 
@@ -165,6 +188,7 @@ export const templateRoutes = [
     family: 'template',
     method: 'POST',
     path: '/v1/template/fee-ladder',
+    snapshot: 'optimizer',
     price: 0.01,
     summary: 'Urgent / normal / cheap fee rates (sat/vB) from the projected blocks',
     description:
@@ -192,6 +216,7 @@ export const templateRoutes = [
     family: 'template',
     method: 'POST',
     path: '/v1/template/optimized-txids',
+    snapshot: 'optimizer',
     price: 0.05,
     summary: 'The optimized template txids in block order with the signed receipt',
     description:
@@ -207,6 +232,8 @@ export const templateRoutes = [
         mode: 'live_cached',
         height: 850_001,
         previousBlockHash: '00000000000000000002a7c4c1e48d76c5a37902165a270156b7a8d72728a054',
+        asOf: '2026-11-25T10:00:00.000Z',
+        ageMs: 21_000,
         cachedAt: '2026-11-25T10:00:00.000Z',
         cacheAgeMs: 21_000,
         weightLimit: 4_000_000,
@@ -247,6 +274,7 @@ export const templateMethods = [
   defineRpcMethod({
     family: 'template',
     name: 'svc_templateCheck',
+    snapshot: 'optimizer',
     price: 0.01,
     summary: 'As POST /v1/template/check; params [{txid, targetBlocks?}]',
     params: z.tuple([TxidRequest]),
@@ -258,6 +286,7 @@ export const templateMethods = [
   defineRpcMethod({
     family: 'template',
     name: 'svc_templateBatchCheck',
+    snapshot: 'optimizer',
     price: 0.05,
     summary: 'As POST /v1/template/batch-check; params [{txids, targetBlocks?}]',
     params: z.tuple([BatchTxidRequest]),
@@ -265,13 +294,22 @@ export const templateMethods = [
     errors: ['INVALID_TXID', 'TEMPLATE_NOT_READY'],
     example: {
       params: [{ txids: [EXAMPLE_TXID], targetBlocks: 6 }],
-      result: { success: true, targetBlocks: 6, count: 1, cachedAt: '2026-11-25T10:00:00.000Z', results: [EXAMPLE_CHECK] },
+      result: {
+        success: true,
+        targetBlocks: 6,
+        count: 1,
+        asOf: '2026-11-25T10:00:00.000Z',
+        ageMs: 21_000,
+        cachedAt: '2026-11-25T10:00:00.000Z',
+        results: [EXAMPLE_CHECK],
+      },
     },
   }).run(async (ctx, [{ txids, targetBlocks }]) => batchCheck(ctx, txids, targetBlocks)),
 
   defineRpcMethod({
     family: 'template',
     name: 'svc_feeLadder',
+    snapshot: 'optimizer',
     price: 0.01,
     summary: 'As POST /v1/template/fee-ladder; params [{targetBlocks?}]',
     params: z.union([z.tuple([]), z.tuple([TargetBlocksObject])]),

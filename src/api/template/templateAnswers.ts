@@ -10,7 +10,8 @@ import { feeLadder } from '../../fees/feeLadder.js';
 import type { OptimizerService } from '../../optimizer/optimizerService.js';
 import { txChunkFeeRate, txProjectedPlacement, type TemplateCache } from '../../optimizer/templateCache.js';
 import { round } from '../../util/round.js';
-import { Hash, IsoTime, Sat, SatVb, Success } from '../schemas.js';
+import { snapshotAge } from '../freshness.js';
+import { Freshness, Hash, IsoTime, Sat, SatVb, Success } from '../schemas.js';
 
 export const TEMPLATE_SOURCE = 'core_v31_optimizer_cache';
 export const TEMPLATE_MODE = 'live_cached';
@@ -31,6 +32,7 @@ export const TemplateCheck = z.object({
   baselineComparisonAvailable: z.boolean(),
   /** In the optimized template and absent from the baseline. */
   optimizerAdvantage: z.boolean(),
+  ...Freshness,
   cachedAt: IsoTime,
   comparison: z.object({
     available: z.boolean(),
@@ -70,6 +72,7 @@ export const FeeLadderAnswer = z.object({
   unit: z.literal('sat/vB'),
   source: Source,
   mode: Mode,
+  ...Freshness,
   cachedAt: IsoTime,
   projectedBlocks: z.array(ProjectedBlockRow),
   floorFeeRateSatVb: SatVb,
@@ -82,6 +85,7 @@ export const OptimizedTxidsAnswer = z.object({
   mode: Mode,
   height: z.number().int(),
   previousBlockHash: Hash,
+  ...Freshness,
   cachedAt: IsoTime,
   cacheAgeMs: z.number().int().nonnegative(),
   weightLimit: z.number().int(),
@@ -152,6 +156,7 @@ export function templateCheck(cache: TemplateCache, txid: string, targetBlocks: 
     inBaselineTemplate,
     baselineComparisonAvailable: available,
     optimizerAdvantage: available && inOptimizedTemplate && !inBaselineTemplate,
+    ...snapshotAge(now, cache.cachedAt),
     cachedAt: isoFromMs(cache.cachedAt),
     comparison: {
       available,
@@ -190,9 +195,11 @@ export interface LadderInputs {
   floorSatVb: number;
   smartTargetSatVb: number | null;
   smartDaySatVb: number | null;
+  /** Now, ms since the epoch (for `ageMs`). */
+  now: number;
 }
 
-export function feeLadderAnswer({ cache, targetBlocks, floorSatVb, smartTargetSatVb, smartDaySatVb }: LadderInputs): z.input<typeof FeeLadderAnswer> {
+export function feeLadderAnswer({ cache, targetBlocks, floorSatVb, smartTargetSatVb, smartDaySatVb, now }: LadderInputs): z.input<typeof FeeLadderAnswer> {
   const ladder = feeLadder({ targetBlocks, projectedBlocks: projectedBlockSummaries(cache), floorSatVb, smartTargetSatVb, smartDaySatVb });
   return {
     success: true,
@@ -201,6 +208,7 @@ export function feeLadderAnswer({ cache, targetBlocks, floorSatVb, smartTargetSa
     unit: 'sat/vB',
     source: TEMPLATE_SOURCE,
     mode: TEMPLATE_MODE,
+    ...snapshotAge(now, cache.cachedAt),
     cachedAt: isoFromMs(cache.cachedAt),
     projectedBlocks: cache.projectedBlocks.map((b, k) => ({ block: k + 1, ...b })),
     floorFeeRateSatVb: round(floorSatVb),
@@ -216,6 +224,7 @@ export function optimizedTxidsAnswer(cache: TemplateCache, maxTxids: number, now
     mode: TEMPLATE_MODE,
     height: cache.height,
     previousBlockHash: cache.previousBlockHash,
+    ...snapshotAge(now, cache.cachedAt),
     cachedAt: isoFromMs(cache.cachedAt),
     cacheAgeMs: Math.max(0, now - cache.cachedAt),
     weightLimit: cache.weightLimitWu,
