@@ -99,6 +99,16 @@ const EXAMPLE_CHECK: z.input<typeof TemplateCheck> = {
   projectedBlock: 1,
   withinTarget: true,
 };
+
+const EXAMPLE_BATCH_CHECK: z.input<typeof BatchCheckAnswer> = {
+  success: true,
+  targetBlocks: 6,
+  count: 1,
+  asOf: '2026-11-25T10:00:00.000Z',
+  ageMs: 21_000,
+  cachedAt: '2026-11-25T10:00:00.000Z',
+  results: [EXAMPLE_CHECK],
+};
 const EXAMPLE_HEALTH: z.input<typeof TemplateHealth> = {
   success: true,
   enabled: true,
@@ -172,15 +182,7 @@ export const templateRoutes = [
     errors: ['INVALID_TXID', 'TEMPLATE_NOT_READY'],
     example: {
       body: { txids: [EXAMPLE_TXID], targetBlocks: 6 },
-      response: {
-        success: true,
-        targetBlocks: 6,
-        count: 1,
-        asOf: '2026-11-25T10:00:00.000Z',
-        ageMs: 21_000,
-        cachedAt: '2026-11-25T10:00:00.000Z',
-        results: [EXAMPLE_CHECK],
-      },
+      response: EXAMPLE_BATCH_CHECK,
     },
   }).handle(async (ctx, { body }) => batchCheck(ctx, body.txids, body.targetBlocks)),
 
@@ -294,15 +296,7 @@ export const templateMethods = [
     errors: ['INVALID_TXID', 'TEMPLATE_NOT_READY'],
     example: {
       params: [{ txids: [EXAMPLE_TXID], targetBlocks: 6 }],
-      result: {
-        success: true,
-        targetBlocks: 6,
-        count: 1,
-        asOf: '2026-11-25T10:00:00.000Z',
-        ageMs: 21_000,
-        cachedAt: '2026-11-25T10:00:00.000Z',
-        results: [EXAMPLE_CHECK],
-      },
+      result: EXAMPLE_BATCH_CHECK,
     },
   }).run(async (ctx, [{ txids, targetBlocks }]) => batchCheck(ctx, txids, targetBlocks)),
 
