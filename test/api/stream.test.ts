@@ -84,6 +84,10 @@ describe('GET /v1/mempool/stream-ticket and the WebSocket stream', () => {
     const txs = stream.frames.find((f) => f.type === 'txs')!.txs as Array<Record<string, unknown>>;
     expect(Object.keys(txs[0]!).sort()).toEqual(['effectiveRate', 'fee', 'projectedBlock', 'rate', 'txid', 'vsize']);
 
+    // /metrics counts the open stream beside the dashboard's feeds.
+    const metrics = (await world.app.inject({ method: 'GET', url: '/metrics' })).body;
+    expect(metrics).toMatch(/^stream_clients\{kind="mempool"\} 1$/m);
+
     // The ticket is single-use.
     const again = openStream(ticket.url);
     expect(await again.closed).toEqual({ code: 4009, reason: 'ticket used' });
