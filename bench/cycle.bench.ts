@@ -26,6 +26,7 @@ import { parseCoreMempool } from '../src/optimizer/snapshot.js';
 import { buildTemplateCache } from '../src/optimizer/templateCache.js';
 import { generateMempool, toCoreJson, type SyntheticMempool } from './generator.js';
 import { median } from './stats.js';
+import { mirrorTx } from '../test/helpers/mirrorTx.js';
 
 const TX_COUNT = 150_000;
 const RUNS = 3;
@@ -41,21 +42,7 @@ function mirrorOf(m: SyntheticMempool): MempoolMirror {
   for (let i = 0; i < m.txids.length; i++) {
     const parents: string[] = [];
     for (let k = parentOffsets[i]!; k < parentOffsets[i + 1]!; k++) parents.push(m.txids[parentIndices[k]!]!);
-    const tx: MirrorTx = {
-      txid: m.txids[i]!,
-      feeSat: feeSat[i]!,
-      modifiedFeeSat: feeSat[i]!,
-      vsize: Math.ceil(weightWu[i]! / 4),
-      weight: weightWu[i]!,
-      time: m.time[i]!,
-      parents,
-      inputs: null,
-      chunkFeeSat: null,
-      chunkWeight: null,
-      sigopCostLowerBound: 0,
-      snapshotIndex: -1,
-    };
-    txs.push(tx);
+    txs.push({ ...mirrorTx(m.txids[i]!, feeSat[i]!, weightWu[i]!, parents), time: m.time[i]! });
   }
   mirror.add(txs);
   mirror.tipHeight = 900_000;

@@ -13,29 +13,18 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { ONE_CALL_BODY_BYTES } from '../src/api/bodyLimits.js';
 import { loadConfig } from '../src/config.js';
+import { freePort } from '../test/helpers/loopback.js';
 
 const SECONDS = 8;
 const HOSTILE_CLIENTS = 10;
 const BODY_BYTES = 1024 * 1024;
 const root = fileURLToPath(new URL('..', import.meta.url));
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function startService(env: Record<string, string>): Promise<{ url: string; stop(): Promise<void> }> {
   const port = await freePort();

@@ -11,25 +11,13 @@ import WebSocket, { WebSocketServer } from 'ws';
 import type { MempoolDiff, MempoolMirror, MirrorTx } from '../src/mempool/mirror.js';
 import type { OptimizerService } from '../src/optimizer/optimizerService.js';
 import { StreamHub } from '../src/stream/hub.js';
+import { mirrorTx } from '../test/helpers/mirrorTx.js';
 
 const CLIENTS = 1000;
 const ROUNDS = 200;
 
 function fakeTx(i: number): MirrorTx {
-  return {
-    txid: i.toString(16).padStart(64, '0'),
-    feeSat: 2820,
-    modifiedFeeSat: 2820,
-    vsize: 141,
-    weight: 561,
-    time: 0,
-    parents: [],
-    inputs: null,
-    chunkFeeSat: null,
-    chunkWeight: null,
-    sigopCostLowerBound: 0,
-    snapshotIndex: -1,
-  };
+  return mirrorTx(i.toString(16).padStart(64, '0'), 2820, 561);
 }
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))] ?? NaN;

@@ -12,6 +12,7 @@ import WebSocket from 'ws';
 import type { MirrorTx } from '../../src/mempool/mirror.js';
 import { newAccount, PAY_TO } from '../payments/helpers.js';
 import { startTestWorld, type TestWorld } from '../helpers/testWorld.js';
+import { mirrorTx } from '../helpers/mirrorTx.js';
 
 interface Frame {
   seq: number;
@@ -115,20 +116,7 @@ describe('GET /v1/mempool/stream-ticket and the WebSocket stream', () => {
     (stalled.socket as unknown as { _socket: { pause(): void } })._socket.pause();
     const before = reader.frames.length;
     const { mirror } = world.app.mempool;
-    const some: MirrorTx[] = Array.from({ length: 200 }, (_, i) => ({
-      txid: i.toString(16).padStart(64, 'f'),
-      feeSat: 1000 + i,
-      modifiedFeeSat: 1000 + i,
-      vsize: 141,
-      weight: 561,
-      time: 0,
-      parents: [],
-      inputs: null,
-      chunkFeeSat: null,
-      chunkWeight: null,
-      sigopCostLowerBound: 0,
-      snapshotIndex: -1,
-    }));
+    const some: MirrorTx[] = Array.from({ length: 200 }, (_, i) => mirrorTx(i.toString(16).padStart(64, 'f'), 1000 + i, 561));
     // Large diffs (200 made-up txs each, sent as they would be) until the stalled client's queue passes the 64 KiB limit
     // and the kernel's socket buffers.
     for (let i = 0; i < 2_000 && world.app.stream.droppedSlow === 0; i++) {

@@ -7,13 +7,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 
 import { RpcTransport } from '../../src/node/rpcTransport.js';
+import { freePort } from '../helpers/loopback.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const SHARED_GZ = resolve(ROOT, '../shared/bin/bitcoind.gz');
@@ -52,19 +52,6 @@ export function coreAvailability(): { run: true; path: string } | { run: false; 
   if (process.env.REQUIRE_BITCOIND === '1') throw new Error(`REQUIRE_BITCOIND=1 but no bitcoind: ${found.missing}`);
   console.warn(`real Bitcoin Core tests skipped: ${found.missing}`);
   return { run: false, reason: found.missing };
-}
-
-/** A free loopback TCP port (bound, read, released). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolvePort(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 export interface RegtestOptions {

@@ -1,9 +1,23 @@
 /**
- * Serves an HTTP server on 127.0.0.1 at a free port, for the test facilitators. `close` destroys
- * open sockets first: a facilitator that never answers (blackhole) still shuts down at once.
+ * Loopback helpers: a free port for a child process (bitcoind, Redis, haproxy, a replica), and an
+ * HTTP server on 127.0.0.1 at a free port for the test facilitators. `close` destroys open sockets
+ * first: a facilitator that never answers (blackhole) still shuts down at once.
  */
 import type { Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
+
+/** A free loopback TCP port (bound, read, released). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolvePort(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
 
 export async function listenOnLoopback(server: Server): Promise<{ url: string; close: () => Promise<void> }> {
   const sockets = new Set<Socket>();

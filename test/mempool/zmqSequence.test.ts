@@ -6,7 +6,7 @@ import { hex } from '@scure/base';
 import type { MempoolEvent } from '../../src/mempool/mempoolEvents.js';
 import { RawTxRing, txidOfRaw } from '../../src/mempool/rawTxRing.js';
 import { parseSequenceBody, ZmqSequenceSource } from '../../src/mempool/zmqSequence.js';
-import { freePort } from '../core/regtest.js';
+import { freePort } from '../helpers/loopback.js';
 
 const HASH = 'ab'.repeat(31) + 'cd';
 

@@ -7,7 +7,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +14,7 @@ import { startSimnet, type SimnetHandle } from '../../src/simnet/index.js';
 import { CORE_V31_POLICY_MODULE } from '../helpers/policyModule.js';
 import { switchableProxy, type SwitchableProxy } from '../helpers/switchableProxy.js';
 import { redisAvailable, startRedis, type RedisServer } from '../payments/redisServer.js';
+import { freePort } from '../helpers/loopback.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -27,17 +27,6 @@ export function clusterMissing(): string | null {
   if (!redisAvailable()) return 'redis-server is not installed';
   if (!haproxyAvailable()) return 'haproxy is not installed';
   return null;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 async function waitFor(url: string, child: ChildProcess, what: string): Promise<void> {
