@@ -9,7 +9,9 @@ import type { TemplateCache } from '../optimizer/templateCache.js';
 import { round } from '../util/round.js';
 
 export const FRAME_TYPES = ['hello', 'mempool', 'txs', 'removed', 'replacement', 'block', 'template'] as const;
-export type FrameType = (typeof FRAME_TYPES)[number];
+/** Answers to a client's own messages (`subscription.ts`), never broadcast. */
+export const CONTROL_FRAME_TYPES = ['subscribed', 'error'] as const;
+export type FrameType = (typeof FRAME_TYPES)[number] | (typeof CONTROL_FRAME_TYPES)[number];
 
 /** A frame before its `seq`. */
 export type Frame = { type: FrameType } & Record<string, unknown>;

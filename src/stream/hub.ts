@@ -13,7 +13,8 @@ import type { WebSocket } from 'ws';
 import type { MempoolDiff, MempoolMirror } from '../mempool/mirror.js';
 import type { OptimizerService } from '../optimizer/optimizerService.js';
 import type { TemplateCache } from '../optimizer/templateCache.js';
-import { diffFrames, FRAME_TYPES, mempoolFrame, optimizerView, templateFrame, type Frame } from './frames.js';
+import { diffFrames, FRAME_TYPES, mempoolFrame, optimizerView, templateFrame, type Frame, type OptimizerView } from './frames.js';
+import { parseClientMessage, Subscription } from './subscription.js';
 
 export const CLOSE_CODES = {
   /** The ticket's time is up (buy another). */
@@ -21,7 +22,12 @@ export const CLOSE_CODES = {
   /** The client did not read: its unsent frames passed the buffer limit. */
   TOO_SLOW: 4008,
   SHUTDOWN: 1001,
+  /** The client kept sending messages it was told were invalid. */
+  POLICY: 1008,
 } as const;
+
+/** Invalid client messages answered with an `error` frame before the stream is closed (1008). */
+const MAX_INVALID_MESSAGES = 20;
 
 export interface StreamHubOptions {
   maxBufferBytes: number;
@@ -36,6 +42,8 @@ interface Client {
   seq: number;
   expiry: NodeJS.Timeout;
   open: boolean;
+  subscription: Subscription;
+  invalidMessages: number;
 }
 
 const TERMINATE_AFTER_MS = 1000;
@@ -70,8 +78,11 @@ export class StreamHub {
       seq: 0,
       open: true,
       expiry: setTimeout(() => this.drop(client, CLOSE_CODES.TICKET_EXPIRED, 'ticket expired'), Math.max(0, expiresAt - this.now())),
+      subscription: new Subscription(),
+      invalidMessages: 0,
     };
     this.clients.add(client);
+    socket.on('message', (data, isBinary) => this.onMessage(client, parseClientMessage(data, isBinary)));
     socket.on('close', () => this.forget(client));
     socket.on('error', () => this.forget(client));
     const hello: Frame = {
@@ -79,7 +90,8 @@ export class StreamHub {
       frames: FRAME_TYPES.filter((t) => t !== 'hello'),
       expiresAt: new Date(expiresAt).toISOString(),
       bufferLimitBytes: this.options.maxBufferBytes,
-      closeCodes: { ticketExpired: CLOSE_CODES.TICKET_EXPIRED, tooSlow: CLOSE_CODES.TOO_SLOW, shutdown: CLOSE_CODES.SHUTDOWN },
+      closeCodes: { ticketExpired: CLOSE_CODES.TICKET_EXPIRED, tooSlow: CLOSE_CODES.TOO_SLOW, shutdown: CLOSE_CODES.SHUTDOWN, policy: CLOSE_CODES.POLICY },
+      clientMessages: ['subscribe', 'unsubscribe'],
     };
     const frames = [hello, mempoolFrame(this.mirror)];
     if (this.optimizer.cache) frames.push(templateFrame(this.optimizer.cache));
@@ -93,24 +105,55 @@ export class StreamHub {
     for (const client of [...this.clients]) this.drop(client, CLOSE_CODES.SHUTDOWN, 'server shutting down');
   }
 
+  private onMessage(client: Client, message: ReturnType<typeof parseClientMessage>): void {
+    if (!client.open) return;
+    if ('type' in message) {
+      client.invalidMessages += 1;
+      if (client.invalidMessages > MAX_INVALID_MESSAGES) this.drop(client, CLOSE_CODES.POLICY, 'too many invalid messages');
+      else this.send(client, JSON.stringify(message));
+      return;
+    }
+    this.send(client, JSON.stringify(client.subscription.update(message)));
+    // Where the tracked txs stand now, without waiting for the next cycle.
+    const cache = this.optimizer.cache;
+    const now = cache ? client.subscription.filter(templateFrame(cache), optimizerView(cache)) : null;
+    if (now && 'tracked' in now) this.send(client, JSON.stringify(now));
+  }
+
   private readonly onDiff = (diff: MempoolDiff): void => {
     if (this.clients.size === 0) return;
-    const frames = diffFrames(diff, optimizerView(this.optimizer.cache));
+    const view = optimizerView(this.optimizer.cache);
+    const frames = diffFrames(diff, view);
     const now = this.now();
     if (now - this.lastMempoolFrameAt >= (this.options.mempoolFrameMs ?? 1000)) {
       this.lastMempoolFrameAt = now;
       frames.push(mempoolFrame(this.mirror));
     }
-    this.broadcast(frames);
+    const confirmed = new Map<number, string[]>();
+    for (const r of diff.removed) {
+      if (r.reason !== 'confirmed' || r.blockHeight === undefined) continue;
+      const list = confirmed.get(r.blockHeight) ?? [];
+      list.push(r.tx.txid);
+      confirmed.set(r.blockHeight, list);
+    }
+    this.broadcast(frames, view, confirmed);
   };
 
   private readonly onTemplate = (cache: TemplateCache): void => {
-    if (this.clients.size > 0) this.broadcast([templateFrame(cache)]);
+    if (this.clients.size > 0) this.broadcast([templateFrame(cache)], optimizerView(cache));
   };
 
-  private broadcast(frames: readonly Frame[]): void {
+  /** Serialized once for every client that takes everything; filtered per client otherwise. */
+  private broadcast(frames: readonly Frame[], view: OptimizerView, confirmed?: ReadonlyMap<number, readonly string[]>): void {
     const bodies = frames.map((f) => JSON.stringify(f));
-    for (const client of [...this.clients]) for (const body of bodies) this.send(client, body);
+    for (const client of [...this.clients]) {
+      if (client.subscription.isEverything) for (const body of bodies) this.send(client, body);
+      else
+        for (const frame of frames) {
+          const mine = client.subscription.filter(frame, view, confirmed);
+          if (mine) this.send(client, JSON.stringify(mine));
+        }
+    }
   }
 
   /** `body` is a frame's JSON object; the client's next `seq` goes first. */

@@ -60,7 +60,7 @@ export const streamRoutes = [
     content: 'websocket',
     summary: 'Live mempool stream (WebSocket; needs a ticket)',
     description:
-      'WebSocket of JSON text frames, each with `type` and a monotonic `seq`: hello, mempool (stats), txs (new transactions with the optimizer’s effective rate and projected block), removed, replacement, block, template (each optimizer cycle). A bad ticket closes with 4004, a used one with 4009, an expired one with 4001; a client that does not read is closed with 4008. A plain GET answers 426.',
+      'WebSocket of JSON text frames, each with `type` and a monotonic `seq`: hello, mempool (stats), txs (new transactions with the optimizer’s effective rate and projected block), removed, replacement, block, template (each optimizer cycle). The client may send `{"action":"subscribe","frames":[…],"minRate":N,"txids":[…]}` to receive less and track its own transactions (docs/stream.md). A bad ticket closes with 4004, a used one with 4009, an expired one with 4001; a client that does not read is closed with 4008. A plain GET answers 426.',
     query: StreamQuery,
     response: z.string(),
     errors: ['UPGRADE_REQUIRED'],
