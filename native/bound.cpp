@@ -1,6 +1,8 @@
 // The hull / LP upper bound; see bound.h for why it is valid.
 #include "bound.h"
 
+#include "bound_exact.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -33,6 +35,7 @@ int64_t Fill(const Items& items, size_t count, int64_t capacity)
 struct Item {
     FeeFrac ff;
     int64_t partial_cap;
+    uint32_t cluster;  // UINT32_MAX: a transaction of a relaxed cluster
 };
 
 /** ceil(fee * num / den) for fee >= 0, num >= 0, den > 0. */
@@ -78,10 +81,13 @@ int64_t BranchFill(const std::vector<Item>& items, std::vector<uint8_t>& mark, i
 /** Branching depth: at most 2^depth fills, each scanning only up to its critical item. */
 constexpr int BRANCH_DEPTH = 6;
 
+/** Search nodes and DP states of the residual solve (about 10 ns each). */
+constexpr uint64_t RESIDUAL_BUDGET = 4'000'000;
+
 } // namespace
 
 UpperBound ComputeUpperBound(const Graph& g, const Clusters& cl, const Linearization& lin, const ChunkTable& t,
-                             std::span<const uint32_t> order, int64_t capacity)
+                             std::span<const uint32_t> order, int64_t capacity, int64_t incumbent)
 {
     UpperBound ub;
     std::vector<uint8_t> relaxed(cl.count, 0);
@@ -112,11 +118,11 @@ UpperBound ComputeUpperBound(const Graph& g, const Clusters& cl, const Lineariza
             }
         }
         prefix += ch.weight;
-        items.push_back({{ch.fee, ch.weight}, ch.weight - lightest_leaf});
+        items.push_back({{ch.fee, ch.weight}, ch.weight - lightest_leaf, ch.cluster});
     }
     if (!ub.exact) {
         for (uint32_t x = 0; x < g.n; ++x) {
-            if (relaxed[cl.cluster_of[x]]) items.push_back({{g.fee[x], g.weight[x]}, 0});
+            if (relaxed[cl.cluster_of[x]]) items.push_back({{g.fee[x], g.weight[x]}, 0, UINT32_MAX});
         }
         std::sort(items.begin(), items.end(), [](const Item& ia, const Item& ib) {
             const FeeFrac& a = ia.ff;
@@ -128,6 +134,39 @@ UpperBound ComputeUpperBound(const Graph& g, const Clusters& cl, const Lineariza
         });
     }
     ub.lp_fee = Fill([&](size_t i) { return items[i].ff; }, items.size(), capacity);
+
+    // The LP's critical item, and a greedy template over the chunks as a fallback incumbent (a
+    // skipped chunk blocks its cluster's later ones, so the taken set stays closed).
+    const Item* critical = nullptr;
+    int64_t lp_room = capacity, room = capacity, greedy = 0;
+    std::vector<uint8_t> blocked(cl.count, 0);
+    for (const Item& it : items) {
+        if (critical == nullptr) {
+            if (it.ff.size > lp_room) critical = &it;
+            else lp_room -= it.ff.size;
+        }
+        if (it.cluster == UINT32_MAX) continue;
+        if (blocked[it.cluster] || it.ff.size > room) {
+            blocked[it.cluster] = 1;
+        } else {
+            greedy += it.ff.fee;
+            room -= it.ff.size;
+        }
+    }
+    if (critical == nullptr) {  // everything fits: the LP takes every transaction, the optimum
+        ub.fee = ub.lp_fee;
+        ub.solved = true;
+        return ub;
+    }
+    const ResidualSolve rs = SolveResidual(g, cl, t, relaxed, critical->ff, capacity, std::max(incumbent, greedy),
+                                           RESIDUAL_BUDGET);
+    ub.solved = rs.solved;
+    ub.free_clusters = rs.free_clusters;
+    ub.search_nodes = rs.nodes;
+    if (rs.solved) {
+        ub.fee = std::min(ub.lp_fee, rs.fee);
+        return ub;
+    }
     std::vector<uint8_t> mark(items.size(), 0);
     ub.fee = std::min(ub.lp_fee, BranchFill(items, mark, capacity, 0, BRANCH_DEPTH));
     return ub;

@@ -17,6 +17,10 @@
 // leaf transaction, at most at the chunk's rate (bound.cpp says why). The bound is the larger of
 // the two branches' fills, recursively up to a fixed depth: still a bound, never above the LP,
 // and most of the LP's integrality gap at the block's edge is gone.
+// Before that, the exact residual solve (bound_exact.h): reduced-cost fixing with the LP's critical
+// rate against an incumbent (the optimized template's fee), then the few clusters left solved
+// exactly at transaction granularity. When it finishes within its budget (solved), the bound is
+// max(incumbent, the weight-only optimum); else the branching bound above is used.
 #pragma once
 
 #include <span>
@@ -30,10 +34,15 @@ struct UpperBound {
     int64_t lp_fee{0};  // the LP / hull value
     bool exact{true};
     uint32_t relaxed_clusters{0};
+    bool solved{false};         // the residual solve finished: fee = max(incumbent, weight-only optimum)
+    uint32_t free_clusters{0};  // clusters the residual solve could not fix to one closed set
+    uint64_t search_nodes{0};   // its search nodes and DP states
 };
 
-/** order: the initial chunks in mining order. Complexity: O(m) if exact, else O(m log m). */
+/** order: the initial chunks in mining order. incumbent: a template's fee (only prunes the residual
+ *  solve; the bound stays valid whatever it is; -1: none). Complexity: O(m) if exact, else
+ *  O(m log m), plus the residual solve's budgeted work. */
 UpperBound ComputeUpperBound(const Graph& g, const Clusters& cl, const Linearization& lin, const ChunkTable& t,
-                             std::span<const uint32_t> order, int64_t capacity);
+                             std::span<const uint32_t> order, int64_t capacity, int64_t incumbent = -1);
 
 } // namespace opt
