@@ -2,6 +2,7 @@
 #include "bound_exact.h"
 
 #include <algorithm>
+#include <bit>
 #include <limits>
 #include <vector>
 
@@ -10,6 +11,10 @@ namespace opt {
 namespace {
 
 using i128 = __int128;
+
+/** Search nodes one cluster may take: past it, its near-lambda closed sets are too many to list
+ *  (a dense cluster of similar rates), and giving up early leaves the budget's time unspent. */
+constexpr uint64_t CLUSTER_BUDGET = 100'000;
 
 /** A candidate closed set of one cluster, or a partial choice over several: weight and fee. */
 struct Option {
@@ -40,82 +45,261 @@ struct Scale {
     i128 G(int64_t fee, int64_t w) const noexcept { return static_cast<i128>(fee) * D - static_cast<i128>(F) * w; }
 };
 
+/** One cluster's search order: its transactions topologically, in units (a chunk of a proven
+ *  linearization, or a single transaction of a relaxed cluster) that are contiguous. */
+struct Unit {
+    i128 g;     // the unit's whole g (scaled)
+    int64_t w;  // its weight
+};
+
+/** The search's state before deciding position k. */
+struct Frame {
+    i128 g{0}, loss{0}, unit_g{0};  // g of the set so far; loss of finished units; g taken from the open unit
+    int64_t w{0}, fee{0}, unit_in{0}, unit_out{0};  // weights taken and left in the open unit
+    uint8_t st{0};                                   // decision at k: 0 none yet, 1 in, 2 out
+};
+
 /** Append cluster c's closed sets X with G_c - g(X) <= allow and w(X) <= capacity to out: a
- *  depth-first search deciding each transaction in topological order (in, or out with its
- *  descendants), pruned when even taking every later transaction of positive g cannot bring the
- *  loss within allow. false when the node budget ran out. */
-bool EnumerateCluster(const Graph& g, const Clusters& cl, uint32_t c, const Scale& s, i128 G, i128 allow,
-                      int64_t capacity, std::vector<uint8_t>& st, std::vector<i128>& suffix, std::vector<Option>& out,
-                      uint64_t& nodes, uint64_t budget)
+ *  depth-first search deciding each transaction in order (in, or out; out when a parent is out).
+ *  The loss splits exactly over units: a unit u of g > 0 (in the LP's set) loses g(u) - g(X & u),
+ *  one of g <= 0 loses -g(X & u), and both are >= (|rate(u) - lambda|) * weight left out of
+ *  (resp. taken from) u: the part left out of a chunk is closed upward in it, so its rate is at
+ *  least the chunk's (else the rest would be a better chunk); the part taken is closed downward,
+ *  at most the chunk's rate. The search prunes on finished units' losses plus that lower bound
+ *  of the open unit. false when the node budget ran out. */
+bool EnumerateCluster(const Graph& g, std::span<const uint32_t> where, uint32_t first, std::span<const uint32_t> order, std::span<const uint32_t> unit_of,
+                      std::span<const Unit> units, const Scale& s, i128 G, i128 allow, int64_t capacity,
+                      std::vector<Frame>& fr, std::vector<Option>& out, uint64_t& nodes, uint64_t budget)
 {
-    const std::span<const uint32_t> txs = cl.Txs(c);
-    const int m = static_cast<int>(txs.size());
-    suffix.assign(static_cast<size_t>(m) + 1, 0);
-    for (int i = m - 1; i >= 0; --i) {
-        const uint32_t x = txs[static_cast<size_t>(i)];
-        suffix[static_cast<size_t>(i)] = suffix[static_cast<size_t>(i) + 1] + std::max<i128>(0, s.G(g.fee[x], g.weight[x]));
-    }
-    st.assign(static_cast<size_t>(m), 0);  // 0 undecided, 1 in, 2 out
-    i128 gsum = 0;
-    int64_t w = 0, fee = 0;
+    const int m = static_cast<int>(order.size());
+    fr.assign(static_cast<size_t>(m) + 1, Frame{});
+    const auto last_of_unit = [&](size_t k) { return k + 1 == order.size() || unit_of[k + 1] != unit_of[k]; };
+    const auto hopeless = [&](const Frame& f, size_t k) {  // f: the state before deciding k
+        if (f.w > capacity) return true;
+        if (f.loss > allow) return true;
+        if (k == order.size() || (k > 0 && last_of_unit(k - 1))) return false;  // no open unit
+        const Unit& u = units[unit_of[k]];
+        const i128 part = u.g > 0 ? u.g * f.unit_out : -u.g * f.unit_in;  // / u.w
+        return (f.loss * u.w + part) > allow * u.w;
+    };
     int i = 0;
     while (i >= 0) {
-        if (i == m) {
-            if (G - gsum <= allow && w <= capacity) out.push_back({w, fee});
+        const size_t k = static_cast<size_t>(i);
+        Frame& f = fr[k];
+        if (k == order.size()) {
+            if (G - f.g <= allow && f.w <= capacity) out.push_back({f.w, f.fee});
             --i;
             continue;
         }
-        const size_t k = static_cast<size_t>(i);
-        const uint32_t x = txs[k];
-        if (st[k] == 0) {
-            if (++nodes > budget) return false;
-            if (G - (gsum + suffix[k]) > allow || w > capacity) {
-                --i;
-                continue;
-            }
-            bool forced_out = false;
-            for (uint32_t p : g.Parents(x)) forced_out = forced_out || st[cl.local[p]] == 2;
-            if (forced_out) {
-                st[k] = 2;
-            } else {
-                st[k] = 1;
-                gsum += s.G(g.fee[x], g.weight[x]);
-                w += g.weight[x];
-                fee += g.fee[x];
-            }
-            ++i;
-        } else if (st[k] == 1) {
-            st[k] = 2;
-            gsum -= s.G(g.fee[x], g.weight[x]);
-            w -= g.weight[x];
-            fee -= g.fee[x];
-            ++i;
-        } else {
-            st[k] = 0;
+        const uint32_t x = order[k];
+        if (f.st == 2) {  // both branches done
+            f.st = 0;
             --i;
+            continue;
+        }
+        if (f.st == 0) {
+            if (++nodes > budget) return false;
+            bool forced_out = false;
+            for (uint32_t p : g.Parents(x)) forced_out = forced_out || fr[where[p - first]].st == 2;
+            f.st = forced_out ? 2 : 1;
+        } else {
+            f.st = 2;
+        }
+        Frame n = f;
+        n.st = 0;
+        if (f.st == 1) {
+            const i128 gx = s.G(g.fee[x], g.weight[x]);
+            n.g += gx;
+            n.unit_g += gx;
+            n.w += g.weight[x];
+            n.fee += g.fee[x];
+            n.unit_in += g.weight[x];
+        } else {
+            n.unit_out += g.weight[x];
+        }
+        if (last_of_unit(k)) {
+            const Unit& u = units[unit_of[k]];
+            n.loss += u.g > 0 ? u.g - n.unit_g : -n.unit_g;
+            n.unit_g = 0;
+            n.unit_in = n.unit_out = 0;
+        }
+        if (!hopeless(n, k + 1)) {
+            fr[k + 1] = n;
+            ++i;
         }
     }
     return true;
 }
 
+/** A segment of a cluster's candidate hull (the LP relaxation of choosing one of them). */
+struct Segment {
+    int64_t dw, dfee;
+    uint32_t pos;  // the cluster's position in the DP's order
+};
+
+struct Choice {
+    bool finished{false};
+    int64_t best{-1};  // best total fee of a choice within room earning >= target; -1: none
+};
+
+/** Choose one candidate per free cluster (opts[starts[f] .. starts[f+1]), a Pareto front) in the
+ *  order ord, total weight <= room, maximizing fee: a DP over Pareto fronts of partial choices,
+ *  each pruned by the LP relaxation of the clusters still to choose (their lightest candidates,
+ *  then their hulls' segments by rate, the last one fractional and rounded up) when even that
+ *  cannot reach target. One sweep per cluster: states by weight, segments by rate. */
+Choice ChooseExactly(const std::vector<Option>& opts, const std::vector<size_t>& starts, const std::vector<uint32_t>& ord,
+                     int64_t room, int64_t target, uint64_t budget, uint64_t& nodes)
+{
+    Choice out;
+    const size_t nfree = ord.size();
+    std::vector<Segment> segs;
+    std::vector<int64_t> light_w(nfree + 1, 0), light_fee(nfree + 1, 0);
+    std::vector<size_t> hull;
+    for (size_t j = nfree; j-- > 0;) {
+        const size_t lo = starts[ord[j]], hi = starts[ord[j] + 1];
+        light_w[j] = light_w[j + 1] + opts[lo].w;
+        light_fee[j] = light_fee[j + 1] + opts[lo].fee;
+        hull.clear();  // upper concave hull of the front, from its lightest point
+        for (size_t k = lo; k < hi; ++k) {
+            while (hull.size() >= 2) {
+                const Option& p = opts[hull[hull.size() - 2]];
+                const Option& q = opts[hull.back()];
+                // drop q when it lies on or below the line p -> k
+                if (static_cast<i128>(q.fee - p.fee) * (opts[k].w - p.w) > static_cast<i128>(opts[k].fee - p.fee) * (q.w - p.w)) break;
+                hull.pop_back();
+            }
+            hull.push_back(k);
+        }
+        for (size_t h = 1; h < hull.size(); ++h) {
+            segs.push_back({opts[hull[h]].w - opts[hull[h - 1]].w, opts[hull[h]].fee - opts[hull[h - 1]].fee, static_cast<uint32_t>(j)});
+        }
+    }
+    std::sort(segs.begin(), segs.end(), [](const Segment& a, const Segment& b) {
+        return static_cast<i128>(a.dfee) * b.dw > static_cast<i128>(b.dfee) * a.dw;
+    });
+
+    std::vector<Option> states{{0, 0}}, next;
+    for (size_t j = 0; j < nfree && !states.empty(); ++j) {
+        next.clear();
+        for (const Option& a : states) {
+            for (size_t k = starts[ord[j]]; k < starts[ord[j] + 1]; ++k) {
+                if (++nodes > budget) return out;
+                const Option o{a.w + opts[k].w, a.fee + opts[k].fee};
+                if (o.w + light_w[j + 1] <= room) next.push_back(o);
+            }
+        }
+        KeepFront(next, 0);
+        // The clusters after j: drop the segments of j, then sweep the states by growing room.
+        // The clusters after j: sweep the states by growing room over their segments by rate
+        // (the segments of clusters already chosen are skipped).
+        size_t p = 0;
+        int64_t acc_w = 0, acc_fee = 0;
+        const auto skip = [&] {
+            while (p < segs.size() && segs[p].pos <= j) ++p, ++nodes;
+        };
+        skip();
+        for (size_t i = next.size(); i-- > 0;) {
+            const int64_t x = room - next[i].w - light_w[j + 1];  // >= 0, growing as i falls
+            while (p < segs.size() && acc_w + segs[p].dw <= x) {
+                acc_w += segs[p].dw;
+                acc_fee += segs[p].dfee;
+                ++p;
+                ++nodes;
+                skip();
+            }
+            int64_t lp = next[i].fee + light_fee[j + 1] + acc_fee;
+            if (p < segs.size()) lp += static_cast<int64_t>((static_cast<i128>(segs[p].dfee) * (x - acc_w) + segs[p].dw - 1) / segs[p].dw);
+            if (lp < target) next[i].w = -1;  // hopeless
+        }
+        next.erase(std::remove_if(next.begin(), next.end(), [](const Option& o) { return o.w < 0; }), next.end());
+        std::swap(states, next);
+    }
+    out.finished = true;
+    for (const Option& o : states) {
+        if (o.fee >= target && o.w <= room) out.best = std::max(out.best, o.fee);
+    }
+    return out;
+}
+
+
+/** Order for the DP: the clusters with the widest swing of weight first (within a factor 8), then
+ *  those whose cheapest deviation is dearest. Once the heavy near-lambda choices are made, the LP
+ *  of the rest is nearly integral and prunes hard; the other way round, the fronts stay wide. */
+std::vector<uint32_t> DpOrder(const std::vector<Option>& opts, const std::vector<size_t>& starts,
+                              const std::vector<i128>& loss_of_best, const Scale& s)
+{
+    const size_t nfree = starts.size() - 1;
+    std::vector<uint32_t> ord(nfree);
+    std::vector<i128> dear(nfree, std::numeric_limits<i128>::max());
+    std::vector<int> swing(nfree);
+    for (uint32_t j = 0; j < nfree; ++j) {
+        ord[j] = j;
+        i128 least = std::numeric_limits<i128>::max();
+        for (size_t k = starts[j]; k < starts[j + 1]; ++k) least = std::min(least, loss_of_best[j] - s.G(opts[k].fee, opts[k].w));
+        for (size_t k = starts[j]; k < starts[j + 1]; ++k) {
+            const i128 l = loss_of_best[j] - s.G(opts[k].fee, opts[k].w) - least;
+            if (l > 0) dear[j] = std::min(dear[j], l);
+        }
+        swing[j] = std::bit_width(static_cast<uint64_t>(opts[starts[j + 1] - 1].w - opts[starts[j]].w)) / 3;
+    }
+    std::stable_sort(ord.begin(), ord.end(),
+                     [&](uint32_t a, uint32_t b) { return swing[a] != swing[b] ? swing[a] > swing[b] : dear[a] > dear[b]; });
+    return ord;
+}
+
+/** Per cluster: its LP term G (the sum of its units' positive g: for a proven linearization its
+ *  hull's best, for a relaxed cluster its transactions'), the LP's set (units of g > 0), and a
+ *  lower bound on the loss of any other closed set: the least over units of |rate - lambda| times
+ *  the unit's lightest transaction (floored), since deviating changes some unit by at least one. */
+struct Summary {
+    i128 G{0}, dev{std::numeric_limits<i128>::max()};
+    int64_t w{0}, fee{0};
+};
+
+/** Cluster c's order (topological, units contiguous): a proven linearization, else any topological order. */
+std::span<const uint32_t> OrderOf(const Clusters& cl, const Linearization& lin, std::span<const uint8_t> relaxed, uint32_t c)
+{
+    return relaxed[c] ? cl.Txs(c) : std::span<const uint32_t>(lin.lin).subspan(cl.offsets[c], cl.Size(c));
+}
+
 } // namespace
 
-ResidualSolve SolveResidual(const Graph& g, const Clusters& cl, const ChunkTable& t, std::span<const uint8_t> relaxed,
-                            FeeFrac lambda, int64_t capacity, int64_t incumbent, uint64_t budget)
+ResidualSolve SolveResidual(const Graph& g, const Clusters& cl, const Linearization& lin, const ChunkTable& t,
+                            std::span<const uint8_t> relaxed, FeeFrac lambda, int64_t capacity, int64_t incumbent, uint64_t budget)
 {
     ResidualSolve res;
     OPT_ASSUME(lambda.size > 0 && lambda.fee >= 0);
     const Scale s{lambda.fee, lambda.size};
-    // G_c: the cluster's term of the LP at lambda (its hull's best, or its transactions' for a relaxed one).
-    std::vector<i128> G(cl.count, 0);
-    for (const Chunk& ch : t.chunks) {
-        if (!relaxed[ch.cluster]) G[ch.cluster] += std::max<i128>(0, s.G(ch.fee, ch.weight));
-    }
-    for (uint32_t x = 0; x < g.n; ++x) {
-        if (relaxed[cl.cluster_of[x]]) G[cl.cluster_of[x]] += std::max<i128>(0, s.G(g.fee[x], g.weight[x]));
-    }
+    // Units and sums from the transactions' own data (in the cluster's index range, so cached),
+    // not from the chunk table, whose mining order would make every read a cache miss.
+    const auto unit_ends = [&](uint32_t c, std::span<const uint32_t> order, size_t k) {
+        return relaxed[c] || k + 1 == order.size() || t.chunk_of[order[k + 1]] != t.chunk_of[order[k]];
+    };
+    const auto summarize = [&](uint32_t c) {
+        const std::span<const uint32_t> order = OrderOf(cl, lin, relaxed, c);
+        Summary su;
+        FeeFrac u;
+        int64_t lightest = std::numeric_limits<int64_t>::max();
+        for (size_t k = 0; k < order.size(); ++k) {
+            const uint32_t x = order[k];
+            u += FeeFrac{g.fee[x], g.weight[x]};
+            lightest = std::min(lightest, g.weight[x]);
+            if (!unit_ends(c, order, k)) continue;
+            const i128 gu = s.G(u.fee, u.size);
+            if (gu > 0) {
+                su.G += gu;
+                su.w += u.size;
+                su.fee += u.fee;
+            }
+            su.dev = std::min(su.dev, (gu < 0 ? -gu : gu) * lightest / u.size);
+            u = {};
+            lightest = std::numeric_limits<int64_t>::max();
+        }
+        return su;
+    };
+    // Two passes of summaries (recomputed, cheaper than storing them for every cluster).
     i128 lp = static_cast<i128>(s.F) * capacity;
-    for (i128 v : G) lp += v;
+    for (uint32_t c = 0; c < cl.count; ++c) lp += summarize(c).G;
     // A template earning incumbent + 1 or more loses at most this much in total (scaled).
     const i128 allow = lp - static_cast<i128>(incumbent + 1) * s.D;
     res.fee = incumbent;
@@ -126,15 +310,39 @@ ResidualSolve SolveResidual(const Graph& g, const Clusters& cl, const ChunkTable
 
     // Reduced-cost fixing: clusters with a single candidate join the base.
     std::vector<Option> opts;
-    std::vector<size_t> starts;         // free cluster j's candidates: opts[starts[j] .. starts[j+1])
-    std::vector<uint32_t> free_cluster;
-    std::vector<uint8_t> st;
-    std::vector<i128> suffix;
+    std::vector<size_t> starts;  // free cluster j's candidates: opts[starts[j] .. starts[j+1])
+    std::vector<i128> free_G;
+    std::vector<Frame> frames;
+    std::vector<uint32_t> where, unit_of;  // where[x - offsets[c]]: x's position in the order
+    std::vector<Unit> units;
     int64_t base_w = 0, base_fee = 0;
-    i128 g_done = 0;  // sum of G_c over the clusters whose choice is made (base, then the DP's)
     for (uint32_t c = 0; c < cl.count; ++c) {
+        const Summary su = summarize(c);
+        if (su.dev > allow) {  // every deviation from the LP's set is too dear
+            base_w += su.w;
+            base_fee += su.fee;
+            continue;
+        }
+        const std::span<const uint32_t> order = OrderOf(cl, lin, relaxed, c);
+        unit_of.clear();
+        units.clear();
+        where.resize(std::max<size_t>(where.size(), order.size()));
+        FeeFrac u;
+        for (size_t k = 0; k < order.size(); ++k) {
+            where[order[k] - cl.offsets[c]] = static_cast<uint32_t>(k);
+            unit_of.push_back(static_cast<uint32_t>(units.size()));
+            u += FeeFrac{g.fee[order[k]], g.weight[order[k]]};
+            if (unit_ends(c, order, k)) {
+                units.push_back({s.G(u.fee, u.size), u.size});
+                u = {};
+            }
+        }
         const size_t from = opts.size();
-        if (!EnumerateCluster(g, cl, c, s, G[c], allow, capacity, st, suffix, opts, res.nodes, budget)) return res;
+        const uint64_t cluster_budget = std::min(budget, res.nodes + CLUSTER_BUDGET);
+        if (!EnumerateCluster(g, std::span<const uint32_t>(where).subspan(0, order.size()), cl.offsets[c], order, unit_of, units, s, su.G, allow, capacity, frames, opts, res.nodes,
+                              cluster_budget)) {
+            return res;
+        }
         if (opts.size() == from) {
             res.solved = true;  // no closed set of c is cheap enough: nothing beats the incumbent
             return res;
@@ -143,81 +351,22 @@ ResidualSolve SolveResidual(const Graph& g, const Clusters& cl, const ChunkTable
         if (opts.size() - from == 1) {
             base_w += opts[from].w;
             base_fee += opts[from].fee;
-            g_done += G[c];
             opts.resize(from);
         } else {
             starts.push_back(from);
-            free_cluster.push_back(c);
+            free_G.push_back(su.G);
         }
+    }
+    if (base_w > capacity) {  // the fixed clusters alone overfill: nothing beats the incumbent
+        res.solved = true;
+        return res;
     }
     starts.push_back(opts.size());
-    const size_t nfree = free_cluster.size();
-    res.free_clusters = static_cast<uint32_t>(nfree);
-    // Order: clusters whose every deviation is dear first, the cheap swaps near lambda last (the
-    // Pareto front stays small while the bounds below can still prune).
-    std::vector<uint32_t> ord(nfree);
-    std::vector<i128> dear(nfree, std::numeric_limits<i128>::max());
-    for (uint32_t j = 0; j < nfree; ++j) {
-        ord[j] = j;
-        i128 least = std::numeric_limits<i128>::max();
-        for (size_t k = starts[j]; k < starts[j + 1]; ++k) least = std::min(least, G[free_cluster[j]] - s.G(opts[k].fee, opts[k].w));
-        for (size_t k = starts[j]; k < starts[j + 1]; ++k) {
-            const i128 l = G[free_cluster[j]] - s.G(opts[k].fee, opts[k].w) - least;
-            if (l > 0) dear[j] = std::min(dear[j], l);
-        }
-    }
-    std::stable_sort(ord.begin(), ord.end(), [&](uint32_t a, uint32_t b) { return dear[a] > dear[b]; });
-
-    // Bounds on the clusters still to choose, one per multiplier mu near lambda (Lagrangian: with
-    // room R left, they earn at most mu*R + sum of their best fee - mu*w): a choice that overfills
-    // is caught by mu > lambda, one that leaves room no cheap swap can fill by mu < lambda.
-    struct Mult {
-        int64_t F, D;
-        std::vector<i128> rest;  // rest[j]: sum over ord[j..] of max over candidates of fee*D - F*w
-    };
-    std::vector<Mult> mults;
-    for (int d : {0, -1, 1, -2, 2, -4, 4, -8, 8, -16, 16, -32, 32, 64}) {
-        Mult m{s.F * (64 + d), s.D * 64, std::vector<i128>(nfree + 1, 0)};
-        for (size_t j = nfree; j-- > 0;) {
-            const uint32_t f = ord[j];
-            i128 best = std::numeric_limits<i128>::min();
-            for (size_t k = starts[f]; k < starts[f + 1]; ++k) {
-                best = std::max(best, static_cast<i128>(opts[k].fee) * m.D - static_cast<i128>(m.F) * opts[k].w);
-            }
-            m.rest[j] = m.rest[j + 1] + best;
-        }
-        mults.push_back(std::move(m));
-    }
-    const int64_t target = incumbent + 1;  // a better template earns at least this
-
-    // Pareto DP over the free clusters, states relative to the base.
-    std::vector<Option> states{{0, 0}}, next;
-    const auto hopeless = [&](const Option& o, size_t j) {  // after choosing for ord[0 .. j)
-        const int64_t room = capacity - base_w - o.w;
-        if (room < 0) return true;
-        for (const Mult& m : mults) {
-            if (static_cast<i128>(base_fee + o.fee) * m.D + static_cast<i128>(m.F) * room + m.rest[j] <
-                static_cast<i128>(target) * m.D) {
-                return true;
-            }
-        }
-        return false;
-    };
-    if (hopeless(states[0], 0)) states.clear();
-    for (size_t j = 0; j < nfree && !states.empty(); ++j) {
-        const uint32_t f = ord[j];
-        next.clear();
-        for (const Option& a : states) {
-            for (size_t k = starts[f]; k < starts[f + 1]; ++k) {
-                if (++res.nodes > budget) return res;
-                const Option o{a.w + opts[k].w, a.fee + opts[k].fee};
-                if (!hopeless(o, j + 1)) next.push_back(o);
-            }
-        }
-        KeepFront(next, 0);
-        std::swap(states, next);
-    }
-    if (!states.empty()) res.fee = std::max(res.fee, base_fee + states.back().fee);
+    res.free_clusters = static_cast<uint32_t>(free_G.size());
+    const std::vector<uint32_t> ord = DpOrder(opts, starts, free_G, s);
+    const Choice ch = ChooseExactly(opts, starts, ord, capacity - base_w, incumbent + 1 - base_fee, budget, res.nodes);
+    if (!ch.finished) return res;
+    if (ch.best >= 0) res.fee = std::max(res.fee, base_fee + ch.best);
     res.solved = true;
     return res;
 }

@@ -31,9 +31,9 @@ struct ResidualSolve {
     uint64_t nodes{0};         // search nodes plus DP states spent
 };
 
-/** relaxed[c]: cluster c's precedence is dropped in the LP (its G_c sums its transactions').
+/** lin, t: the proven linearizations and their chunks (real weight). relaxed[c]: cluster c's precedence is dropped in the LP (its G_c sums its transactions').
  *  lambda: the LP's critical item (fee, size > 0). Complexity: O(n + budget) time. */
-ResidualSolve SolveResidual(const Graph& g, const Clusters& cl, const ChunkTable& t, std::span<const uint8_t> relaxed,
-                            FeeFrac lambda, int64_t capacity, int64_t incumbent, uint64_t budget);
+ResidualSolve SolveResidual(const Graph& g, const Clusters& cl, const Linearization& lin, const ChunkTable& t,
+                            std::span<const uint8_t> relaxed, FeeFrac lambda, int64_t capacity, int64_t incumbent, uint64_t budget);
 
 } // namespace opt
