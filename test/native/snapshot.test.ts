@@ -122,6 +122,13 @@ describe('snapshot', () => {
       }
     });
 
+    it.each(realFiles)('behavior: %s: the bound certifies the optimized template within 0.001 %% (issue 14)', async (name) => {
+      const snap = await readSnapshotFile(join(DATA, name));
+      const r = buildTemplates(snap.input, {});
+      expect(r.upperBound.solved).toBe(true);
+      expect(r.upperBound.feeSat - r.optimized.feeSat).toBeLessThanOrEqual(r.upperBound.feeSat * 1e-5);
+    });
+
     it.skipIf(!realFiles.some((f) => f.includes('3778tx')))('behavior: 2020-06-09 matches the research measurements', async () => {
       // research/linearization.md §4.6: v30 = v31 = 12,082,836; exact optimum 12,082,860; LP bound 12,083,100.7.
       // The residual solve closes the LP's gap: the bound is the exact optimum, a zero-gap certificate.
