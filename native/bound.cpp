@@ -105,7 +105,7 @@ UpperBound ComputeUpperBound(const Graph& g, const Clusters& cl, const Lineariza
     items.reserve(order.size());
     for (uint32_t k : order) {
         const Chunk& ch = t.chunks[k];
-        if (!relaxed[ch.cluster]) items.push_back({{ch.fee, ch.weight}, ch.weight, ch.cluster, k});
+        if (ub.exact || !relaxed[ch.cluster]) items.push_back({{ch.fee, ch.weight}, ch.weight, ch.cluster, k});
     }
     if (!ub.exact) {
         for (uint32_t x = 0; x < g.n; ++x) {
@@ -122,30 +122,38 @@ UpperBound ComputeUpperBound(const Graph& g, const Clusters& cl, const Lineariza
     }
     ub.lp_fee = Fill([&](size_t i) { return items[i].ff; }, items.size(), capacity);
 
-    // The LP's critical item, and a greedy template over the chunks as a fallback incumbent (a
-    // skipped chunk blocks its cluster's later ones, so the taken set stays closed).
+    // The LP's critical item (the first that does not fit).
     const Item* critical = nullptr;
-    int64_t lp_room = capacity, room = capacity, greedy = 0;
-    std::vector<uint8_t> blocked(cl.count, 0);
+    int64_t lp_room = capacity;
     for (const Item& it : items) {
-        if (critical == nullptr) {
-            if (it.ff.size > lp_room) critical = &it;
-            else lp_room -= it.ff.size;
+        if (it.ff.size > lp_room) {
+            critical = &it;
+            break;
         }
-        if (it.cluster == UINT32_MAX) continue;
-        if (blocked[it.cluster] || it.ff.size > room) {
-            blocked[it.cluster] = 1;
-        } else {
-            greedy += it.ff.fee;
-            room -= it.ff.size;
+        lp_room -= it.ff.size;
+    }
+    // Without an incumbent, a greedy template over the chunks (a skipped chunk blocks its
+    // cluster's later ones, so the taken set stays closed).
+    if (incumbent < 0) {
+        int64_t room = capacity, greedy = 0;
+        std::vector<uint8_t> blocked(cl.count, 0);
+        for (const Item& it : items) {
+            if (it.cluster == UINT32_MAX) continue;
+            if (blocked[it.cluster] || it.ff.size > room) {
+                blocked[it.cluster] = 1;
+            } else {
+                greedy += it.ff.fee;
+                room -= it.ff.size;
+            }
         }
+        incumbent = greedy;
     }
     if (critical == nullptr) {  // everything fits: the LP takes every transaction, the optimum
         ub.fee = ub.lp_fee;
         ub.solved = true;
         return ub;
     }
-    const ResidualSolve rs = SolveResidual(g, cl, lin, t, relaxed, critical->ff, capacity, std::max(incumbent, greedy),
+    const ResidualSolve rs = SolveResidual(g, cl, lin, t, relaxed, critical->ff, capacity, incumbent,
                                            RESIDUAL_BUDGET);
     ub.solved = rs.solved;
     ub.free_clusters = rs.free_clusters;

@@ -248,11 +248,15 @@ std::vector<uint32_t> DpOrder(const std::vector<Option>& opts, const std::vector
 }
 
 /** Per cluster: its LP term G (the sum of its units' positive g: for a proven linearization its
- *  hull's best, for a relaxed cluster its transactions'), the LP's set (units of g > 0), and a
- *  lower bound on the loss of any other closed set: the least over units of |rate - lambda| times
- *  the unit's lightest transaction (floored), since deviating changes some unit by at least one. */
+ *  hull's best, for a relaxed cluster its transactions'), the LP's set (its units of g > 0), and
+ *  whether that set is its only candidate: any other closed set changes some unit u by at least
+ *  its lightest transaction, which loses at least |g(u)| / w(u) times that weight (see
+ *  EnumerateCluster); when that exceeds the allowance for every unit, the cluster is fixed without
+ *  a search. (A relaxed cluster's set may not be closed; then no template beats the incumbent, and
+ *  taking it anyway only loosens the bound.) */
 struct Summary {
-    i128 G{0}, dev{std::numeric_limits<i128>::max()};
+    i128 G{0};
+    bool fixed{true};  // every deviation loses more than the allowance (only when one is given)
     int64_t w{0}, fee{0};
 };
 
@@ -275,7 +279,7 @@ ResidualSolve SolveResidual(const Graph& g, const Clusters& cl, const Linearizat
     const auto unit_ends = [&](uint32_t c, std::span<const uint32_t> order, size_t k) {
         return relaxed[c] || k + 1 == order.size() || t.chunk_of[order[k + 1]] != t.chunk_of[order[k]];
     };
-    const auto summarize = [&](uint32_t c) {
+    const auto summarize = [&](uint32_t c, const i128* allow) {
         const std::span<const uint32_t> order = OrderOf(cl, lin, relaxed, c);
         Summary su;
         FeeFrac u;
@@ -291,7 +295,7 @@ ResidualSolve SolveResidual(const Graph& g, const Clusters& cl, const Linearizat
                 su.w += u.size;
                 su.fee += u.fee;
             }
-            su.dev = std::min(su.dev, (gu < 0 ? -gu : gu) * lightest / u.size);
+            if (allow != nullptr) su.fixed = su.fixed && (gu < 0 ? -gu : gu) * lightest > *allow * u.size;
             u = {};
             lightest = std::numeric_limits<int64_t>::max();
         }
@@ -299,7 +303,7 @@ ResidualSolve SolveResidual(const Graph& g, const Clusters& cl, const Linearizat
     };
     // Two passes of summaries (recomputed, cheaper than storing them for every cluster).
     i128 lp = static_cast<i128>(s.F) * capacity;
-    for (uint32_t c = 0; c < cl.count; ++c) lp += summarize(c).G;
+    for (uint32_t c = 0; c < cl.count; ++c) lp += summarize(c, nullptr).G;
     // A template earning incumbent + 1 or more loses at most this much in total (scaled).
     const i128 allow = lp - static_cast<i128>(incumbent + 1) * s.D;
     res.fee = incumbent;
@@ -317,8 +321,8 @@ ResidualSolve SolveResidual(const Graph& g, const Clusters& cl, const Linearizat
     std::vector<Unit> units;
     int64_t base_w = 0, base_fee = 0;
     for (uint32_t c = 0; c < cl.count; ++c) {
-        const Summary su = summarize(c);
-        if (su.dev > allow) {  // every deviation from the LP's set is too dear
+        const Summary su = summarize(c, &allow);
+        if (su.fixed) {  // every deviation from the LP's set is too dear
             base_w += su.w;
             base_fee += su.fee;
             continue;
