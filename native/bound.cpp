@@ -153,7 +153,7 @@ UpperBound ComputeUpperBound(const Graph& g, const Clusters& cl, const Lineariza
         ub.solved = true;
         return ub;
     }
-    const ResidualSolve rs = SolveResidual(g, cl, lin, t, relaxed, critical->ff, capacity, incumbent,
+    const ResidualSolve rs = SolveResidual(g, cl, lin, t, order, relaxed, critical->ff, capacity, incumbent,
                                            RESIDUAL_BUDGET);
     ub.solved = rs.solved;
     ub.free_clusters = rs.free_clusters;

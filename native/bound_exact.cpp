@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <bit>
 #include <limits>
+#include <numeric>
 #include <vector>
 
 namespace opt {
@@ -269,7 +270,7 @@ std::span<const uint32_t> OrderOf(const Clusters& cl, const Linearization& lin, 
 } // namespace
 
 ResidualSolve SolveResidual(const Graph& g, const Clusters& cl, const Linearization& lin, const ChunkTable& t,
-                            std::span<const uint8_t> relaxed, FeeFrac lambda, int64_t capacity, int64_t incumbent, uint64_t budget)
+                            std::span<const uint32_t> mining, std::span<const uint8_t> relaxed, FeeFrac lambda, int64_t capacity, int64_t incumbent, uint64_t budget)
 {
     ResidualSolve res;
     OPT_ASSUME(lambda.size > 0 && lambda.fee >= 0);
@@ -301,15 +302,50 @@ ResidualSolve SolveResidual(const Graph& g, const Clusters& cl, const Linearizat
         }
         return su;
     };
-    // Two passes of summaries (recomputed, cheaper than storing them for every cluster).
+    // LP = lambda*C + sum of G_c, and the clusters that may deviate from the LP's set.
+    const bool any_relaxed = std::any_of(relaxed.begin(), relaxed.end(), [](uint8_t r) { return r != 0; });
     i128 lp = static_cast<i128>(s.F) * capacity;
-    for (uint32_t c = 0; c < cl.count; ++c) lp += summarize(c, nullptr).G;
+    int64_t lp_w = 0, lp_fee = 0;  // the LP's whole units (every cluster's LP set), when none is relaxed
+    size_t edge = 0;               // mining[edge]: the first chunk of g <= 0
+    if (!any_relaxed) {
+        // The units are the chunks, in order of rate: their positive g are a prefix.
+        for (; edge < mining.size(); ++edge) {
+            const Chunk& ch = t.chunks[mining[edge]];
+            const i128 gk = s.G(ch.fee, ch.weight);
+            if (gk <= 0) break;
+            lp += gk;
+            lp_w += ch.weight;
+            lp_fee += ch.fee;
+        }
+    } else {
+        for (uint32_t c = 0; c < cl.count; ++c) lp += summarize(c, nullptr).G;
+    }
     // A template earning incumbent + 1 or more loses at most this much in total (scaled).
     const i128 allow = lp - static_cast<i128>(incumbent + 1) * s.D;
     res.fee = incumbent;
     if (allow < 0) {
         res.solved = true;
         return res;
+    }
+    std::vector<uint32_t> cands;  // clusters that may have another candidate than their LP set
+    if (!any_relaxed) {
+        // Only a chunk within allow / (lightest transaction anywhere) of lambda's rate can make its
+        // cluster free (Summary), and those chunks are a window around the edge of the order.
+        const int64_t minw = g.n > 0 ? *std::min_element(g.weight.begin(), g.weight.end()) : 1;
+        const auto near = [&](size_t i) {
+            const Chunk& ch = t.chunks[mining[i]];
+            const i128 gk = s.G(ch.fee, ch.weight);
+            return (gk < 0 ? -gk : gk) * minw <= allow * ch.weight;
+        };
+        size_t lo = edge, hi = edge;
+        while (lo > 0 && near(lo - 1)) --lo;
+        while (hi < mining.size() && near(hi)) ++hi;
+        for (size_t i = lo; i < hi; ++i) cands.push_back(t.chunks[mining[i]].cluster);
+        std::sort(cands.begin(), cands.end());
+        cands.erase(std::unique(cands.begin(), cands.end()), cands.end());
+    } else {
+        cands.resize(cl.count);
+        std::iota(cands.begin(), cands.end(), 0u);
     }
 
     // Reduced-cost fixing: clusters with a single candidate join the base.
@@ -319,9 +355,14 @@ ResidualSolve SolveResidual(const Graph& g, const Clusters& cl, const Linearizat
     std::vector<Frame> frames;
     std::vector<uint32_t> where, unit_of;  // where[x - offsets[c]]: x's position in the order
     std::vector<Unit> units;
-    int64_t base_w = 0, base_fee = 0;
-    for (uint32_t c = 0; c < cl.count; ++c) {
+    // The base: every other cluster's LP set (they are fixed); candidates add their choice below.
+    int64_t base_w = lp_w, base_fee = lp_fee;
+    for (uint32_t c : cands) {
         const Summary su = summarize(c, &allow);
+        if (!any_relaxed) {
+            base_w -= su.w;
+            base_fee -= su.fee;
+        }
         if (su.fixed) {  // every deviation from the LP's set is too dear
             base_w += su.w;
             base_fee += su.fee;
