@@ -6,21 +6,22 @@
 // segments, taken by rate. For a cluster whose linearization is proven optimal, its hull is its
 // chunk diagram (Core: optimal chunks' prefixes are the best closed sets of their size). For any
 // other cluster (not proven optimal, or, in a table chunked by sigop-adjusted size, one whose sizes
-// differ from real weight so the chunks were optimized for another size), we drop its precedence constraints: each transaction
-// becomes its own item. That relaxes the problem, so the bound stays valid, only looser.
+// differ from real weight so the chunks were optimized for another size), we drop its precedence
+// constraints: each transaction becomes its own item. That relaxes the problem, so the bound stays valid, only looser.
 // The cycle passes the real-weight table (affected clusters re-linearized by real weight), so only
 // clusters SFL could not prove optimal are relaxed.
 // exact = no cluster was relaxed (the bound then equals the hull value, i.e. the LP optimum).
 // Sigop and count limits are ignored (relaxations). The result is floored: fees are integers.
-// Refinement (Martello-Toth style): every template either takes all of the LP's critical item
-// (the first that does not fit) or not; if not, it takes at most the chunk minus its lightest
-// leaf transaction, at most at the chunk's rate (bound.cpp says why). The bound is the larger of
-// the two branches' fills, recursively up to a fixed depth: still a bound, never above the LP,
-// and most of the LP's integrality gap at the block's edge is gone.
-// Before that, the exact residual solve (bound_exact.h): reduced-cost fixing with the LP's critical
-// rate against an incumbent (the optimized template's fee), then the few clusters left solved
-// exactly at transaction granularity. When it finishes within its budget (solved), the bound is
-// max(incumbent, the weight-only optimum); else the branching bound above is used.
+// Closing the LP's gap, first: the exact residual solve (bound_exact.h): reduced-cost fixing with
+// the LP's critical rate against an incumbent (the optimized template's fee), then the few
+// clusters left solved exactly over their closed sets. When it finishes within its budget
+// (solved), the bound is max(incumbent, the optimum under the weight limit): with the optimized
+// fee as incumbent, that optimum itself.
+// Else (budget spent) the branching refinement (Martello-Toth style): every template either takes
+// all of the LP's critical item (the first that does not fit) or not; if not, it takes at most the
+// chunk minus its lightest leaf transaction, at most at the chunk's rate (bound.cpp says why). The
+// bound is the larger of the two branches' fills, recursively up to a fixed depth: still a bound,
+// never above the LP, and most of the LP's integrality gap at the block's edge is gone.
 #pragma once
 
 #include <span>
