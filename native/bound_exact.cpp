@@ -17,6 +17,10 @@ using i128 = __int128;
  *  (a dense cluster of similar rates), and giving up early leaves the budget's time unspent. */
 constexpr uint64_t CLUSTER_BUDGET = 100'000;
 
+/** Weights up to this keep every scaled product below 2^127 (fees total < 2^53, so g < 2^86 and
+ *  allowances too); heavier units are simply not used to prune or fix (valid, just looser). */
+constexpr int64_t WIDE = int64_t{1} << 32;
+
 /** A candidate closed set of one cluster, or a partial choice over several: weight and fee. */
 struct Option {
     int64_t w;
@@ -68,9 +72,9 @@ struct Frame {
  *  least the chunk's (else the rest would be a better chunk); the part taken is closed downward,
  *  at most the chunk's rate. The search prunes on finished units' losses plus that lower bound
  *  of the open unit. false when the node budget ran out. */
-bool EnumerateCluster(const Graph& g, std::span<const uint32_t> where, uint32_t first, std::span<const uint32_t> order, std::span<const uint32_t> unit_of,
-                      std::span<const Unit> units, const Scale& s, i128 G, i128 allow, int64_t capacity,
-                      std::vector<Frame>& fr, std::vector<Option>& out, uint64_t& nodes, uint64_t budget)
+bool EnumerateCluster(const Graph& g, std::span<const uint32_t> where, uint32_t first, std::span<const uint32_t> order,
+                      std::span<const uint32_t> unit_of, std::span<const Unit> units, const Scale& s, i128 G,
+                      i128 allow, int64_t capacity, std::vector<Frame>& fr, std::vector<Option>& out, uint64_t& nodes, uint64_t budget)
 {
     const int m = static_cast<int>(order.size());
     fr.assign(static_cast<size_t>(m) + 1, Frame{});
@@ -80,6 +84,7 @@ bool EnumerateCluster(const Graph& g, std::span<const uint32_t> where, uint32_t 
         if (f.loss > allow) return true;
         if (k == order.size() || (k > 0 && last_of_unit(k - 1))) return false;  // no open unit
         const Unit& u = units[unit_of[k]];
+        if (u.w > WIDE) return false;
         const i128 part = u.g > 0 ? u.g * f.unit_out : -u.g * f.unit_in;  // / u.w
         return (f.loss * u.w + part) > allow * u.w;
     };
@@ -148,8 +153,8 @@ struct Choice {
  *  each pruned by the LP relaxation of the clusters still to choose (their lightest candidates,
  *  then their hulls' segments by rate, the last one fractional and rounded up) when even that
  *  cannot reach target. One sweep per cluster: states by weight, segments by rate. */
-Choice ChooseExactly(const std::vector<Option>& opts, const std::vector<size_t>& starts, const std::vector<uint32_t>& ord,
-                     int64_t room, int64_t target, uint64_t budget, uint64_t& nodes)
+Choice ChooseExactly(const std::vector<Option>& opts, const std::vector<size_t>& starts,
+                     const std::vector<uint32_t>& ord, int64_t room, int64_t target, uint64_t budget, uint64_t& nodes)
 {
     Choice out;
     const size_t nfree = ord.size();
@@ -166,13 +171,17 @@ Choice ChooseExactly(const std::vector<Option>& opts, const std::vector<size_t>&
                 const Option& p = opts[hull[hull.size() - 2]];
                 const Option& q = opts[hull.back()];
                 // drop q when it lies on or below the line p -> k
-                if (static_cast<i128>(q.fee - p.fee) * (opts[k].w - p.w) > static_cast<i128>(opts[k].fee - p.fee) * (q.w - p.w)) break;
+                const Option& r = opts[k];
+                const i128 lhs = static_cast<i128>(q.fee - p.fee) * (r.w - p.w);
+                if (lhs > static_cast<i128>(r.fee - p.fee) * (q.w - p.w)) break;
                 hull.pop_back();
             }
             hull.push_back(k);
         }
         for (size_t h = 1; h < hull.size(); ++h) {
-            segs.push_back({opts[hull[h]].w - opts[hull[h - 1]].w, opts[hull[h]].fee - opts[hull[h - 1]].fee, static_cast<uint32_t>(j)});
+            const Option& a = opts[hull[h - 1]];
+            const Option& b = opts[hull[h]];
+            segs.push_back({b.w - a.w, b.fee - a.fee, static_cast<uint32_t>(j)});
         }
     }
     std::sort(segs.begin(), segs.end(), [](const Segment& a, const Segment& b) {
@@ -190,7 +199,6 @@ Choice ChooseExactly(const std::vector<Option>& opts, const std::vector<size_t>&
             }
         }
         KeepFront(next, 0);
-        // The clusters after j: drop the segments of j, then sweep the states by growing room.
         // The clusters after j: sweep the states by growing room over their segments by rate
         // (the segments of clusters already chosen are skipped).
         size_t p = 0;
@@ -209,7 +217,10 @@ Choice ChooseExactly(const std::vector<Option>& opts, const std::vector<size_t>&
                 skip();
             }
             int64_t lp = next[i].fee + light_fee[j + 1] + acc_fee;
-            if (p < segs.size()) lp += static_cast<int64_t>((static_cast<i128>(segs[p].dfee) * (x - acc_w) + segs[p].dw - 1) / segs[p].dw);
+            if (p < segs.size()) {  // the fractional segment, rounded up
+                const Segment& sg = segs[p];
+                lp += static_cast<int64_t>((static_cast<i128>(sg.dfee) * (x - acc_w) + sg.dw - 1) / sg.dw);
+            }
             if (lp < target) next[i].w = -1;  // hopeless
         }
         next.erase(std::remove_if(next.begin(), next.end(), [](const Option& o) { return o.w < 0; }), next.end());
@@ -222,12 +233,11 @@ Choice ChooseExactly(const std::vector<Option>& opts, const std::vector<size_t>&
     return out;
 }
 
-
 /** Order for the DP: the clusters with the widest swing of weight first (within a factor 8), then
  *  those whose cheapest deviation is dearest. Once the heavy near-lambda choices are made, the LP
  *  of the rest is nearly integral and prunes hard; the other way round, the fronts stay wide. */
 std::vector<uint32_t> DpOrder(const std::vector<Option>& opts, const std::vector<size_t>& starts,
-                              const std::vector<i128>& loss_of_best, const Scale& s)
+                              const std::vector<i128>& G, const Scale& s)
 {
     const size_t nfree = starts.size() - 1;
     std::vector<uint32_t> ord(nfree);
@@ -236,15 +246,16 @@ std::vector<uint32_t> DpOrder(const std::vector<Option>& opts, const std::vector
     for (uint32_t j = 0; j < nfree; ++j) {
         ord[j] = j;
         i128 least = std::numeric_limits<i128>::max();
-        for (size_t k = starts[j]; k < starts[j + 1]; ++k) least = std::min(least, loss_of_best[j] - s.G(opts[k].fee, opts[k].w));
+        for (size_t k = starts[j]; k < starts[j + 1]; ++k) least = std::min(least, G[j] - s.G(opts[k].fee, opts[k].w));
         for (size_t k = starts[j]; k < starts[j + 1]; ++k) {
-            const i128 l = loss_of_best[j] - s.G(opts[k].fee, opts[k].w) - least;
+            const i128 l = G[j] - s.G(opts[k].fee, opts[k].w) - least;
             if (l > 0) dear[j] = std::min(dear[j], l);
         }
         swing[j] = std::bit_width(static_cast<uint64_t>(opts[starts[j + 1] - 1].w - opts[starts[j]].w)) / 3;
     }
-    std::stable_sort(ord.begin(), ord.end(),
-                     [&](uint32_t a, uint32_t b) { return swing[a] != swing[b] ? swing[a] > swing[b] : dear[a] > dear[b]; });
+    std::stable_sort(ord.begin(), ord.end(), [&](uint32_t a, uint32_t b) {
+        return swing[a] != swing[b] ? swing[a] > swing[b] : dear[a] > dear[b];
+    });
     return ord;
 }
 
@@ -262,7 +273,8 @@ struct Summary {
 };
 
 /** Cluster c's order (topological, units contiguous): a proven linearization, else any topological order. */
-std::span<const uint32_t> OrderOf(const Clusters& cl, const Linearization& lin, std::span<const uint8_t> relaxed, uint32_t c)
+std::span<const uint32_t> OrderOf(const Clusters& cl, const Linearization& lin, std::span<const uint8_t> relaxed,
+                                  uint32_t c)
 {
     return relaxed[c] ? cl.Txs(c) : std::span<const uint32_t>(lin.lin).subspan(cl.offsets[c], cl.Size(c));
 }
@@ -270,10 +282,12 @@ std::span<const uint32_t> OrderOf(const Clusters& cl, const Linearization& lin, 
 } // namespace
 
 ResidualSolve SolveResidual(const Graph& g, const Clusters& cl, const Linearization& lin, const ChunkTable& t,
-                            std::span<const uint32_t> mining, std::span<const uint8_t> relaxed, FeeFrac lambda, int64_t capacity, int64_t incumbent, uint64_t budget)
+                            std::span<const uint32_t> mining, std::span<const uint8_t> relaxed, FeeFrac lambda,
+                            int64_t capacity, int64_t incumbent, uint64_t budget)
 {
     ResidualSolve res;
     OPT_ASSUME(lambda.size > 0 && lambda.fee >= 0);
+    if (lambda.size > WIDE || capacity > WIDE) return res;  // beyond the scaled arithmetic's range
     const Scale s{lambda.fee, lambda.size};
     // Units and sums from the transactions' own data (in the cluster's index range, so cached),
     // not from the chunk table, whose mining order would make every read a cache miss.
@@ -296,7 +310,9 @@ ResidualSolve SolveResidual(const Graph& g, const Clusters& cl, const Linearizat
                 su.w += u.size;
                 su.fee += u.fee;
             }
-            if (allow != nullptr) su.fixed = su.fixed && (gu < 0 ? -gu : gu) * lightest > *allow * u.size;
+            if (allow != nullptr) {
+                su.fixed = su.fixed && u.size <= WIDE && (gu < 0 ? -gu : gu) * lightest > *allow * u.size;
+            }
             u = {};
             lightest = std::numeric_limits<int64_t>::max();
         }
@@ -335,7 +351,7 @@ ResidualSolve SolveResidual(const Graph& g, const Clusters& cl, const Linearizat
         const auto near = [&](size_t i) {
             const Chunk& ch = t.chunks[mining[i]];
             const i128 gk = s.G(ch.fee, ch.weight);
-            return (gk < 0 ? -gk : gk) * minw <= allow * ch.weight;
+            return ch.weight > WIDE || (gk < 0 ? -gk : gk) * minw <= allow * ch.weight;
         };
         size_t lo = edge, hi = edge;
         while (lo > 0 && near(lo - 1)) --lo;
@@ -384,8 +400,9 @@ ResidualSolve SolveResidual(const Graph& g, const Clusters& cl, const Linearizat
         }
         const size_t from = opts.size();
         const uint64_t cluster_budget = std::min(budget, res.nodes + CLUSTER_BUDGET);
-        if (!EnumerateCluster(g, std::span<const uint32_t>(where).subspan(0, order.size()), cl.offsets[c], order, unit_of, units, s, su.G, allow, capacity, frames, opts, res.nodes,
-                              cluster_budget)) {
+        const std::span<const uint32_t> pos = std::span<const uint32_t>(where).subspan(0, order.size());
+        if (!EnumerateCluster(g, pos, cl.offsets[c], order, unit_of, units, s, su.G, allow, capacity, frames, opts,
+                              res.nodes, cluster_budget)) {
             return res;
         }
         if (opts.size() == from) {
@@ -409,7 +426,8 @@ ResidualSolve SolveResidual(const Graph& g, const Clusters& cl, const Linearizat
     starts.push_back(opts.size());
     res.free_clusters = static_cast<uint32_t>(free_G.size());
     const std::vector<uint32_t> ord = DpOrder(opts, starts, free_G, s);
-    const Choice ch = ChooseExactly(opts, starts, ord, capacity - base_w, incumbent + 1 - base_fee, budget, res.nodes);
+    const Choice ch =
+        ChooseExactly(opts, starts, ord, capacity - base_w, incumbent + 1 - base_fee, budget, res.nodes);
     if (!ch.finished) return res;
     if (ch.best >= 0) res.fee = std::max(res.fee, base_fee + ch.best);
     res.solved = true;

@@ -31,11 +31,12 @@ struct ResidualSolve {
     uint64_t nodes{0};         // search nodes plus DP states spent
 };
 
-/** lin, t: the proven linearizations and their chunks (real weight), mining: the chunks by rate
- *  (mining order). relaxed[c]: cluster c's precedence is dropped in the LP (its G_c sums its transactions').
- *  lambda: the LP's critical item (fee, size > 0). Complexity: O(n + budget); when no cluster is relaxed, O(chunks up to
- *  the LP's edge + the clusters near it + budget). */
+/** lin, t: the proven linearizations and their chunks (real weight); mining: the chunks by rate
+ *  (mining order). relaxed[c]: cluster c's precedence is dropped in the LP (its G_c sums its
+ *  transactions'). lambda: the LP's critical item (fee, size > 0). Complexity: O(n + budget);
+ *  when no cluster is relaxed, O(the chunks up to the LP's edge + the clusters near it + budget). */
 ResidualSolve SolveResidual(const Graph& g, const Clusters& cl, const Linearization& lin, const ChunkTable& t,
-                            std::span<const uint32_t> mining, std::span<const uint8_t> relaxed, FeeFrac lambda, int64_t capacity, int64_t incumbent, uint64_t budget);
+                            std::span<const uint32_t> mining, std::span<const uint8_t> relaxed, FeeFrac lambda,
+                            int64_t capacity, int64_t incumbent, uint64_t budget);
 
 } // namespace opt
