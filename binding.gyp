@@ -13,6 +13,7 @@
         "native/template_optimized.cpp",
         "native/bound.cpp",
         "native/bound_exact.cpp",
+        "native/bound_choose.cpp",
         "native/projected.cpp",
         "native/optimizer.cpp"
       ],
