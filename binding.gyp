@@ -12,6 +12,8 @@
         "native/baseline_v30.cpp",
         "native/template_optimized.cpp",
         "native/bound.cpp",
+        "native/bound_exact.cpp",
+        "native/bound_choose.cpp",
         "native/projected.cpp",
         "native/optimizer.cpp"
       ],

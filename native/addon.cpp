@@ -145,6 +145,9 @@ Napi::Object ResultObject(Napi::Env env, const opt::Result& r)
     ub.Set("lpFeeSat", num(static_cast<double>(r.bound.lp_fee)));
     ub.Set("exact", Napi::Boolean::New(env, r.bound.exact));
     ub.Set("relaxedClusters", num(r.bound.relaxed_clusters));
+    ub.Set("solved", Napi::Boolean::New(env, r.bound.solved));
+    ub.Set("freeClusters", num(r.bound.free_clusters));
+    ub.Set("searchNodes", num(static_cast<double>(r.bound.search_nodes)));
     o.Set("upperBound", ub);
     o.Set("txChunkFeeSat", Copy<double, Napi::Float64Array>(env, r.tx_chunk_fee));
     o.Set("txChunkWeightWu", Copy<uint32_t, Napi::Uint32Array>(env, r.tx_chunk_weight));

@@ -1,6 +1,8 @@
 // The hull / LP upper bound; see bound.h for why it is valid.
 #include "bound.h"
 
+#include "bound_exact.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -33,6 +35,8 @@ int64_t Fill(const Items& items, size_t count, int64_t capacity)
 struct Item {
     FeeFrac ff;
     int64_t partial_cap;
+    uint32_t cluster;  // UINT32_MAX: a transaction of a relaxed cluster
+    uint32_t chunk;    // its chunk in t (UINT32_MAX: a transaction)
 };
 
 /** ceil(fee * num / den) for fee >= 0, num >= 0, den > 0. */
@@ -78,10 +82,13 @@ int64_t BranchFill(const std::vector<Item>& items, std::vector<uint8_t>& mark, i
 /** Branching depth: at most 2^depth fills, each scanning only up to its critical item. */
 constexpr int BRANCH_DEPTH = 6;
 
+/** Search nodes and DP states of the residual solve (about 10 ns each). */
+constexpr uint64_t RESIDUAL_BUDGET = 2'000'000;
+
 } // namespace
 
 UpperBound ComputeUpperBound(const Graph& g, const Clusters& cl, const Linearization& lin, const ChunkTable& t,
-                             std::span<const uint32_t> order, int64_t capacity)
+                             std::span<const uint32_t> order, int64_t capacity, int64_t incumbent)
 {
     UpperBound ub;
     std::vector<uint8_t> relaxed(cl.count, 0);
@@ -96,27 +103,13 @@ UpperBound ComputeUpperBound(const Graph& g, const Clusters& cl, const Lineariza
     ub.exact = ub.relaxed_clusters == 0;
     std::vector<Item> items;
     items.reserve(order.size());
-    int64_t prefix = 0;
     for (uint32_t k : order) {
         const Chunk& ch = t.chunks[k];
-        if (relaxed[ch.cluster]) continue;
-        // Only items near the block's edge can become critical; the others keep the trivial
-        // partial_cap (the whole chunk), which is valid, just not tighter.
-        int64_t lightest_leaf = 0;
-        if (prefix <= 2 * capacity) {
-            lightest_leaf = ch.weight;
-            for (uint32_t x : t.Txs(k)) {
-                bool leaf = true;
-                for (uint32_t c : g.Children(x)) leaf = leaf && t.chunk_of[c] != k;
-                if (leaf) lightest_leaf = std::min(lightest_leaf, g.weight[x]);
-            }
-        }
-        prefix += ch.weight;
-        items.push_back({{ch.fee, ch.weight}, ch.weight - lightest_leaf});
+        if (ub.exact || !relaxed[ch.cluster]) items.push_back({{ch.fee, ch.weight}, ch.weight, ch.cluster, k});
     }
     if (!ub.exact) {
         for (uint32_t x = 0; x < g.n; ++x) {
-            if (relaxed[cl.cluster_of[x]]) items.push_back({{g.fee[x], g.weight[x]}, 0});
+            if (relaxed[cl.cluster_of[x]]) items.push_back({{g.fee[x], g.weight[x]}, 0, UINT32_MAX, UINT32_MAX});
         }
         std::sort(items.begin(), items.end(), [](const Item& ia, const Item& ib) {
             const FeeFrac& a = ia.ff;
@@ -128,6 +121,62 @@ UpperBound ComputeUpperBound(const Graph& g, const Clusters& cl, const Lineariza
         });
     }
     ub.lp_fee = Fill([&](size_t i) { return items[i].ff; }, items.size(), capacity);
+
+    // The LP's critical item (the first that does not fit).
+    const Item* critical = nullptr;
+    int64_t lp_room = capacity;
+    for (const Item& it : items) {
+        if (it.ff.size > lp_room) {
+            critical = &it;
+            break;
+        }
+        lp_room -= it.ff.size;
+    }
+    // Without an incumbent, a greedy template over the chunks (a skipped chunk blocks its
+    // cluster's later ones, so the taken set stays closed).
+    if (incumbent < 0) {
+        int64_t room = capacity, greedy = 0;
+        std::vector<uint8_t> blocked(cl.count, 0);
+        for (const Item& it : items) {
+            if (it.cluster == UINT32_MAX) continue;
+            if (blocked[it.cluster] || it.ff.size > room) {
+                blocked[it.cluster] = 1;
+            } else {
+                greedy += it.ff.fee;
+                room -= it.ff.size;
+            }
+        }
+        incumbent = greedy;
+    }
+    if (critical == nullptr) {  // everything fits: the LP takes every transaction, the optimum
+        ub.fee = ub.lp_fee;
+        ub.solved = true;
+        return ub;
+    }
+    const ResidualSolve rs = SolveResidual(g, cl, lin, t, order, relaxed, critical->ff, capacity, incumbent,
+                                           RESIDUAL_BUDGET);
+    ub.solved = rs.solved;
+    ub.free_clusters = rs.free_clusters;
+    ub.search_nodes = rs.nodes;
+    if (rs.solved) {
+        ub.fee = std::min(ub.lp_fee, rs.fee);
+        return ub;
+    }
+    // The branching bound: partial caps for the items near the block's edge (only they can become
+    // critical; the others keep the trivial cap, the whole chunk, which is valid, just not tighter).
+    int64_t prefix = 0;
+    for (size_t i = 0; i < items.size() && prefix <= 2 * capacity; ++i) {
+        prefix += items[i].ff.size;
+        const uint32_t k = items[i].chunk;
+        if (k == UINT32_MAX) continue;
+        int64_t lightest_leaf = items[i].ff.size;
+        for (uint32_t x : t.Txs(k)) {
+            bool leaf = true;
+            for (uint32_t c : g.Children(x)) leaf = leaf && t.chunk_of[c] != k;
+            if (leaf) lightest_leaf = std::min(lightest_leaf, g.weight[x]);
+        }
+        items[i].partial_cap = items[i].ff.size - lightest_leaf;
+    }
     std::vector<uint8_t> mark(items.size(), 0);
     ub.fee = std::min(ub.lp_fee, BranchFill(items, mark, capacity, 0, BRANCH_DEPTH));
     return ub;

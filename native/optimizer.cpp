@@ -214,7 +214,7 @@ Result BuildTemplates(const InputView& input, const Options& o)
     r.timings.optimized = pr.first_block_ms;
     r.timings.projected = std::max(0.0, lap.Lap() - pr.first_block_ms);
 
-    r.bound = ComputeUpperBound(g, cl, *cl_lin, *ct, ct_order, lim.weight);
+    r.bound = ComputeUpperBound(g, cl, *cl_lin, *ct, ct_order, lim.weight, r.optimized.fee);
     r.timings.bound = lap.Lap();
 
     if (o.threads >= 2) {

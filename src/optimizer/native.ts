@@ -116,10 +116,21 @@ export interface OptimizerResult {
    */
   upperBound: {
     feeSat: number;
-    /** The LP / hull value; feeSat is this refined by branching on binary items at the block's edge (never above it). */
+    /**
+     * The LP / hull value. feeSat is never above it: when `solved`, it is max(the optimized fee, the
+     * exact optimum of the weight-only problem) (reduced-cost fixing against the optimized fee, then
+     * the clusters left solved exactly over their closed sets); otherwise the LP refined by
+     * branching on binary items at the block's edge.
+     */
     lpFeeSat: number;
     exact: boolean;
     relaxedClusters: number;
+    /** The exact residual solve finished within its (deterministic) budget. */
+    solved: boolean;
+    /** Clusters it could not fix to a single closed set (solved exactly among their candidates). */
+    freeClusters: number;
+    /** Its search nodes and DP states. */
+    searchNodes: number;
   };
   /** Per tx: its chunk's fee (Core's fees.chunk, in sat). */
   txChunkFeeSat: Float64Array;

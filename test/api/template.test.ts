@@ -211,6 +211,8 @@ describe('after a cycle', () => {
     expect(t.optimized.feeSat).toBeGreaterThanOrEqual(t.nativeV31.feeSat);
     expect(t.sigopsBinding).toBe(false);
     expect(t.upperBound.exact).toBe(true);
+    // Solved: the bound is the exact optimum (or the optimized fee), so the gap is a true certificate.
+    expect(t.upperBound.solved).toBe(true);
     expect(stats.cache.clusters.count).toBeGreaterThan(0);
   });
 

@@ -29,7 +29,7 @@ describe('consensus limits', () => {
     expect(Array.from(r.baselineV31.indices)).not.toContain(30);
     expect(Array.from(r.optimized.indices)).toContain(30);
     expect(r.optimized.feeSat).toBe(200_000);
-    expect(r.upperBound).toEqual({ feeSat: 200_000, lpFeeSat: 200_000, exact: true, relaxedClusters: 0 });
+    expect(r.upperBound).toMatchObject({ feeSat: 200_000, lpFeeSat: 200_000, exact: true, relaxedClusters: 0, solved: true });
     expect(r.clusters.realWeightRelinearized).toBe(1);
     expect(r.tailSearch.sigopsBinding).toBe(false);
   });

@@ -143,7 +143,7 @@ describe('errors', () => {
   it('behavior: empty mempool', () => {
     const r = buildTemplates({ feeSat: new Float64Array(0), weightWu: new Uint32Array(0), parentOffsets: new Uint32Array(1), parentIndices: new Uint32Array(0), txidRank: new Uint32Array(0) });
     expect(r.optimized.txCount).toBe(0);
-    expect(r.upperBound).toEqual({ feeSat: 0, lpFeeSat: 0, exact: true, relaxedClusters: 0 });
+    expect(r.upperBound).toEqual({ feeSat: 0, lpFeeSat: 0, exact: true, relaxedClusters: 0, solved: true, freeClusters: 0, searchNodes: 0 });
     expect(r.projectedBlocks.every((b) => b.txCount === 0)).toBe(true);
   });
 });

@@ -122,14 +122,24 @@ describe('snapshot', () => {
       }
     });
 
+    it.each(realFiles)('behavior: %s: the bound certifies the optimized template within 0.001 %% (issue 14)', async (name) => {
+      const snap = await readSnapshotFile(join(DATA, name));
+      const r = buildTemplates(snap.input, {});
+      expect(r.upperBound.solved).toBe(true);
+      expect(r.upperBound.feeSat - r.optimized.feeSat).toBeLessThanOrEqual(r.upperBound.feeSat * 1e-5);
+    });
+
     it.skipIf(!realFiles.some((f) => f.includes('3778tx')))('behavior: 2020-06-09 matches the research measurements', async () => {
-      // research/linearization.md §4.6: v30 = v31 = 12,082,836; exact optimum 12,082,860; bound 12,083,100.7
+      // research/linearization.md §4.6: v30 = v31 = 12,082,836; exact optimum 12,082,860; LP bound 12,083,100.7.
+      // The residual solve closes the LP's gap: the bound is the exact optimum, a zero-gap certificate.
       const snap = await readSnapshotFile(join(DATA, realFiles.find((f) => f.includes('3778tx')) as string));
       const r = buildTemplates(snap.input, { maxTxCount: 100_000, minFeeRateSatVb: 0 });
       expect(r.baselineV31.feeSat).toBe(12_082_836);
       expect(r.baselineV30.feeSat).toBe(12_082_836);
       expect(r.optimized.feeSat).toBe(12_082_860);
-      expect(r.upperBound.feeSat).toBe(12_083_100);
+      expect(r.upperBound.lpFeeSat).toBe(12_083_100);
+      expect(r.upperBound.solved).toBe(true);
+      expect(r.upperBound.feeSat).toBe(12_082_860);
     });
 
     it.each(realFiles)('behavior: %s: the Core JSON rendering converts to the same arrays', async (name) => {

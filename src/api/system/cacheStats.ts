@@ -19,7 +19,13 @@ export const TemplateTable = z.object({
   baseline: TemplateRow.extend({ source: z.enum(['node_getblocktemplate', 'native_v31']) }),
   nativeV31: TemplateRow,
   nativeV30: TemplateRow,
-  upperBound: z.object({ feeSat: z.number(), exact: z.boolean() }),
+  upperBound: z.object({
+    feeSat: z.number(),
+    exact: z.boolean(),
+    solved: z
+      .boolean()
+      .describe('The bound is max(optimized, the exact optimum under the weight limit): the optimizer solved the problem left near the block edge exactly'),
+  }),
   optimizedMinusBaselineSat: Sat,
   optimizedMinusNativeV31Sat: Sat,
   v31WithinRequestLimits: z.boolean(),
@@ -97,7 +103,7 @@ export function templateTable(cache: TemplateCache): z.input<typeof TemplateTabl
     baseline: { source: cache.baseline.source, ...row(cache.baseline) },
     nativeV31: row(cache.nativeV31),
     nativeV30: row(cache.nativeV30),
-    upperBound: { feeSat: round(bound, 1), exact: cache.upperBound.exact },
+    upperBound: { feeSat: round(bound, 1), exact: cache.upperBound.exact, solved: cache.upperBound.solved },
     optimizedMinusBaselineSat: cache.optimized.feeSat - cache.baseline.feeSat,
     optimizedMinusNativeV31Sat: cache.optimized.feeSat - cache.nativeV31.feeSat,
     v31WithinRequestLimits: cache.v31WithinRequestLimits,

@@ -1,0 +1,112 @@
+/**
+ * The upper bound's exact residual solve (native/bound_exact.h, issue 14's certificate): against a
+ * brute-force optimum on small random mempools, the bound is never below the exact optimum nor
+ * above the LP value, and whenever the solve finishes it IS the exact optimum of the weight-only
+ * problem (the optimized template never exceeds that optimum, so max(optimized, optimum) is it).
+ * Relaxed clusters (linearization not proven optimal), sigop-heavy ones, ties at the critical rate
+ * and the budget running out are covered; a real snapshot's gap closes to zero.
+ */
+import { describe, expect, it } from 'vitest';
+
+import { buildTemplates, type OptimizerInput } from '../../src/optimizer/native.js';
+import { at } from '../../src/util/at.js';
+import { exactOptimum, lpBound, randomMempool, rng } from './oracle.js';
+
+const LOOSE = { coinbaseReserveWu: 0, maxSigopCost: 80_000, coinbaseSigopCost: 0, maxTxCount: 100_000, minFeeRateSatVb: 0 };
+
+/** Singletons (no parents) with the given fees and weights. */
+function singletons(fee: number[], weight: number[]): OptimizerInput {
+  const n = fee.length;
+  return {
+    feeSat: Float64Array.from(fee),
+    weightWu: Uint32Array.from(weight),
+    parentOffsets: new Uint32Array(n + 1),
+    parentIndices: new Uint32Array(0),
+    txidRank: Uint32Array.from({ length: n }, (_, i) => i),
+  };
+}
+
+/** The largest subset sum of ws that is <= cap. */
+function bestSubsetSum(ws: number[], cap: number): number {
+  const can = new Uint8Array(cap + 1);
+  can[0] = 1;
+  for (const w of ws) for (let s = cap; s >= w; s--) if (can[s - w]) can[s] = 1;
+  let s = cap;
+  while (!can[s]) s--;
+  return s;
+}
+
+describe('upper bound: exact residual solve', () => {
+  it('behavior: on random small mempools the bound is the exact optimum when solved, and always between it and the LP', () => {
+    const r = rng(14);
+    const pick = (lo: number, hi: number) => lo + Math.floor(r() * (hi - lo + 1));
+    let solved = 0, belowLp = 0;
+    const rounds = 240;
+    for (let round = 0; round < rounds; round++) {
+      const seed = pick(1, 2 ** 30);
+      const shape = { clusters: pick(2, 12), maxClusterSize: pick(1, 7), density: r() * 0.6, sigopShare: r() < 0.3 ? 0.3 : 0, maxRate: r() < 0.3 ? 3 : 50 };
+      const input = randomMempool(seed, shape);
+      // Ties at the critical rate: a third of the rounds price every transaction at 1-3 sat/WU exactly.
+      if (round % 3 === 1) input.feeSat.forEach((_, i) => (input.feeSat[i] = at(input.weightWu, i) * (1 + (i % 3))));
+      const cap = pick(1_000, 25_000);
+      // Every fourth round: no linearization budget, so clusters are relaxed (not proven optimal).
+      const budget = round % 4 === 3 ? { linearizeBudget: 0, linearizeExtraBudget: 0 } : {};
+      // Every fifth: a sigop limit that can bind (the bound ignores it, so it stays >= the weight-only optimum).
+      const sigops = round % 5 === 2 ? { maxSigopCost: pick(50, 600) } : {};
+      const res = buildTemplates(input, { ...LOOSE, ...budget, ...sigops, weightLimitWu: cap });
+      const context = `round ${round}: seed ${seed} ${JSON.stringify(shape)} cap ${cap} ${JSON.stringify({ ...budget, ...sigops })}`;
+      const optimum = exactOptimum(input, cap);
+      const ub = res.upperBound;
+      expect(ub.feeSat, context).toBeGreaterThanOrEqual(optimum);
+      expect(ub.feeSat, context).toBeLessThanOrEqual(ub.lpFeeSat);
+      expect(res.optimized.feeSat, context).toBeLessThanOrEqual(ub.feeSat);
+      if (ub.exact) expect(ub.lpFeeSat, context).toBe(lpBound(input, cap));
+      if (ub.solved) {
+        expect(ub.feeSat, context).toBe(optimum);
+        solved++;
+      }
+      if (ub.feeSat < ub.lpFeeSat) belowLp++;
+    }
+    // Small instances are always within the budget; the LP has an integrality gap on many of them.
+    expect(solved).toBe(rounds);
+    expect(belowLp).toBeGreaterThan(rounds / 4);
+  });
+
+  it('behavior: equal fee rates everywhere (every swap is free): the bound is the best subset sum', () => {
+    const r = rng(7);
+    for (let k = 0; k < 10; k++) {
+      const weight = Array.from({ length: 40 }, () => 400 + Math.floor(r() * 3_000));
+      const cap = 20_000 + Math.floor(r() * 20_000);
+      const res = buildTemplates(singletons(weight.map((w) => 3 * w), weight), { ...LOOSE, weightLimitWu: cap });
+      expect(res.upperBound.solved).toBe(true);
+      expect(res.upperBound.feeSat).toBe(3 * bestSubsetSum(weight, cap));
+      expect(res.upperBound.lpFeeSat).toBe(3 * cap);
+    }
+  });
+
+  it('behavior: past its budget (a cluster with 2^40 equally good closed sets) the solve says so and the branching bound stays valid', () => {
+    // A parent and 40 children, every one at exactly 2 sat/WU, then a block edge inside the cluster.
+    const n = 41;
+    const weight = Array.from({ length: n }, (_, i) => 500 + ((i * 37) % 400));
+    const parentOffsets = Uint32Array.from({ length: n + 1 }, (_, i) => Math.max(0, i - 1));
+    const input: OptimizerInput = {
+      feeSat: Float64Array.from(weight, (w) => 2 * w),
+      weightWu: Uint32Array.from(weight),
+      parentOffsets,
+      parentIndices: new Uint32Array(n - 1),
+      txidRank: Uint32Array.from({ length: n }, (_, i) => i),
+    };
+    const cap = 15_003;
+    const res = buildTemplates(input, { ...LOOSE, weightLimitWu: cap });
+    const optimum = 2 * (at(weight, 0) + bestSubsetSum(weight.slice(1), cap - at(weight, 0)));
+    expect(res.upperBound.solved).toBe(false);
+    expect(res.upperBound.feeSat).toBeGreaterThanOrEqual(optimum);
+    expect(res.upperBound.feeSat).toBeLessThanOrEqual(res.upperBound.lpFeeSat);
+    expect(res.upperBound.searchNodes).toBeGreaterThan(0);
+  });
+
+  it('behavior: everything fits: the bound is every fee, solved without a search', () => {
+    const res = buildTemplates(singletons([500, 700, 900], [1_000, 1_000, 1_000]), { ...LOOSE, weightLimitWu: 10_000 });
+    expect(res.upperBound).toMatchObject({ feeSat: 2_100, lpFeeSat: 2_100, solved: true, freeClusters: 0, searchNodes: 0 });
+  });
+});
