@@ -6,8 +6,9 @@
 // - v31 and v30 satisfy Core's limits (sigop-adjusted weight, strict >= tests) and follow Core's
 //   order; the optimized template and projected blocks are chunked and ordered by real weight and
 //   satisfy the consensus and request limits of template_optimized.h;
-// - the bound is computed on the real-weight chunks, so it is exact (the LP optimum) whenever every
-//   cluster's real-weight linearization is proven optimal;
+// - the bound is computed on the real-weight chunks: a valid LP bound whenever every cluster's
+//   real-weight linearization is proven optimal (`exact`), closed to the true optimum under the
+//   weight limit by the residual solve of bound_exact.h when it fits its budget (`solved`);
 // - optimized.fee >= v31.fee whenever v31_within_limits; bound.fee >= every template's fee;
 // - the result depends only on the input and options (timings aside): same input + seed, same
 //   result on every machine (work is budgeted in cost units and nodes, never in time).
