@@ -35,6 +35,7 @@ import {
 import type { PaymentPayload, PaymentRequirements, ResourceInfo, SettlementResponse } from './schemas.js';
 import type { Settler } from './settlement.js';
 import type { ReplayStore } from './store/replayStore.js';
+import type { SharedClaim, SharedPayments } from './store/sharedPayments.js';
 import { PaymentError, type VerifiedPayment, type Verifier } from './verify.js';
 
 /** Claims and idempotency records outlive `validBefore` by this much (replays stay refused). */
@@ -59,6 +60,8 @@ export interface GateDeps {
   store: ReplayStore;
   ledger: Ledger;
   answers: AnswerCache;
+  /** With REDIS_URL: payment states and retry answers shared by every replica (else the local ledger and cache). */
+  shared: SharedPayments | null;
   facilitator: FacilitatorClient | null;
   settler: Settler | null;
   verifyWithFacilitator: boolean;
@@ -87,7 +90,13 @@ interface Accepted {
   resource: ResourceInfo;
   finished: boolean;
   /** A retry of a request already paid for, answered by running the handler again: nothing is charged. */
-  replayOf: LedgerRow | null;
+  replay: Replay | null;
+}
+
+interface Replay {
+  /** The local ledger row (its PAYMENT-RESPONSE is read again when answering); null when shared. */
+  row: LedgerRow | null;
+  paymentResponse: string;
 }
 
 export class PaymentGate {
@@ -130,8 +139,9 @@ export class PaymentGate {
       const record = await this.storeCall(() => this.d.store.getIdempotency(paymentId));
       if (record) {
         if (record.fingerprint !== fingerprint) throw new Errors.PAYMENT_ID_CONFLICT(paymentId);
-        if (record.state === 'pending') throw this.inProgress(reply, paymentId);
-        idDone = true; // answered before: the ledger row answers it again below
+        // Shared: the nonce record below says whether its owner still runs it (or died: taken over).
+        if (record.state === 'pending' && !this.d.shared) throw this.inProgress(reply, paymentId);
+        idDone = record.state === 'done'; // answered before: the ledger row answers it again below
       }
     }
 
@@ -143,9 +153,16 @@ export class PaymentGate {
     const expiresAtMs = (verified.validBefore + NONCE_RETENTION_SECONDS) * 1000;
     const base = { ctx, priceUsd, payload, verified, paymentId, fingerprint, requestHash, expiresAtMs, offered, resource, finished: false };
 
+    if (this.d.shared) {
+      const outcome = await this.storeCall(() => this.claimShared(this.d.shared as SharedPayments, verified.nonceKey, requestHash, expiresAtMs));
+      if (outcome.kind === 'held') return this.answerHeld(request, reply, outcome, base, refuse);
+      if (paymentId !== null) await this.beginIdShared(reply, verified.nonceKey, paymentId, fingerprint, idDone, outcome.kind === 'taken-over', expiresAtMs);
+      return this.accept(request, reply, base, refuse);
+    }
+
     // This payment was already taken: a retry of the same request is answered, never charged again.
     const paid = this.d.ledger.findByNonceKey(verified.nonceKey);
-    if (paid) return this.answerAgain(request, reply, paid, { ...base, replayOf: paid }, refuse);
+    if (paid) return this.answerAgain(request, reply, paid, { ...base, replay: { row: paid, paymentResponse: paymentResponseOf(paid) } }, refuse);
     if (idDone && paymentId !== null) throw new Errors.PAYMENT_ID_CONFLICT(paymentId);
 
     const leaseUntil = Math.min(expiresAtMs, this.d.now() + this.d.pendingLeaseMs);
@@ -164,10 +181,21 @@ export class PaymentGate {
       // The same payment for the same request, still running here: come back for its answer.
       if (this.inFlight.get(verified.nonceKey) === requestHash) throw this.inProgress(reply, verified.nonceKey.slice(0, 12));
       const now = this.d.ledger.findByNonceKey(verified.nonceKey);
-      if (now) return this.answerAgain(request, reply, now, { ...base, replayOf: now }, refuse);
+      if (now) return this.answerAgain(request, reply, now, { ...base, replay: { row: now, paymentResponse: paymentResponseOf(now) } }, refuse);
       return refuse(PaymentError.NONCE_USED);
     }
-    this.inFlight.set(verified.nonceKey, requestHash);
+    return this.accept(request, reply, base, refuse);
+  }
+
+  /** The payment is claimed by this request: the facilitator's verdict, then the handler runs. */
+  private async accept(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    base: Omit<Accepted, 'replay'>,
+    refuse: (error: string) => FastifyReply,
+  ): Promise<FastifyReply | undefined> {
+    const { verified, payload, paymentId } = base;
+    this.inFlight.set(verified.nonceKey, base.requestHash);
     const release = () => this.release(verified.nonceKey, paymentId);
 
     if (this.d.facilitator) {
@@ -188,8 +216,9 @@ export class PaymentGate {
           this.d.log.warn({ detail: outcome.detail }, 'payments: facilitator /verify unavailable, continuing on local verification');
       }
     }
-    this.accepted.set(request, { ...base, replayOf: null });
+    this.accepted.set(request, { ...base, replay: null });
     await this.d.pause?.('after-verify');
+    return undefined;
   }
 
   /** Charges after a successful answer; gives the claim back otherwise. */
@@ -197,7 +226,7 @@ export class PaymentGate {
     const a = this.accepted.get(request);
     if (!a || a.finished) return payload;
     a.finished = true;
-    if (a.replayOf) return this.decorateReplay(reply, a, payload);
+    if (a.replay) return this.decorateReplay(reply, a, a.replay, payload);
     const v = a.verified;
     try {
       const served = reply.statusCode < 400 && request.paymentChargeable !== false && request.raw.socket?.destroyed !== true;
@@ -228,6 +257,27 @@ export class PaymentGate {
         // A streamed body cannot be hashed here; none of our paid routes streams.
         answerHash: body === null ? 'stream' : sha256(body),
       };
+      if (this.d.shared) {
+        // Kept for a retry on any replica before the row is written: from here a dead owner's
+        // retry is answered without a charge (its row, if committed, is settled on its restart).
+        const answer = body === null ? null : { requestHash: a.requestHash, statusCode: reply.statusCode, contentType: contentTypeOf(reply), body };
+        const ours = await this.d.shared.charging(v.nonceKey, a.requestHash, answer, v.validBefore).catch((err: unknown) => {
+          this.d.log.error({ err }, 'payments: shared payment state failed');
+          return null;
+        });
+        if (ours !== true) {
+          if (ours === null) await this.release(v.nonceKey, a.paymentId);
+          reply.header('x-payment-charged', 'false');
+          reply.header('access-control-expose-headers', EXPOSE_HEADERS);
+          // false: this replica was taken for dead and another took the payment over.
+          return replaceWithError(
+            reply,
+            ours === null
+              ? new Errors.PAYMENT_STORE_UNAVAILABLE('the shared payment state could not be written')
+              : this.inProgress(reply, v.nonceKey.slice(0, 12)),
+          );
+        }
+      }
       let ledgerId: number;
       try {
         ledgerId = await this.d.ledger.record(entry);
@@ -239,7 +289,7 @@ export class PaymentGate {
       }
       await this.d.store.retireNonce?.(v.nonceKey);
       // Kept for a retry before settling: whoever is charged can fetch the answer again.
-      if (body !== null) {
+      if (body !== null && !this.d.shared) {
         this.d.answers.set(v.nonceKey, { requestHash: a.requestHash, statusCode: reply.statusCode, contentType: contentTypeOf(reply), body });
       }
       if (a.paymentId !== null) {
@@ -252,14 +302,20 @@ export class PaymentGate {
       const settlement = await this.settle(ledgerId, a);
       if (!settlement.success) {
         this.d.answers.delete(v.nonceKey);
+        await this.d.shared?.failed(v.nonceKey, a.requestHash).catch((err: unknown) => this.d.log.error({ err }, 'payments: shared payment state failed'));
         if (a.paymentId !== null) await this.d.store.releaseIdempotency(a.paymentId).catch(() => undefined);
         const challenge = paymentRequired(a.resource, a.offered, settlement.errorReason, this.d.mode);
         reply.code(402);
         reply.header('PAYMENT-RESPONSE', encodeHeaderJson(settlement));
         return challengeHeaders(reply, challenge);
       }
+      const paymentResponse = encodeHeaderJson(settlement);
+      // Not fatal: the record stays `charging`, answered without a charge once this replica is gone.
+      await this.d.shared
+        ?.paid(v.nonceKey, a.requestHash, paymentResponse)
+        .catch((err: unknown) => this.d.log.warn({ err }, 'payments: shared payment state failed'));
       await this.d.pause?.('after-settle');
-      reply.header('PAYMENT-RESPONSE', encodeHeaderJson(settlement));
+      reply.header('PAYMENT-RESPONSE', paymentResponse);
       // A shared cache must never hand a paid answer to the next, unpaying, client.
       reply.header('cache-control', 'no-store');
       reply.header('access-control-expose-headers', EXPOSE_HEADERS);
@@ -274,7 +330,7 @@ export class PaymentGate {
     const a = this.accepted.get(request);
     if (!a || a.finished) return;
     a.finished = true;
-    if (!a.replayOf) await this.release(a.verified.nonceKey, a.paymentId);
+    if (!a.replay) await this.release(a.verified.nonceKey, a.paymentId);
   }
 
   /** The URL quoted for this request: the configured public base, else the Host the client connected to. */
@@ -328,12 +384,103 @@ export class PaymentGate {
     return undefined;
   }
 
-  private decorateReplay(reply: FastifyReply, a: Accepted, payload: unknown): unknown {
-    const row = this.d.ledger.get(a.replayOf?.id ?? -1) ?? a.replayOf;
-    if (!row) return payload;
-    replayHeaders(reply, paymentResponseOf(row));
+  /** Claims the payment in the shared state, taking over a claim whose replica died before charging. */
+  private async claimShared(
+    shared: SharedPayments,
+    nonceKey: string,
+    requestHash: string,
+    expiresAtMs: number,
+  ): Promise<{ kind: 'claimed' | 'taken-over' } | Extract<SharedClaim, { kind: 'held' }>> {
+    const claim = await shared.claim(nonceKey, requestHash, expiresAtMs);
+    if (claim.kind === 'claimed') return claim;
+    const r = claim.record;
+    if (r && r.s === 'claimed' && !claim.ownerAlive && r.h === requestHash && (await shared.takeOver(nonceKey, r.o, requestHash))) {
+      this.d.log.warn({ nonceKey, deadReplica: r.o }, 'payments: took over a payment claimed by a replica that died before charging it');
+      return { kind: 'taken-over' };
+    }
+    return claim;
+  }
+
+  /**
+   * The payment-identifier record beside a shared claim: begun, or (taken over from a dead replica)
+   * kept as it is; a conflict gives the claim back.
+   */
+  private async beginIdShared(
+    reply: FastifyReply,
+    nonceKey: string,
+    paymentId: string,
+    fingerprint: string,
+    idDone: boolean,
+    takenOver: boolean,
+    expiresAtMs: number,
+  ): Promise<void> {
+    const leaseUntil = Math.min(expiresAtMs, this.d.now() + this.d.pendingLeaseMs);
+    const fail = async (err: Error) => {
+      await this.d.shared?.release(nonceKey).catch(() => undefined);
+      return err;
+    };
+    if (idDone) throw await fail(new Errors.PAYMENT_ID_CONFLICT(paymentId));
+    if (await this.storeCall(() => this.d.store.beginIdempotency(paymentId, fingerprint, leaseUntil))) return;
+    const record = await this.storeCall(() => this.d.store.getIdempotency(paymentId));
+    if (record && record.fingerprint === fingerprint) {
+      if (takenOver && record.state === 'pending') return; // the dead replica's record: ours now
+      throw await fail(this.inProgress(reply, paymentId));
+    }
+    throw await fail(new Errors.PAYMENT_ID_CONFLICT(paymentId));
+  }
+
+  /**
+   * The shared state holds this payment. The same request gets its answer again when it was paid,
+   * or when the replica charging it died (never charged again: that replica's row, if committed, is
+   * settled by its reconciler). Still running elsewhere: come back later. Anything else: a replay.
+   */
+  private async answerHeld(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    held: Extract<SharedClaim, { kind: 'held' }>,
+    base: Omit<Accepted, 'replay'>,
+    refuse: (error: string) => FastifyReply,
+  ): Promise<FastifyReply | undefined> {
+    const shared = this.d.shared;
+    const r = held.record;
+    if (!shared || !r || r.h !== base.requestHash || r.s === 'failed') return refuse(PaymentError.NONCE_USED);
+    if (r.s === 'claimed' || (r.s === 'charging' && held.ownerAlive)) throw this.inProgress(reply, base.verified.nonceKey.slice(0, 12));
+    const paymentResponse = r.r ?? this.unknownSettlement(base);
+    const key = base.verified.nonceKey;
+    const cached = await this.storeCall(() => shared.answer(key));
+    if (cached && cached.requestHash === base.requestHash) {
+      reply.code(cached.statusCode).header('content-type', cached.contentType);
+      replayHeaders(reply, paymentResponse);
+      return reply.send(cached.body);
+    }
+    if (!(await this.storeCall(() => shared.countRecompute(key, MAX_RECOMPUTES, base.expiresAtMs)))) return refuse(PaymentError.NONCE_USED);
+    this.accepted.set(request, { ...base, replay: { row: null, paymentResponse } });
+    return undefined;
+  }
+
+  /** PAYMENT-RESPONSE for a payment whose settlement this replica cannot know (its owner died). */
+  private unknownSettlement(a: Omit<Accepted, 'replay'>): string {
+    const v = a.verified;
+    return encodeHeaderJson({
+      success: true,
+      transaction: '',
+      network: v.network.network,
+      payer: a.payload.payload.authorization.from,
+      amount: v.requirement.amount,
+      extra: { settlement: 'pending' },
+    });
+  }
+
+  private async decorateReplay(reply: FastifyReply, a: Accepted, replay: Replay, payload: unknown): Promise<unknown> {
+    const row = replay.row ? (this.d.ledger.get(replay.row.id) ?? replay.row) : null;
+    replayHeaders(reply, row ? paymentResponseOf(row) : replay.paymentResponse);
     if (reply.statusCode < 400 && (typeof payload === 'string' || Buffer.isBuffer(payload))) {
-      this.d.answers.set(row.nonceKey, { requestHash: a.requestHash, statusCode: reply.statusCode, contentType: contentTypeOf(reply), body: payload });
+      const answer = { requestHash: a.requestHash, statusCode: reply.statusCode, contentType: contentTypeOf(reply), body: payload };
+      if (this.d.shared) {
+        await this.d.shared
+          .keepAnswer(a.verified.nonceKey, answer, a.verified.validBefore)
+          .catch((err: unknown) => this.d.log.warn({ err }, 'payments: could not keep a recomputed answer'));
+      } else this.d.answers.set(a.verified.nonceKey, answer);
     }
     return payload;
   }
@@ -345,8 +492,9 @@ export class PaymentGate {
 
   private async release(nonceKey: string, paymentId: string | null): Promise<void> {
     this.inFlight.delete(nonceKey);
-    await Promise.all([this.d.store.releaseNonce(nonceKey), paymentId === null ? undefined : this.d.store.releaseIdempotency(paymentId)]).catch(
-      (err: unknown) => this.d.log.error({ err }, 'payments: could not release a nonce claim'),
+    const nonce = this.d.shared ? this.d.shared.release(nonceKey) : this.d.store.releaseNonce(nonceKey);
+    await Promise.all([nonce, paymentId === null ? undefined : this.d.store.releaseIdempotency(paymentId)]).catch((err: unknown) =>
+      this.d.log.error({ err }, 'payments: could not release a nonce claim'),
     );
   }
 

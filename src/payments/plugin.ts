@@ -31,6 +31,7 @@ import { Settler, type ReconcileResult } from './settlement.js';
 import { MemoryReplayStore } from './store/memoryReplayStore.js';
 import { RedisReplayStore } from './store/redisReplayStore.js';
 import type { ReplayStore } from './store/replayStore.js';
+import { SharedPayments } from './store/sharedPayments.js';
 import { StreamTickets } from './streamTickets.js';
 import { SqliteReplayStore } from './store/sqliteReplayStore.js';
 import { createVerifier } from './verify.js';
@@ -143,6 +144,9 @@ const payments: FastifyPluginAsync<PaymentsPluginOptions> = async (app, opts) =>
     recovery.releasedPaymentIds = sqlite.releaseAbandoned();
     store = sqlite;
   }
+  // Several replicas: payment states and retry answers live in Redis beside the claims.
+  const shared = store instanceof RedisReplayStore ? new SharedPayments(store.redis, store.prefix, now, config.X402_ANSWER_CACHE_ENTRY_BYTES) : null;
+  await shared?.start();
   if (recovery.releasedPaymentIds + recovery.releasedUnansweredRows > 0) app.log.warn(recovery, 'payments: released what a killed process left pending');
   const facilitator =
     mode === 'facilitator' && config.X402_FACILITATOR_URL
@@ -166,6 +170,7 @@ const payments: FastifyPluginAsync<PaymentsPluginOptions> = async (app, opts) =>
     store,
     ledger,
     answers,
+    shared,
     facilitator,
     settler,
     verifyWithFacilitator: config.X402_FACILITATOR_VERIFY,
@@ -265,6 +270,7 @@ const payments: FastifyPluginAsync<PaymentsPluginOptions> = async (app, opts) =>
     if (purgeTimer) clearInterval(purgeTimer);
     await settler?.stop();
     facilitator?.shutdown();
+    await shared?.stop();
     await store.close();
     writes.flush();
     db.close();
