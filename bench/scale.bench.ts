@@ -22,9 +22,9 @@ import { domainSeparator, transferWithAuthorizationDigest } from '../src/payment
 import { resolveNetworks } from '../src/payments/networks.js';
 import { clusterMissing, startCluster } from '../test/scale/cluster.js';
 
-const PAY_TO = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
-const PUBLIC_BASE_URL = 'http://127.0.0.1';
-const NETWORKS = 'eip155:8453';
+export const PAY_TO = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
+export const PUBLIC_BASE_URL = 'http://127.0.0.1';
+export const NETWORKS = 'eip155:8453';
 const ROUTE = '/v1/mempool/stats';
 const PRICE_USD = 0.001;
 const REQUESTS = 4000;
@@ -36,7 +36,7 @@ interface NativeSign {
 const native = createRequire(import.meta.url)('secp256k1/bindings') as NativeSign;
 
 /** `n` payment headers for `GET ROUTE`, signed with libsecp256k1 by 16 payers. */
-function presign(n: number): string[] {
+export function presign(n: number): string[] {
   const config = loadConfig({ PAY_TO, X402_NETWORKS: NETWORKS });
   const base = resolveNetworks(config)[0];
   if (!base) throw new Error('no network');
@@ -70,7 +70,7 @@ function presign(n: number): string[] {
 }
 
 /** The mock facilitator (test/helpers/mockFacilitator.ts) in its own process: not behind the load generator's event loop. */
-async function facilitatorProcess(): Promise<{ url: string; close(): Promise<void> }> {
+export async function facilitatorProcess(): Promise<{ url: string; close(): Promise<void> }> {
   const helper = fileURLToPath(new URL('../test/helpers/mockFacilitator.ts', import.meta.url));
   const script = `const { startMockFacilitator } = await import(${JSON.stringify(helper)}); const f = await startMockFacilitator('ok'); console.log('URL=' + f.url);`;
   const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -85,7 +85,7 @@ async function facilitatorProcess(): Promise<{ url: string; close(): Promise<voi
   };
 }
 
-async function load(url: string, headers: string[]): Promise<{ reqPerSec: number; p50Ms: number; p99Ms: number; failures: number }> {
+export async function load(url: string, headers: string[]): Promise<{ reqPerSec: number; p50Ms: number; p99Ms: number; failures: number }> {
   let i = 0;
   const result = await autocannon({
     url: `${url}${ROUTE}`,
