@@ -63,6 +63,13 @@ function summarize(file: string): void {
   console.table(top(byFile, 25));
 }
 
+// `npx tsx bench/paidProfile.ts <file.cpuprofile>` summarizes a profile already written.
+const given = process.argv[2];
+if (given) {
+  summarize(given);
+  process.exit(0);
+}
+
 const redis = await startRedis();
 const node = await startSimnet({ seed: 21, blockIntervalSec: 0, txPerSec: 0, initialTxs: 40, policyModule: CORE_V31_POLICY_MODULE });
 const facilitator = await facilitatorProcess();
@@ -112,6 +119,7 @@ try {
   await node.close();
   await redis.stop();
 }
-const file = readdirSync(profDir).find((f) => f.endsWith('.cpuprofile'));
+// The main thread's profile (thread 0); tsx's loader thread writes its own.
+const file = readdirSync(profDir).find((f) => /\.\d+\.0\.\d+\.cpuprofile$/.test(f));
 if (file) summarize(join(profDir, file));
 else console.log('no profile written');
