@@ -35,7 +35,8 @@ import {
 import type { PaymentPayload, PaymentRequirements, ResourceInfo, SettlementResponse } from './schemas.js';
 import type { Settler } from './settlement.js';
 import type { ReplayStore } from './store/replayStore.js';
-import type { SharedClaim, SharedPayments } from './store/sharedPayments.js';
+import type { SharedPayments } from './store/sharedPayments.js';
+import { claimShared, type SharedOutcome } from './sharedRetries.js';
 import { PaymentError, type VerifiedPayment, type Verifier } from './verify.js';
 
 /** Claims and idempotency records outlive `validBefore` by this much (replays stay refused). */
@@ -153,13 +154,20 @@ export class PaymentGate {
     const expiresAtMs = (verified.validBefore + NONCE_RETENTION_SECONDS) * 1000;
     const base = { ctx, priceUsd, payload, verified, paymentId, fingerprint, requestHash, expiresAtMs, offered, resource, finished: false };
 
-    if (this.d.shared) {
-      const outcome = await this.storeCall(() => this.claimShared(this.d.shared as SharedPayments, verified.nonceKey, requestHash, expiresAtMs));
-      if (outcome.kind === 'held') return this.answerHeld(request, reply, outcome, base, refuse);
-      if (paymentId !== null) await this.beginIdShared(reply, verified.nonceKey, paymentId, fingerprint, idDone, outcome.kind === 'taken-over', expiresAtMs);
+    const shared = this.d.shared;
+    if (shared) {
+      const q = { nonceKey: verified.nonceKey, requestHash, expiresAtMs, maxRecomputes: MAX_RECOMPUTES };
+      const outcome = await this.storeCall(() => claimShared(shared, this.d.log, q));
+      if (outcome.kind !== 'claimed') return this.answerShared(request, reply, outcome, base, refuse);
+      // Redis forgot a payment this replica recorded (restarted without persistence): it stays paid.
+      const mine = this.d.ledger.findByNonceKey(verified.nonceKey);
+      if (mine) {
+        await this.storeCall(() => shared.restore(verified.nonceKey, mine.requestHash ?? '', mine.status === 'failed' ? null : paymentResponseOf(mine)));
+        return this.answerAgain(request, reply, mine, { ...base, replay: { row: mine, paymentResponse: paymentResponseOf(mine) } }, refuse);
+      }
+      if (paymentId !== null) await this.beginIdShared(reply, verified.nonceKey, paymentId, fingerprint, idDone, outcome.takenOver, expiresAtMs);
       return this.accept(request, reply, base, refuse);
     }
-
     // This payment was already taken: a retry of the same request is answered, never charged again.
     const paid = this.d.ledger.findByNonceKey(verified.nonceKey);
     if (paid) return this.answerAgain(request, reply, paid, { ...base, replay: { row: paid, paymentResponse: paymentResponseOf(paid) } }, refuse);
@@ -384,23 +392,6 @@ export class PaymentGate {
     return undefined;
   }
 
-  /** Claims the payment in the shared state, taking over a claim whose replica died before charging. */
-  private async claimShared(
-    shared: SharedPayments,
-    nonceKey: string,
-    requestHash: string,
-    expiresAtMs: number,
-  ): Promise<{ kind: 'claimed' | 'taken-over' } | Extract<SharedClaim, { kind: 'held' }>> {
-    const claim = await shared.claim(nonceKey, requestHash, expiresAtMs);
-    if (claim.kind === 'claimed') return claim;
-    const r = claim.record;
-    if (r && r.s === 'claimed' && !claim.ownerAlive && r.h === requestHash && (await shared.takeOver(nonceKey, r.o, requestHash))) {
-      this.d.log.warn({ nonceKey, deadReplica: r.o }, 'payments: took over a payment claimed by a replica that died before charging it');
-      return { kind: 'taken-over' };
-    }
-    return claim;
-  }
-
   /**
    * The payment-identifier record beside a shared claim: begun, or (taken over from a dead replica)
    * kept as it is; a conflict gives the claim back.
@@ -429,31 +420,22 @@ export class PaymentGate {
     throw await fail(new Errors.PAYMENT_ID_CONFLICT(paymentId));
   }
 
-  /**
-   * The shared state holds this payment. The same request gets its answer again when it was paid,
-   * or when the replica charging it died (never charged again: that replica's row, if committed, is
-   * settled by its reconciler). Still running elsewhere: come back later. Anything else: a replay.
-   */
-  private async answerHeld(
+  /** A shared payment held elsewhere (or by us, earlier): answered again, in progress, or refused. */
+  private answerShared(
     request: FastifyRequest,
     reply: FastifyReply,
-    held: Extract<SharedClaim, { kind: 'held' }>,
+    outcome: Exclude<SharedOutcome, { kind: 'claimed' }>,
     base: Omit<Accepted, 'replay'>,
     refuse: (error: string) => FastifyReply,
-  ): Promise<FastifyReply | undefined> {
-    const shared = this.d.shared;
-    const r = held.record;
-    if (!shared || !r || r.h !== base.requestHash || r.s === 'failed') return refuse(PaymentError.NONCE_USED);
-    if (r.s === 'claimed' || (r.s === 'charging' && held.ownerAlive)) throw this.inProgress(reply, base.verified.nonceKey.slice(0, 12));
-    const paymentResponse = r.r ?? this.unknownSettlement(base);
-    const key = base.verified.nonceKey;
-    const cached = await this.storeCall(() => shared.answer(key));
-    if (cached && cached.requestHash === base.requestHash) {
-      reply.code(cached.statusCode).header('content-type', cached.contentType);
+  ): FastifyReply | undefined {
+    if (outcome.kind === 'replay') return refuse(PaymentError.NONCE_USED);
+    if (outcome.kind === 'in-progress') throw this.inProgress(reply, base.verified.nonceKey.slice(0, 12));
+    const paymentResponse = outcome.paymentResponse ?? this.unknownSettlement(base);
+    if (outcome.kind === 'cached') {
+      reply.code(outcome.answer.statusCode).header('content-type', outcome.answer.contentType);
       replayHeaders(reply, paymentResponse);
-      return reply.send(cached.body);
+      return reply.send(outcome.answer.body);
     }
-    if (!(await this.storeCall(() => shared.countRecompute(key, MAX_RECOMPUTES, base.expiresAtMs)))) return refuse(PaymentError.NONCE_USED);
     this.accepted.set(request, { ...base, replay: { row: null, paymentResponse } });
     return undefined;
   }

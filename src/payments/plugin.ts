@@ -145,7 +145,11 @@ const payments: FastifyPluginAsync<PaymentsPluginOptions> = async (app, opts) =>
     store = sqlite;
   }
   // Several replicas: payment states and retry answers live in Redis beside the claims.
-  const shared = store instanceof RedisReplayStore ? new SharedPayments(store.redis, store.prefix, now, config.X402_ANSWER_CACHE_ENTRY_BYTES) : null;
+  const budgetMs = config.X402_FACILITATOR_VERIFY_TIMEOUT_MS + config.X402_FACILITATOR_SETTLE_TIMEOUT_MS;
+  // A crashed replica's payment id (or shared claim) is free again after the facilitator budget plus a minute for the handler.
+  const pendingLeaseMs = budgetMs + 60_000;
+  const shared =
+    store instanceof RedisReplayStore ? new SharedPayments(store.redis, store.prefix, now, config.X402_ANSWER_CACHE_ENTRY_BYTES, pendingLeaseMs) : null;
   await shared?.start();
   if (recovery.releasedPaymentIds + recovery.releasedUnansweredRows > 0) app.log.warn(recovery, 'payments: released what a killed process left pending');
   const facilitator =
@@ -161,7 +165,6 @@ const payments: FastifyPluginAsync<PaymentsPluginOptions> = async (app, opts) =>
       : null;
   const settler = facilitator ? new Settler(ledger, facilitator, app.log) : null;
   const answers = new AnswerCache(config.X402_ANSWER_CACHE_BYTES, config.X402_ANSWER_CACHE_ENTRY_BYTES);
-  const budgetMs = config.X402_FACILITATOR_VERIFY_TIMEOUT_MS + config.X402_FACILITATOR_SETTLE_TIMEOUT_MS;
 
   const gate = new PaymentGate({
     mode,
@@ -174,8 +177,7 @@ const payments: FastifyPluginAsync<PaymentsPluginOptions> = async (app, opts) =>
     facilitator,
     settler,
     verifyWithFacilitator: config.X402_FACILITATOR_VERIFY,
-    // A crashed replica's id is free again after the facilitator budget plus a minute for the handler.
-    pendingLeaseMs: budgetMs + 60_000,
+    pendingLeaseMs,
     inProgressRetrySeconds: Math.max(1, Math.ceil(config.X402_FACILITATOR_SETTLE_TIMEOUT_MS / 1000)),
     publicBaseUrl: config.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
     now,

@@ -10,8 +10,8 @@
  *   paid (O, H, PAYMENT-RESPONSE)       settled (or accepted as pending): retries get the answer
  *   failed                              the facilitator refused it: the authorization is spent
  *
- * Each replica refreshes a heartbeat key; a record whose owner's heartbeat is gone belongs to a
- * dead replica: `claimed` is taken over (the new owner runs and charges), `charging` is answered
+ * Each replica refreshes a heartbeat key; a record whose owner's heartbeat is gone, or that is
+ * older than the pending lease (a live owner that could not move it on), is abandoned: `claimed` is taken over (the new owner runs and charges), `charging` is answered
  * without a charge (the dead owner may have committed its ledger row: its reconciler settles it on
  * restart; charging again could charge twice). The claim keeps its TTL (past `validBefore`, so a
  * replay stays refused); an answer lives until `validBefore` at most, and only answers of at most
@@ -28,6 +28,8 @@ export interface SharedRecord {
   o: string;
   /** SHA-256 of the request the payment was taken for. */
   h: string;
+  /** When the owner entered this state (ms): a claim older than the lease is taken for abandoned. */
+  t: number;
   /** PAYMENT-RESPONSE sent with the answer, once paid. */
   r?: string;
 }
@@ -39,7 +41,8 @@ export interface SharedAnswer {
   body: string | Buffer;
 }
 
-export type SharedClaim = { kind: 'claimed' } | { kind: 'held'; record: SharedRecord | null; ownerAlive: boolean };
+/** `ownerLive`: the holder's heartbeat is there and its claim or charge is younger than the lease. */
+export type SharedClaim = { kind: 'claimed' } | { kind: 'held'; record: SharedRecord | null; ownerLive: boolean };
 
 /** Heartbeat period; a replica silent for HEARTBEAT_TTL_MS is taken for dead. */
 export const HEARTBEAT_MS = 1000;
@@ -78,6 +81,8 @@ export class SharedPayments {
     private readonly prefix: string,
     private readonly now: () => number,
     private readonly maxAnswerBytes: number,
+    /** How long an owner may hold a payment `claimed` or `charging` (the gate's pending lease). */
+    private readonly leaseMs: number,
   ) {
     redis.defineCommand('x402Transition', { numberOfKeys: 2, lua: TRANSITION });
     redis.defineCommand('x402Count', { numberOfKeys: 1, lua: COUNT });
@@ -103,32 +108,44 @@ export class SharedPayments {
    * (record null: a claim written by an older build, whose request is unknown).
    */
   async claim(nonceKey: string, requestHash: string, expiresAtMs: number): Promise<SharedClaim> {
-    const mine = this.encode({ s: 'claimed', o: this.replicaId, h: requestHash });
+    const mine = this.encode({ s: 'claimed', o: this.replicaId, h: requestHash, t: this.now() });
     // SET … NX GET (Redis 7): claims, or returns the holder's record, in one atomic command.
     const prev = (await this.redis.call('SET', this.recordKey(nonceKey), mine, 'PX', String(this.ttl(expiresAtMs)), 'NX', 'GET')) as string | null;
     if (prev === null) return { kind: 'claimed' };
     const record = decode(prev);
-    const ownerAlive = record !== null && (record.s === 'claimed' || record.s === 'charging') ? await this.alive(record.o) : true;
-    return { kind: 'held', record, ownerAlive };
+    const running = record !== null && (record.s === 'claimed' || record.s === 'charging');
+    // A live replica stuck past the lease (its Redis writes failed) must not block the payer forever.
+    const ownerLive = running ? this.now() - record.t < this.leaseMs && (await this.alive(record.o)) : true;
+    return { kind: 'held', record, ownerLive };
   }
 
   /** Takes over a `claimed` record of the dead replica `deadOwner`; false when someone else did first. */
   async takeOver(nonceKey: string, deadOwner: string, requestHash: string): Promise<boolean> {
-    return this.transition(nonceKey, deadOwner, ['claimed'], { s: 'claimed', o: this.replicaId, h: requestHash });
+    return this.transition(nonceKey, deadOwner, ['claimed'], { s: 'claimed', o: this.replicaId, h: requestHash, t: this.now() });
   }
 
   /** Our claim now has its answer: `charging`, answer kept when small. False when we lost the claim. */
   async charging(nonceKey: string, requestHash: string, answer: SharedAnswer | null, validBeforeSec: number): Promise<boolean> {
     const kept = answer ? this.answerArgs(answer, validBeforeSec) : undefined;
-    return this.transition(nonceKey, this.replicaId, ['claimed'], { s: 'charging', o: this.replicaId, h: requestHash }, kept);
+    return this.transition(nonceKey, this.replicaId, ['claimed'], { s: 'charging', o: this.replicaId, h: requestHash, t: this.now() }, kept);
   }
 
   async paid(nonceKey: string, requestHash: string, paymentResponse: string): Promise<void> {
-    await this.transition(nonceKey, this.replicaId, ['charging'], { s: 'paid', o: this.replicaId, h: requestHash, r: paymentResponse });
+    await this.transition(nonceKey, this.replicaId, ['charging'], { s: 'paid', o: this.replicaId, h: requestHash, t: this.now(), r: paymentResponse });
+  }
+
+  /** Our fresh claim of a payment our ledger already holds (Redis lost it): paid (or failed, null) again. */
+  async restore(nonceKey: string, requestHash: string, paymentResponse: string | null): Promise<void> {
+    const t = this.now();
+    const record: SharedRecord =
+      paymentResponse === null
+        ? { s: 'failed', o: this.replicaId, h: requestHash, t }
+        : { s: 'paid', o: this.replicaId, h: requestHash, t, r: paymentResponse };
+    await this.transition(nonceKey, this.replicaId, ['claimed'], record);
   }
 
   async failed(nonceKey: string, requestHash: string): Promise<void> {
-    await this.transition(nonceKey, this.replicaId, ['charging'], { s: 'failed', o: this.replicaId, h: requestHash }, { ttlMs: 1, json: '-' });
+    await this.transition(nonceKey, this.replicaId, ['charging'], { s: 'failed', o: this.replicaId, h: requestHash, t: this.now() }, { ttlMs: 1, json: '-' });
   }
 
   /** Gives our claim back (nothing charged): the payer may retry anywhere. */
@@ -219,7 +236,7 @@ export class SharedPayments {
 function decode(raw: string): SharedRecord | null {
   try {
     const r = JSON.parse(raw) as Partial<SharedRecord> | null;
-    if (!r || typeof r !== 'object' || typeof r.s !== 'string' || typeof r.o !== 'string' || typeof r.h !== 'string') return null;
+    if (!r || typeof r !== 'object' || typeof r.s !== 'string' || typeof r.o !== 'string' || typeof r.h !== 'string' || typeof r.t !== 'number') return null;
     return r as SharedRecord;
   } catch {
     return null;
