@@ -11,6 +11,10 @@
  *   answer) is committed, the answer kept for retries, then settled (one attempt, bounded by the
  *   settle timeout), then sent.
  *
+ * With REDIS_URL the payment's state and answer are shared (store/sharedPayments.ts, decided in
+ * sharedRetries.ts): a retry is answered by any replica, and the replica that took the payment
+ * holds its ledger row; before its ledger row, a payment is marked `charging` in Redis.
+ *
  * `plugin.ts` attaches both to each paid route in `onRoute`; free routes never reach this file.
  */
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
