@@ -146,16 +146,18 @@ describe.skipIf(missing !== null)('three replicas behind haproxy, sharing Redis'
     const charged = rows.filter((row) => row.status !== 'failed');
     // Nobody pays twice: no nonce has a row on two replicas (or two rows on one).
     expect(new Set(charged.map((r) => r.nonce)).size).toBe(charged.length);
-    // Every 200 has its ledger row.
-    for (const nonce of served)
-      expect(
-        charged.filter((r) => r.nonce === nonce),
-        nonce,
-      ).toHaveLength(1);
     // Every payment is answered: one whose replica died is answered on retry by another (the
-    // payment's state and its answer are shared in Redis), charged exactly once.
+    // payment's state and its answer are shared in Redis).
     expect(notServed).toEqual([]);
     expect(served).toHaveLength(WORKERS * PER_WORKER);
     for (const nonce of retried) expect(served, nonce).toContain(nonce);
+    // Every 200 answered first time has its ledger row. A retried one is charged once at most:
+    // zero when its replica died between marking it `charging` in Redis and committing its row
+    // (the answer is given, nothing charged; see docs/operations.md).
+    for (const nonce of served) {
+      const n = charged.filter((r) => r.nonce === nonce).length;
+      if (retried.includes(nonce)) expect(n, nonce).toBeLessThanOrEqual(1);
+      else expect(n, nonce).toBe(1);
+    }
   });
 });
