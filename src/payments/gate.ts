@@ -24,29 +24,18 @@ import type { SettlementMode } from './capabilities.js';
 import { bindOffer, paymentRequired, type RequirementsBuilder } from './challenge.js';
 import { decodePaymentHeader, encodeHeaderJson } from './decode.js';
 import type { FacilitatorClient } from './facilitator.js';
-import type { Ledger, LedgerEntry, LedgerRow } from './ledger.js';
-import {
-  challengeHeaders,
-  contentTypeOf,
-  EXPOSE_HEADERS,
-  paymentResponseOf,
-  readPaymentId,
-  replaceWithError,
-  replayHeaders,
-  sendChallenge,
-  sha256,
-} from './replies.js';
+import type { Ledger, LedgerEntry } from './ledger.js';
+import { challengeHeaders, contentTypeOf, EXPOSE_HEADERS, paymentResponseOf, readPaymentId, replaceWithError, sendChallenge, sha256 } from './replies.js';
 import type { PaymentPayload, PaymentRequirements, ResourceInfo, SettlementResponse } from './schemas.js';
 import type { Settler } from './settlement.js';
 import type { ReplayStore } from './store/replayStore.js';
 import type { SharedPayments } from './store/sharedPayments.js';
-import { claimShared, type SharedOutcome } from './sharedRetries.js';
+import { claimShared } from './sharedRetries.js';
+import { MAX_RECOMPUTES, Replays, type Replay, type ReplayStep } from './replays.js';
 import { PaymentError, type VerifiedPayment, type Verifier } from './verify.js';
 
 /** Claims and idempotency records outlive `validBefore` by this much (replays stay refused). */
 export const NONCE_RETENTION_SECONDS = 3600;
-/** Times one paid answer may be recomputed for retries (a cached answer is replayed without limit). */
-export const MAX_RECOMPUTES = 3;
 
 /** Where the test-only pause (`X402_TEST_PAUSE_AT`) can stop the gate. */
 export type GateStep = 'after-verify' | 'after-handler' | 'after-record' | 'after-settle';
@@ -98,18 +87,16 @@ interface Accepted {
   replay: Replay | null;
 }
 
-interface Replay {
-  /** The local ledger row (its PAYMENT-RESPONSE is read again when answering); null when shared. */
-  row: LedgerRow | null;
-  paymentResponse: string;
-}
-
 export class PaymentGate {
   private readonly accepted = new WeakMap<FastifyRequest, Accepted>();
   /** Payments claimed by requests still running here: nonce key → request hash. */
   private readonly inFlight = new Map<string, string>();
 
-  constructor(private readonly d: GateDeps) {}
+  private readonly replays: Replays;
+
+  constructor(private readonly d: GateDeps) {
+    this.replays = new Replays(d);
+  }
 
   async preHandler(request: FastifyRequest, reply: FastifyReply, ctx: RouteCtx): Promise<void> {
     const quote = request.paymentQuote;
@@ -162,19 +149,19 @@ export class PaymentGate {
     if (shared) {
       const q = { nonceKey: verified.nonceKey, requestHash, expiresAtMs, maxRecomputes: MAX_RECOMPUTES };
       const outcome = await this.storeCall(() => claimShared(shared, this.d.log, q));
-      if (outcome.kind !== 'claimed') return this.answerShared(request, reply, outcome, base, refuse);
+      if (outcome.kind !== 'claimed') return this.again(request, reply, this.replays.fromShared(reply, outcome, base), base, refuse);
       // Redis forgot a payment this replica recorded (restarted without persistence): it stays paid.
       const mine = this.d.ledger.findByNonceKey(verified.nonceKey);
       if (mine) {
         await this.storeCall(() => shared.restore(verified.nonceKey, mine.requestHash ?? '', mine.status === 'failed' ? null : paymentResponseOf(mine)));
-        return this.answerAgain(request, reply, mine, { ...base, replay: { row: mine, paymentResponse: paymentResponseOf(mine) } }, refuse);
+        return this.again(request, reply, this.replays.fromRow(reply, mine, base), base, refuse);
       }
       if (paymentId !== null) await this.beginIdShared(reply, verified.nonceKey, paymentId, fingerprint, idDone, outcome.takenOver, expiresAtMs);
       return this.accept(request, reply, base, refuse);
     }
     // This payment was already taken: a retry of the same request is answered, never charged again.
     const paid = this.d.ledger.findByNonceKey(verified.nonceKey);
-    if (paid) return this.answerAgain(request, reply, paid, { ...base, replay: { row: paid, paymentResponse: paymentResponseOf(paid) } }, refuse);
+    if (paid) return this.again(request, reply, this.replays.fromRow(reply, paid, base), base, refuse);
     if (idDone && paymentId !== null) throw new Errors.PAYMENT_ID_CONFLICT(paymentId);
 
     const leaseUntil = Math.min(expiresAtMs, this.d.now() + this.d.pendingLeaseMs);
@@ -193,7 +180,7 @@ export class PaymentGate {
       // The same payment for the same request, still running here: come back for its answer.
       if (this.inFlight.get(verified.nonceKey) === requestHash) throw this.inProgress(reply, verified.nonceKey.slice(0, 12));
       const now = this.d.ledger.findByNonceKey(verified.nonceKey);
-      if (now) return this.answerAgain(request, reply, now, { ...base, replay: { row: now, paymentResponse: paymentResponseOf(now) } }, refuse);
+      if (now) return this.again(request, reply, this.replays.fromRow(reply, now, base), base, refuse);
       return refuse(PaymentError.NONCE_USED);
     }
     return this.accept(request, reply, base, refuse);
@@ -238,7 +225,7 @@ export class PaymentGate {
     const a = this.accepted.get(request);
     if (!a || a.finished) return payload;
     a.finished = true;
-    if (a.replay) return this.decorateReplay(reply, a, a.replay, payload);
+    if (a.replay) return this.replays.decorate(reply, a, a.replay, payload);
     const v = a.verified;
     try {
       const served = reply.statusCode < 400 && request.paymentChargeable !== false && request.raw.socket?.destroyed !== true;
@@ -373,30 +360,6 @@ export class PaymentGate {
   }
 
   /**
-   * The payment in `row` was already taken. The same request gets its answer again: the cached
-   * copy, else the handler runs again (at most MAX_RECOMPUTES times) and nothing is charged.
-   * Anything else is a replay.
-   */
-  private answerAgain(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    row: LedgerRow,
-    accepted: Accepted,
-    refuse: (error: string) => FastifyReply,
-  ): FastifyReply | undefined {
-    if (row.status === 'failed' || row.requestHash !== accepted.requestHash) return refuse(PaymentError.NONCE_USED);
-    const cached = this.d.answers.get(row.nonceKey);
-    if (cached && cached.requestHash === accepted.requestHash) {
-      reply.code(cached.statusCode).header('content-type', cached.contentType);
-      replayHeaders(reply, paymentResponseOf(row));
-      return reply.send(cached.body);
-    }
-    if (!this.d.ledger.countReplay(row.id, MAX_RECOMPUTES)) return refuse(PaymentError.NONCE_USED);
-    this.accepted.set(request, accepted);
-    return undefined;
-  }
-
-  /**
    * The payment-identifier record beside a shared claim: begun, or (taken over from a dead replica)
    * kept as it is; a conflict gives the claim back.
    */
@@ -424,51 +387,19 @@ export class PaymentGate {
     throw await fail(new Errors.PAYMENT_ID_CONFLICT(paymentId));
   }
 
-  /** A shared payment held elsewhere (or by us, earlier): answered again, in progress, or refused. */
-  private answerShared(
+  /** A payment already taken: its answer went out, or the handler runs again uncharged, or refused. */
+  private again(
     request: FastifyRequest,
     reply: FastifyReply,
-    outcome: Exclude<SharedOutcome, { kind: 'claimed' }>,
+    step: ReplayStep,
     base: Omit<Accepted, 'replay'>,
     refuse: (error: string) => FastifyReply,
   ): FastifyReply | undefined {
-    if (outcome.kind === 'replay') return refuse(PaymentError.NONCE_USED);
-    if (outcome.kind === 'in-progress') throw this.inProgress(reply, base.verified.nonceKey.slice(0, 12));
-    const paymentResponse = outcome.paymentResponse ?? this.unknownSettlement(base);
-    if (outcome.kind === 'cached') {
-      reply.code(outcome.answer.statusCode).header('content-type', outcome.answer.contentType);
-      replayHeaders(reply, paymentResponse);
-      return reply.send(outcome.answer.body);
-    }
-    this.accepted.set(request, { ...base, replay: { row: null, paymentResponse } });
+    if (step.kind === 'replay') return refuse(PaymentError.NONCE_USED);
+    if (step.kind === 'in-progress') throw this.inProgress(reply, base.verified.nonceKey.slice(0, 12));
+    if (step.kind === 'sent') return reply;
+    this.accepted.set(request, { ...base, replay: step.replay });
     return undefined;
-  }
-
-  /** PAYMENT-RESPONSE for a payment whose settlement this replica cannot know (its owner died). */
-  private unknownSettlement(a: Omit<Accepted, 'replay'>): string {
-    const v = a.verified;
-    return encodeHeaderJson({
-      success: true,
-      transaction: '',
-      network: v.network.network,
-      payer: a.payload.payload.authorization.from,
-      amount: v.requirement.amount,
-      extra: { settlement: 'pending' },
-    });
-  }
-
-  private async decorateReplay(reply: FastifyReply, a: Accepted, replay: Replay, payload: unknown): Promise<unknown> {
-    const row = replay.row ? (this.d.ledger.get(replay.row.id) ?? replay.row) : null;
-    replayHeaders(reply, row ? paymentResponseOf(row) : replay.paymentResponse);
-    if (reply.statusCode < 400 && (typeof payload === 'string' || Buffer.isBuffer(payload))) {
-      const answer = { requestHash: a.requestHash, statusCode: reply.statusCode, contentType: contentTypeOf(reply), body: payload };
-      if (this.d.shared) {
-        await this.d.shared
-          .keepAnswer(a.verified.nonceKey, answer, a.verified.validBefore)
-          .catch((err: unknown) => this.d.log.warn({ err }, 'payments: could not keep a recomputed answer'));
-      } else this.d.answers.set(a.verified.nonceKey, answer);
-    }
-    return payload;
   }
 
   private inProgress(reply: FastifyReply, what: string): Error {
