@@ -101,7 +101,7 @@ function hostileSenders(url: string, bodyFile: string): { done: Promise<string> 
   return { done: once(child, 'exit').then(() => out) };
 }
 
-interface Row {
+export interface Row {
   scenario: string;
   healthRequests: number;
   p50Ms: number;
@@ -112,7 +112,7 @@ interface Row {
   hostileStatuses: string;
 }
 
-async function scenario(name: string, env: Record<string, string>, bodyFile: string | null): Promise<Row> {
+export async function scenario(name: string, env: Record<string, string>, bodyFile: string | null): Promise<Row> {
   const service = await startService(env);
   try {
     const senders = bodyFile ? hostileSenders(service.url, bodyFile) : null;
@@ -143,11 +143,17 @@ async function scenario(name: string, env: Record<string, string>, bodyFile: str
   }
 }
 
-export async function run(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'hostile-body-'));
+/** Writes a `BODY_BYTES` deeply nested JSON array into `dir`; returns its path. */
+export function hostileBody(dir: string): string {
   const bodyFile = join(dir, 'nested.json');
   const depth = BODY_BYTES / 2;
   writeFileSync(bodyFile, '['.repeat(depth) + ']'.repeat(depth));
+  return bodyFile;
+}
+
+export async function run(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'hostile-body-'));
+  const bodyFile = hostileBody(dir);
   // Just under /v1/rpc's own limit: read whole, then refused by the nesting check before parsing.
   const underFile = join(dir, 'nested-under-limit.json');
   const underDepth = Math.floor((loadConfig({}).RPC_BATCH_MAX * ONE_CALL_BODY_BYTES - 1) / 2);

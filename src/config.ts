@@ -277,7 +277,7 @@ const VARIABLES = {
   X402_ANSWER_CACHE_ENTRY_BYTES: {
     schema: positiveInt.max(16 * 1024 * 1024),
     default: '65536',
-    doc: 'Largest answer kept in that cache; larger answers are recomputed on retry.',
+    doc: 'Largest answer kept in that cache (with `REDIS_URL`: in Redis, shared by the replicas, until the payment expires); larger answers are recomputed on retry.',
   },
   X402_LEDGER_RETENTION_DAYS: {
     schema: positiveInt.max(36_500),

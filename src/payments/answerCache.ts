@@ -3,7 +3,8 @@
  * the same payment header for the same request again and gets the answer without a second charge.
  * Bounded in bytes (least recently used dropped first, lru-cache) and small answers only: a larger
  * answer, one dropped from the cache, or one lost with a restart is recomputed instead (the ledger
- * row says the request was paid for). Memory only: nothing here is an unpaid disk sink.
+ * row says the request was paid for). Memory only: nothing here is an unpaid disk sink. With
+ * REDIS_URL the replicas keep answers in Redis instead (store/sharedPayments.ts).
  */
 import { LRUCache } from 'lru-cache';
 

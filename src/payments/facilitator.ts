@@ -10,6 +10,7 @@
  * it is open, calls fail at once and the gate answers new paid requests 503 with `Retry-After`.
  */
 import CircuitBreaker from 'opossum';
+import { FacilitatorHttp } from './facilitatorHttp.js';
 import { FacilitatorSettleResponseSchema, FacilitatorVerifyResponseSchema, X402_VERSION, type PaymentPayload, type PaymentRequirements } from './schemas.js';
 
 export type VerifyOutcome = { kind: 'valid'; payer: string | null } | { kind: 'invalid'; reason: string } | { kind: 'unavailable'; detail: string };
@@ -57,9 +58,11 @@ export class FacilitatorClient {
   readonly health: FacilitatorHealth = { reachable: null, checkedAt: null };
   private readonly breaker: CircuitBreaker<[string, PaymentPayload, PaymentRequirements, number], PostResult>;
   private openedAt = 0;
+  private readonly http: FacilitatorHttp;
 
   constructor(private readonly options: FacilitatorClientOptions) {
     this.base = options.url.replace(/\/+$/, '');
+    this.http = new FacilitatorHttp(this.base);
     this.breaker = new CircuitBreaker(
       async (path: string, payload: PaymentPayload, requirements: PaymentRequirements, timeoutMs: number) => {
         const res = await this.post(path, payload, requirements, timeoutMs);
@@ -68,7 +71,7 @@ export class FacilitatorClient {
         return res;
       },
       {
-        timeout: false, // each call is aborted by its own AbortSignal timeout
+        timeout: false, // each call is bounded by its own timeout (facilitatorHttp.ts)
         volumeThreshold: options.breakerFailures,
         errorThresholdPercentage: 50,
         rollingCountTimeout: options.breakerWindowMs ?? 10_000,
@@ -94,6 +97,7 @@ export class FacilitatorClient {
   /** Stops the breaker's timers (on close). */
   shutdown(): void {
     this.breaker.shutdown();
+    this.http.close();
   }
 
   async verify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyOutcome> {
@@ -126,8 +130,7 @@ export class FacilitatorClient {
   /** `GET /supported`, to learn reachability at start-up. */
   async probe(): Promise<boolean> {
     try {
-      const res = await fetch(`${this.base}/supported`, { headers: this.headers(), signal: AbortSignal.timeout(this.options.verifyTimeoutMs) });
-      await res.arrayBuffer();
+      const res = await this.http.call(`${this.base}/supported`, 'GET', this.headers(), null, this.options.verifyTimeoutMs);
       this.mark(res.status < 500);
     } catch {
       this.mark(false);
@@ -159,21 +162,17 @@ export class FacilitatorClient {
 
   private async post(path: string, paymentPayload: PaymentPayload, paymentRequirements: PaymentRequirements, timeoutMs: number): Promise<PostResult> {
     try {
-      const res = await fetch(`${this.base}${path}`, {
-        method: 'POST',
-        headers: this.headers(),
-        body: JSON.stringify({ x402Version: X402_VERSION, paymentPayload, paymentRequirements }),
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-      const text = await res.text();
+      const body = JSON.stringify({ x402Version: X402_VERSION, paymentPayload, paymentRequirements });
+      const res = await this.http.call(`${this.base}${path}`, 'POST', this.headers(), body, timeoutMs);
+      const text = res.text;
       this.mark(res.status < 500);
-      let body: unknown = null;
+      let parsed: unknown = null;
       try {
-        body = JSON.parse(text);
+        parsed = JSON.parse(text);
       } catch {
         // Leave null: the schema check reports it.
       }
-      return { kind: 'ok', status: res.status, body };
+      return { kind: 'ok', status: res.status, body: parsed };
     } catch (err) {
       this.mark(false);
       const name = err instanceof Error ? err.name : 'Error';

@@ -11,6 +11,10 @@
  *   answer) is committed, the answer kept for retries, then settled (one attempt, bounded by the
  *   settle timeout), then sent.
  *
+ * With REDIS_URL the payment's state and answer are shared (store/sharedPayments.ts, decided in
+ * sharedRetries.ts): a retry is answered by any replica, and the replica that took the payment
+ * holds its ledger row; before its ledger row, a payment is marked `charging` in Redis.
+ *
  * `plugin.ts` attaches both to each paid route in `onRoute`; free routes never reach this file.
  */
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
@@ -20,27 +24,18 @@ import type { SettlementMode } from './capabilities.js';
 import { bindOffer, paymentRequired, type RequirementsBuilder } from './challenge.js';
 import { decodePaymentHeader, encodeHeaderJson } from './decode.js';
 import type { FacilitatorClient } from './facilitator.js';
-import type { Ledger, LedgerEntry, LedgerRow } from './ledger.js';
-import {
-  challengeHeaders,
-  contentTypeOf,
-  EXPOSE_HEADERS,
-  paymentResponseOf,
-  readPaymentId,
-  replaceWithError,
-  replayHeaders,
-  sendChallenge,
-  sha256,
-} from './replies.js';
+import type { Ledger, LedgerEntry } from './ledger.js';
+import { challengeHeaders, contentTypeOf, EXPOSE_HEADERS, paymentResponseOf, readPaymentId, replaceWithError, sendChallenge, sha256 } from './replies.js';
 import type { PaymentPayload, PaymentRequirements, ResourceInfo, SettlementResponse } from './schemas.js';
 import type { Settler } from './settlement.js';
 import type { ReplayStore } from './store/replayStore.js';
+import type { SharedPayments } from './store/sharedPayments.js';
+import { claimShared } from './sharedRetries.js';
+import { MAX_RECOMPUTES, Replays, type Replay, type ReplayStep } from './replays.js';
 import { PaymentError, type VerifiedPayment, type Verifier } from './verify.js';
 
 /** Claims and idempotency records outlive `validBefore` by this much (replays stay refused). */
 export const NONCE_RETENTION_SECONDS = 3600;
-/** Times one paid answer may be recomputed for retries (a cached answer is replayed without limit). */
-export const MAX_RECOMPUTES = 3;
 
 /** Where the test-only pause (`X402_TEST_PAUSE_AT`) can stop the gate. */
 export type GateStep = 'after-verify' | 'after-handler' | 'after-record' | 'after-settle';
@@ -59,6 +54,8 @@ export interface GateDeps {
   store: ReplayStore;
   ledger: Ledger;
   answers: AnswerCache;
+  /** With REDIS_URL: payment states and retry answers shared by every replica (else the local ledger and cache). */
+  shared: SharedPayments | null;
   facilitator: FacilitatorClient | null;
   settler: Settler | null;
   verifyWithFacilitator: boolean;
@@ -87,7 +84,7 @@ interface Accepted {
   resource: ResourceInfo;
   finished: boolean;
   /** A retry of a request already paid for, answered by running the handler again: nothing is charged. */
-  replayOf: LedgerRow | null;
+  replay: Replay | null;
 }
 
 export class PaymentGate {
@@ -95,7 +92,11 @@ export class PaymentGate {
   /** Payments claimed by requests still running here: nonce key → request hash. */
   private readonly inFlight = new Map<string, string>();
 
-  constructor(private readonly d: GateDeps) {}
+  private readonly replays: Replays;
+
+  constructor(private readonly d: GateDeps) {
+    this.replays = new Replays(d);
+  }
 
   async preHandler(request: FastifyRequest, reply: FastifyReply, ctx: RouteCtx): Promise<void> {
     const quote = request.paymentQuote;
@@ -130,8 +131,9 @@ export class PaymentGate {
       const record = await this.storeCall(() => this.d.store.getIdempotency(paymentId));
       if (record) {
         if (record.fingerprint !== fingerprint) throw new Errors.PAYMENT_ID_CONFLICT(paymentId);
-        if (record.state === 'pending') throw this.inProgress(reply, paymentId);
-        idDone = true; // answered before: the ledger row answers it again below
+        // Shared: the nonce record below says whether its owner still runs it (or died: taken over).
+        if (record.state === 'pending' && !this.d.shared) throw this.inProgress(reply, paymentId);
+        idDone = record.state === 'done'; // answered before: the ledger row answers it again below
       }
     }
 
@@ -143,9 +145,23 @@ export class PaymentGate {
     const expiresAtMs = (verified.validBefore + NONCE_RETENTION_SECONDS) * 1000;
     const base = { ctx, priceUsd, payload, verified, paymentId, fingerprint, requestHash, expiresAtMs, offered, resource, finished: false };
 
+    const shared = this.d.shared;
+    if (shared) {
+      const q = { nonceKey: verified.nonceKey, requestHash, expiresAtMs, maxRecomputes: MAX_RECOMPUTES };
+      const outcome = await this.storeCall(() => claimShared(shared, this.d.log, q));
+      if (outcome.kind !== 'claimed') return this.again(request, reply, this.replays.fromShared(reply, outcome, base), base, refuse);
+      // Redis forgot a payment this replica recorded (restarted without persistence): it stays paid.
+      const mine = this.d.ledger.findByNonceKey(verified.nonceKey);
+      if (mine) {
+        await this.storeCall(() => shared.restore(verified.nonceKey, mine.requestHash ?? '', mine.status === 'failed' ? null : paymentResponseOf(mine)));
+        return this.again(request, reply, this.replays.fromRow(reply, mine, base), base, refuse);
+      }
+      if (paymentId !== null) await this.beginIdShared(reply, verified.nonceKey, paymentId, fingerprint, idDone, outcome.takenOver, expiresAtMs);
+      return this.accept(request, reply, base, refuse);
+    }
     // This payment was already taken: a retry of the same request is answered, never charged again.
     const paid = this.d.ledger.findByNonceKey(verified.nonceKey);
-    if (paid) return this.answerAgain(request, reply, paid, { ...base, replayOf: paid }, refuse);
+    if (paid) return this.again(request, reply, this.replays.fromRow(reply, paid, base), base, refuse);
     if (idDone && paymentId !== null) throw new Errors.PAYMENT_ID_CONFLICT(paymentId);
 
     const leaseUntil = Math.min(expiresAtMs, this.d.now() + this.d.pendingLeaseMs);
@@ -164,10 +180,21 @@ export class PaymentGate {
       // The same payment for the same request, still running here: come back for its answer.
       if (this.inFlight.get(verified.nonceKey) === requestHash) throw this.inProgress(reply, verified.nonceKey.slice(0, 12));
       const now = this.d.ledger.findByNonceKey(verified.nonceKey);
-      if (now) return this.answerAgain(request, reply, now, { ...base, replayOf: now }, refuse);
+      if (now) return this.again(request, reply, this.replays.fromRow(reply, now, base), base, refuse);
       return refuse(PaymentError.NONCE_USED);
     }
-    this.inFlight.set(verified.nonceKey, requestHash);
+    return this.accept(request, reply, base, refuse);
+  }
+
+  /** The payment is claimed by this request: the facilitator's verdict, then the handler runs. */
+  private async accept(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    base: Omit<Accepted, 'replay'>,
+    refuse: (error: string) => FastifyReply,
+  ): Promise<FastifyReply | undefined> {
+    const { verified, payload, paymentId } = base;
+    this.inFlight.set(verified.nonceKey, base.requestHash);
     const release = () => this.release(verified.nonceKey, paymentId);
 
     if (this.d.facilitator) {
@@ -188,8 +215,9 @@ export class PaymentGate {
           this.d.log.warn({ detail: outcome.detail }, 'payments: facilitator /verify unavailable, continuing on local verification');
       }
     }
-    this.accepted.set(request, { ...base, replayOf: null });
+    this.accepted.set(request, { ...base, replay: null });
     await this.d.pause?.('after-verify');
+    return undefined;
   }
 
   /** Charges after a successful answer; gives the claim back otherwise. */
@@ -197,7 +225,7 @@ export class PaymentGate {
     const a = this.accepted.get(request);
     if (!a || a.finished) return payload;
     a.finished = true;
-    if (a.replayOf) return this.decorateReplay(reply, a, payload);
+    if (a.replay) return this.replays.decorate(reply, a, a.replay, payload);
     const v = a.verified;
     try {
       const served = reply.statusCode < 400 && request.paymentChargeable !== false && request.raw.socket?.destroyed !== true;
@@ -228,6 +256,27 @@ export class PaymentGate {
         // A streamed body cannot be hashed here; none of our paid routes streams.
         answerHash: body === null ? 'stream' : sha256(body),
       };
+      if (this.d.shared) {
+        // Kept for a retry on any replica before the row is written: from here a dead owner's
+        // retry is answered without a charge (its row, if committed, is settled on its restart).
+        const answer = body === null ? null : { requestHash: a.requestHash, statusCode: reply.statusCode, contentType: contentTypeOf(reply), body };
+        const ours = await this.d.shared.charging(v.nonceKey, a.requestHash, answer, v.validBefore).catch((err: unknown) => {
+          this.d.log.error({ err }, 'payments: shared payment state failed');
+          return null;
+        });
+        if (ours !== true) {
+          if (ours === null) await this.release(v.nonceKey, a.paymentId);
+          reply.header('x-payment-charged', 'false');
+          reply.header('access-control-expose-headers', EXPOSE_HEADERS);
+          // false: this replica was taken for dead and another took the payment over.
+          return replaceWithError(
+            reply,
+            ours === null
+              ? new Errors.PAYMENT_STORE_UNAVAILABLE('the shared payment state could not be written')
+              : this.inProgress(reply, v.nonceKey.slice(0, 12)),
+          );
+        }
+      }
       let ledgerId: number;
       try {
         ledgerId = await this.d.ledger.record(entry);
@@ -239,7 +288,7 @@ export class PaymentGate {
       }
       await this.d.store.retireNonce?.(v.nonceKey);
       // Kept for a retry before settling: whoever is charged can fetch the answer again.
-      if (body !== null) {
+      if (body !== null && !this.d.shared) {
         this.d.answers.set(v.nonceKey, { requestHash: a.requestHash, statusCode: reply.statusCode, contentType: contentTypeOf(reply), body });
       }
       if (a.paymentId !== null) {
@@ -252,14 +301,20 @@ export class PaymentGate {
       const settlement = await this.settle(ledgerId, a);
       if (!settlement.success) {
         this.d.answers.delete(v.nonceKey);
+        await this.d.shared?.failed(v.nonceKey, a.requestHash).catch((err: unknown) => this.d.log.error({ err }, 'payments: shared payment state failed'));
         if (a.paymentId !== null) await this.d.store.releaseIdempotency(a.paymentId).catch(() => undefined);
         const challenge = paymentRequired(a.resource, a.offered, settlement.errorReason, this.d.mode);
         reply.code(402);
         reply.header('PAYMENT-RESPONSE', encodeHeaderJson(settlement));
         return challengeHeaders(reply, challenge);
       }
+      const paymentResponse = encodeHeaderJson(settlement);
+      // Not fatal: the record stays `charging`, answered without a charge once this replica is gone.
+      await this.d.shared
+        ?.paid(v.nonceKey, a.requestHash, paymentResponse)
+        .catch((err: unknown) => this.d.log.warn({ err }, 'payments: shared payment state failed'));
       await this.d.pause?.('after-settle');
-      reply.header('PAYMENT-RESPONSE', encodeHeaderJson(settlement));
+      reply.header('PAYMENT-RESPONSE', paymentResponse);
       // A shared cache must never hand a paid answer to the next, unpaying, client.
       reply.header('cache-control', 'no-store');
       reply.header('access-control-expose-headers', EXPOSE_HEADERS);
@@ -274,7 +329,7 @@ export class PaymentGate {
     const a = this.accepted.get(request);
     if (!a || a.finished) return;
     a.finished = true;
-    if (!a.replayOf) await this.release(a.verified.nonceKey, a.paymentId);
+    if (!a.replay) await this.release(a.verified.nonceKey, a.paymentId);
   }
 
   /** The URL quoted for this request: the configured public base, else the Host the client connected to. */
@@ -305,37 +360,46 @@ export class PaymentGate {
   }
 
   /**
-   * The payment in `row` was already taken. The same request gets its answer again: the cached
-   * copy, else the handler runs again (at most MAX_RECOMPUTES times) and nothing is charged.
-   * Anything else is a replay.
+   * The payment-identifier record beside a shared claim: begun, or (taken over from a dead replica)
+   * kept as it is; a conflict gives the claim back.
    */
-  private answerAgain(
-    request: FastifyRequest,
+  private async beginIdShared(
     reply: FastifyReply,
-    row: LedgerRow,
-    accepted: Accepted,
-    refuse: (error: string) => FastifyReply,
-  ): FastifyReply | undefined {
-    if (row.status === 'failed' || row.requestHash !== accepted.requestHash) return refuse(PaymentError.NONCE_USED);
-    const cached = this.d.answers.get(row.nonceKey);
-    if (cached && cached.requestHash === accepted.requestHash) {
-      reply.code(cached.statusCode).header('content-type', cached.contentType);
-      replayHeaders(reply, paymentResponseOf(row));
-      return reply.send(cached.body);
+    nonceKey: string,
+    paymentId: string,
+    fingerprint: string,
+    idDone: boolean,
+    takenOver: boolean,
+    expiresAtMs: number,
+  ): Promise<void> {
+    const leaseUntil = Math.min(expiresAtMs, this.d.now() + this.d.pendingLeaseMs);
+    const fail = async (err: Error) => {
+      await this.d.shared?.release(nonceKey).catch(() => undefined);
+      return err;
+    };
+    if (idDone) throw await fail(new Errors.PAYMENT_ID_CONFLICT(paymentId));
+    if (await this.storeCall(() => this.d.store.beginIdempotency(paymentId, fingerprint, leaseUntil))) return;
+    const record = await this.storeCall(() => this.d.store.getIdempotency(paymentId));
+    if (record && record.fingerprint === fingerprint) {
+      if (takenOver && record.state === 'pending') return; // the dead replica's record: ours now
+      throw await fail(this.inProgress(reply, paymentId));
     }
-    if (!this.d.ledger.countReplay(row.id, MAX_RECOMPUTES)) return refuse(PaymentError.NONCE_USED);
-    this.accepted.set(request, accepted);
-    return undefined;
+    throw await fail(new Errors.PAYMENT_ID_CONFLICT(paymentId));
   }
 
-  private decorateReplay(reply: FastifyReply, a: Accepted, payload: unknown): unknown {
-    const row = this.d.ledger.get(a.replayOf?.id ?? -1) ?? a.replayOf;
-    if (!row) return payload;
-    replayHeaders(reply, paymentResponseOf(row));
-    if (reply.statusCode < 400 && (typeof payload === 'string' || Buffer.isBuffer(payload))) {
-      this.d.answers.set(row.nonceKey, { requestHash: a.requestHash, statusCode: reply.statusCode, contentType: contentTypeOf(reply), body: payload });
-    }
-    return payload;
+  /** A payment already taken: its answer went out, or the handler runs again uncharged, or refused. */
+  private again(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    step: ReplayStep,
+    base: Omit<Accepted, 'replay'>,
+    refuse: (error: string) => FastifyReply,
+  ): FastifyReply | undefined {
+    if (step.kind === 'replay') return refuse(PaymentError.NONCE_USED);
+    if (step.kind === 'in-progress') throw this.inProgress(reply, base.verified.nonceKey.slice(0, 12));
+    if (step.kind === 'sent') return reply;
+    this.accepted.set(request, { ...base, replay: step.replay });
+    return undefined;
   }
 
   private inProgress(reply: FastifyReply, what: string): Error {
@@ -345,8 +409,9 @@ export class PaymentGate {
 
   private async release(nonceKey: string, paymentId: string | null): Promise<void> {
     this.inFlight.delete(nonceKey);
-    await Promise.all([this.d.store.releaseNonce(nonceKey), paymentId === null ? undefined : this.d.store.releaseIdempotency(paymentId)]).catch(
-      (err: unknown) => this.d.log.error({ err }, 'payments: could not release a nonce claim'),
+    const nonce = this.d.shared ? this.d.shared.release(nonceKey) : this.d.store.releaseNonce(nonceKey);
+    await Promise.all([nonce, paymentId === null ? undefined : this.d.store.releaseIdempotency(paymentId)]).catch((err: unknown) =>
+      this.d.log.error({ err }, 'payments: could not release a nonce claim'),
     );
   }
 

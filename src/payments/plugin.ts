@@ -31,6 +31,7 @@ import { Settler, type ReconcileResult } from './settlement.js';
 import { MemoryReplayStore } from './store/memoryReplayStore.js';
 import { RedisReplayStore } from './store/redisReplayStore.js';
 import type { ReplayStore } from './store/replayStore.js';
+import { SharedPayments } from './store/sharedPayments.js';
 import { StreamTickets } from './streamTickets.js';
 import { SqliteReplayStore } from './store/sqliteReplayStore.js';
 import { createVerifier } from './verify.js';
@@ -143,6 +144,13 @@ const payments: FastifyPluginAsync<PaymentsPluginOptions> = async (app, opts) =>
     recovery.releasedPaymentIds = sqlite.releaseAbandoned();
     store = sqlite;
   }
+  // Several replicas: payment states and retry answers live in Redis beside the claims.
+  const budgetMs = config.X402_FACILITATOR_VERIFY_TIMEOUT_MS + config.X402_FACILITATOR_SETTLE_TIMEOUT_MS;
+  // A crashed replica's payment id (or shared claim) is free again after the facilitator budget plus a minute for the handler.
+  const pendingLeaseMs = budgetMs + 60_000;
+  const shared =
+    store instanceof RedisReplayStore ? new SharedPayments(store.redis, store.prefix, now, config.X402_ANSWER_CACHE_ENTRY_BYTES, pendingLeaseMs) : null;
+  await shared?.start();
   if (recovery.releasedPaymentIds + recovery.releasedUnansweredRows > 0) app.log.warn(recovery, 'payments: released what a killed process left pending');
   const facilitator =
     mode === 'facilitator' && config.X402_FACILITATOR_URL
@@ -157,7 +165,6 @@ const payments: FastifyPluginAsync<PaymentsPluginOptions> = async (app, opts) =>
       : null;
   const settler = facilitator ? new Settler(ledger, facilitator, app.log) : null;
   const answers = new AnswerCache(config.X402_ANSWER_CACHE_BYTES, config.X402_ANSWER_CACHE_ENTRY_BYTES);
-  const budgetMs = config.X402_FACILITATOR_VERIFY_TIMEOUT_MS + config.X402_FACILITATOR_SETTLE_TIMEOUT_MS;
 
   const gate = new PaymentGate({
     mode,
@@ -166,11 +173,11 @@ const payments: FastifyPluginAsync<PaymentsPluginOptions> = async (app, opts) =>
     store,
     ledger,
     answers,
+    shared,
     facilitator,
     settler,
     verifyWithFacilitator: config.X402_FACILITATOR_VERIFY,
-    // A crashed replica's id is free again after the facilitator budget plus a minute for the handler.
-    pendingLeaseMs: budgetMs + 60_000,
+    pendingLeaseMs,
     inProgressRetrySeconds: Math.max(1, Math.ceil(config.X402_FACILITATOR_SETTLE_TIMEOUT_MS / 1000)),
     publicBaseUrl: config.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
     now,
@@ -265,6 +272,7 @@ const payments: FastifyPluginAsync<PaymentsPluginOptions> = async (app, opts) =>
     if (purgeTimer) clearInterval(purgeTimer);
     await settler?.stop();
     facilitator?.shutdown();
+    await shared?.stop();
     await store.close();
     writes.flush();
     db.close();

@@ -90,18 +90,17 @@ export class Settler {
   }
 
   private async run(id: number, payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleOutcome> {
-    this.ledger.countAttempt(id);
     const outcome = await this.facilitator.settle(payload, requirements);
     switch (outcome.kind) {
       case 'settled':
-        this.ledger.markSettled(id, outcome.transaction);
+        await this.ledger.markSettled(id, outcome.transaction);
         break;
       case 'failed':
-        this.ledger.markFailed(id, outcome.transaction, outcome.message ? `${outcome.reason}: ${outcome.message}` : outcome.reason);
+        await this.ledger.markFailed(id, outcome.transaction, outcome.message ? `${outcome.reason}: ${outcome.message}` : outcome.reason);
         this.log.warn({ paymentId: id, reason: outcome.reason }, 'payments: settlement refused');
         break;
       case 'pending':
-        this.ledger.markPending(id, outcome.transaction, outcome.reason);
+        await this.ledger.markPending(id, outcome.transaction, outcome.reason);
         this.log.warn({ paymentId: id, reason: outcome.reason, transaction: outcome.transaction }, 'payments: settlement pending');
         break;
     }

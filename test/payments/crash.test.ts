@@ -10,12 +10,12 @@
  * - no answer is served without a ledger row;
  * - nothing is charged twice: one ledger row, one charge, settled once the reconciler ran.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
+import type { ChildProcess } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openPaymentsDb } from '../../src/payments/db.js';
 import { Ledger, type LedgerRow } from '../../src/payments/ledger.js';
 import { startMockFacilitator, type MockFacilitator } from '../helpers/mockFacilitator.js';
+import { startPaidProcess, until, type PaidProcess } from './fixtures/paidProcess.js';
 import { challengeOf, newAccount, PAY_TO, paymentHeader, requirementFor, signPayment, tempDir } from './helpers.js';
 
 const STEPS = ['after-verify', 'after-handler', 'after-record', 'during-settle', 'after-settle'] as const;
@@ -36,39 +36,18 @@ afterEach(async () => {
   tmp.remove();
 });
 
-interface Server {
-  child: ChildProcess;
-  base: string;
-  stderr: () => string;
-  exited: Promise<unknown>;
-}
-
-async function startServer(pauseAt?: string): Promise<Server> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/payments/fixtures/paidServer.ts'], {
-    env: {
-      ...process.env,
-      DATA_DIR: tmp.dir,
-      PAY_TO,
-      X402_NETWORKS: 'eip155:8453',
-      X402_FACILITATOR_URL: mock.url,
-      // A fixed public URL: the payment stays bound to the same resource across restarts (new ports).
-      PUBLIC_BASE_URL: 'http://127.0.0.1:8402',
-      LOG_LEVEL: 'silent',
-      ...(pauseAt ? { X402_TEST_PAUSE_AT: pauseAt } : {}),
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+async function startServer(pauseAt?: string): Promise<PaidProcess> {
+  const server = await startPaidProcess({
+    DATA_DIR: tmp.dir,
+    PAY_TO,
+    X402_NETWORKS: 'eip155:8453',
+    X402_FACILITATOR_URL: mock.url,
+    // A fixed public URL: the payment stays bound to the same resource across restarts (new ports).
+    PUBLIC_BASE_URL: 'http://127.0.0.1:8402',
+    ...(pauseAt ? { X402_TEST_PAUSE_AT: pauseAt } : {}),
   });
-  children.push(child);
-  const exited = once(child, 'exit');
-  let err = '';
-  child.stderr?.on('data', (c: Buffer) => (err += c.toString()));
-  let out = '';
-  while (!/PORT=\d+/.test(out)) {
-    const [chunk] = (await Promise.race([once(child.stdout, 'data'), exited.then(() => [Buffer.from('')])])) as [Buffer];
-    if (child.exitCode !== null) throw new Error(`paid server exited: ${err}`);
-    out += chunk.toString();
-  }
-  return { child, base: `http://127.0.0.1:${/PORT=(\d+)/.exec(out)?.[1] ?? '0'}`, stderr: () => err, exited };
+  children.push(server.child);
+  return server;
 }
 
 function rows(): LedgerRow[] {
@@ -78,14 +57,6 @@ function rows(): LedgerRow[] {
     return (['pending', 'settled', 'unsettled', 'failed'] as const).flatMap((s) => ledger.list(s, 1000));
   } finally {
     db.close();
-  }
-}
-
-async function until(cond: () => boolean | Promise<boolean>, what: string, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
   }
 }
 

@@ -109,11 +109,13 @@ describe.skipIf(missing !== null)('three replicas behind haproxy, sharing Redis'
     }
   });
 
-  it('behavior: kill -9 of a replica under paid load: haproxy routes around it, every 200 has one ledger row, nobody pays twice', async () => {
+  it('behavior: kill -9 of a replica under paid load: haproxy routes around it, every payment is answered (retried if need be) with one ledger row, nobody pays twice', async () => {
     const WORKERS = 3;
     const PER_WORKER = 10;
     const served: string[] = [];
     const notServed: Array<{ nonce: string; status: number }> = [];
+    /** Payments whose first attempt got no answer (the replica died with it, or it was in progress). */
+    const retried: string[] = [];
     let sent = 0;
     const victim = cluster.replicas[1];
     let killed: Promise<void> | undefined;
@@ -129,6 +131,7 @@ describe.skipIf(missing !== null)('three replicas behind haproxy, sharing Redis'
             () => 0,
           );
           if (status === 200 || status === 402) break;
+          if (attempt === 0) retried.push(nonce);
           await new Promise((r) => setTimeout(r, 250));
         }
         if (status === 200) served.push(nonce);
@@ -143,17 +146,18 @@ describe.skipIf(missing !== null)('three replicas behind haproxy, sharing Redis'
     const charged = rows.filter((row) => row.status !== 'failed');
     // Nobody pays twice: no nonce has a row on two replicas (or two rows on one).
     expect(new Set(charged.map((r) => r.nonce)).size).toBe(charged.length);
-    // Every 200 has its ledger row.
-    for (const nonce of served)
-      expect(
-        charged.filter((r) => r.nonce === nonce),
-        nonce,
-      ).toHaveLength(1);
-    // At most the requests in flight on the killed replica go unanswered. Known gap: one the killed
-    // replica had already recorded is charged once and its retry elsewhere gets 402, because the
-    // answers kept for retries live in each replica's memory, not in Redis.
-    expect(notServed.length).toBeLessThanOrEqual(WORKERS);
-    for (const { nonce } of notServed) expect(charged.filter((r) => r.nonce === nonce).length, nonce).toBeLessThanOrEqual(1);
-    expect(served.length + notServed.length).toBe(WORKERS * PER_WORKER);
+    // Every payment is answered: one whose replica died is answered on retry by another (the
+    // payment's state and its answer are shared in Redis).
+    expect(notServed).toEqual([]);
+    expect(served).toHaveLength(WORKERS * PER_WORKER);
+    for (const nonce of retried) expect(served, nonce).toContain(nonce);
+    // Every 200 answered first time has its ledger row. A retried one is charged once at most:
+    // zero when its replica died between marking it `charging` in Redis and committing its row
+    // (the answer is given, nothing charged; see docs/operations.md).
+    for (const nonce of served) {
+      const n = charged.filter((r) => r.nonce === nonce).length;
+      if (retried.includes(nonce)) expect(n, nonce).toBeLessThanOrEqual(1);
+      else expect(n, nonce).toBe(1);
+    }
   });
 });

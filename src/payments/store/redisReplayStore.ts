@@ -10,8 +10,9 @@ export class RedisReplayStore implements ReplayStore {
   readonly kind = 'redis' as const;
 
   constructor(
-    private readonly redis: Redis,
-    private readonly prefix = 'x402:',
+    /** Shared with `SharedPayments` (one connection per replica). */
+    readonly redis: Redis,
+    readonly prefix = 'x402:',
     private readonly now: () => number = Date.now,
   ) {}
 

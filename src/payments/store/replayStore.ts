@@ -6,7 +6,8 @@
  *   until well past the authorization's `validBefore`, or released when nothing was charged.
  * - Payment-identifier records: which request and payload an id belongs to, and whether it is
  *   still running (`pending`, a short lease) or done. They hold no answer: answers live in the
- *   gate's bounded memory cache (`answerCache.ts`) or are recomputed, so the store stays small.
+ *   gate's bounded memory cache (`answerCache.ts`), or with Redis in `sharedPayments.ts` (which
+ *   also holds each payment's state for the replicas), or are recomputed.
  *
  * Implementations: `MemoryReplayStore` (tests, one process), `SqliteReplayStore` (default, one
  * machine, survives restarts), `RedisReplayStore` (`REDIS_URL`, several replicas).

@@ -1,0 +1,125 @@
+/**
+ * Where one replica's time goes under paid load (`npx tsx bench/paidProfile.ts`, needs
+ * redis-server): the setup of bench/scale.bench.ts (Redis, a simulated node and the mock
+ * facilitator in their own processes) with ONE replica started under `node --cpu-prof`; after a
+ * warm-up, `REQUESTS` paid `GET /v1/mempool/stats` at 16 connections, then the replica is stopped
+ * and the profile's heaviest functions (self time) and files are printed. The .cpuprofile is kept
+ * (its path is printed) for Chrome DevTools.
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startSimnet } from '../src/simnet/index.js';
+import { freePort } from '../test/helpers/loopback.js';
+import { CORE_V31_POLICY_MODULE } from '../test/helpers/policyModule.js';
+import { startRedis } from '../test/payments/redisServer.js';
+import { facilitatorProcess, load, NETWORKS, PAY_TO, presign, PUBLIC_BASE_URL } from './scale.bench.js';
+
+const REQUESTS = Number(process.env.REQUESTS ?? 4000);
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  hitCount?: number;
+}
+interface Profile {
+  nodes: ProfileNode[];
+  startTime: number;
+  endTime: number;
+  samples: number[];
+}
+
+function summarize(file: string): void {
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+  const total = profile.samples.length;
+  const byFn = new Map<string, number>();
+  const byFile = new Map<string, number>();
+  for (const n of profile.nodes) {
+    const hits = n.hitCount ?? 0;
+    const url = n.callFrame.url.replace(`file://${root}`, '').replace(/^.*node_modules\//, 'node_modules/');
+    const pkg = url.startsWith('node_modules/')
+      ? url
+          .split('/')
+          .slice(0, url.startsWith('node_modules/@') ? 3 : 2)
+          .join('/')
+      : url || '(native/idle)';
+    const fn = `${n.callFrame.functionName || '(anonymous)'} ${url}:${n.callFrame.lineNumber + 1}`;
+    byFn.set(fn, (byFn.get(fn) ?? 0) + hits);
+    byFile.set(pkg, (byFile.get(pkg) ?? 0) + hits);
+  }
+  const top = (m: Map<string, number>, n: number) =>
+    [...m.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([name, hits]) => ({ '%': ((100 * hits) / total).toFixed(1), name }));
+  console.log(`\nprofile ${file}: ${total} samples over ${((profile.endTime - profile.startTime) / 1e6).toFixed(1)} s`);
+  console.log('heaviest functions (self time):');
+  console.table(top(byFn, 30));
+  console.log('by file or package (self time):');
+  console.table(top(byFile, 25));
+}
+
+// `npx tsx bench/paidProfile.ts <file.cpuprofile>` summarizes a profile already written.
+const given = process.argv[2];
+if (given) {
+  summarize(given);
+  process.exit(0);
+}
+
+const redis = await startRedis();
+const node = await startSimnet({ seed: 21, blockIntervalSec: 0, txPerSec: 0, initialTxs: 40, policyModule: CORE_V31_POLICY_MODULE });
+const facilitator = await facilitatorProcess();
+const profDir = mkdtempSync(join(tmpdir(), 'paid-profile-'));
+const dataDir = mkdtempSync(join(tmpdir(), 'paid-profile-data-'));
+const port = await freePort();
+const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${profDir}`, '--import', 'tsx', join(root, 'src/main.ts')], {
+  cwd: root,
+  env: {
+    ...process.env,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    BITCOIN_RPC_URL: node.rpcUrl,
+    ESPLORA_URL: node.esploraUrl,
+    REDIS_URL: redis.url,
+    PUBLIC_BASE_URL,
+    PAY_TO,
+    X402_NETWORKS: NETWORKS,
+    X402_FACILITATOR_URL: facilitator.url,
+    OPTIMIZER_ENABLED: 'false',
+  },
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
+const url = `http://127.0.0.1:${port}`;
+try {
+  for (
+    let i = 0;
+    !(await fetch(`${url}/health`).then(
+      (r) => r.status === 200,
+      () => false,
+    ));
+    i++
+  ) {
+    if (i > 600 || child.exitCode !== null) throw new Error('the replica did not start');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const headers = presign(REQUESTS + 500);
+  await load(url, headers.slice(REQUESTS));
+  const result = await load(url, headers.slice(0, REQUESTS));
+  console.log(`one replica under --cpu-prof: ${JSON.stringify(result)}`);
+} finally {
+  child.kill('SIGTERM');
+  await once(child, 'exit');
+  await facilitator.close();
+  await node.close();
+  await redis.stop();
+}
+// The main thread's profile (thread 0); tsx's loader thread writes its own.
+const file = readdirSync(profDir).find((f) => /\.\d+\.0\.\d+\.cpuprofile$/.test(f));
+if (file) summarize(join(profDir, file));
+else console.log('no profile written');
