@@ -222,6 +222,20 @@ export class OptimizerService extends EventEmitter<{ published: [TemplateCache];
     }
   }
 
+  /**
+   * Serves a cache computed by another replica (the optimizer leader, leadership.ts) as if this one
+   * had published it: listeners hear `published`, and a cycle run here later (after a takeover)
+   * continues its numbering and warm-starts from it.
+   */
+  adopt(cache: TemplateCache): void {
+    this.cache = cache;
+    this.cycleCount = cache.cycle;
+    this.lastStatus = cache.baseline.source === 'node_getblocktemplate' ? 'ok' : 'baseline_fallback';
+    this.lastError = null;
+    this.lastSuccessAt = cache.cachedAt;
+    this.emit('published', cache);
+  }
+
   private baselineDone(started: number, baseline: NodeBaseline | null, error: Error | null): NodeBaseline | null {
     const now = this.now();
     this.baseline.lastDurationMs = now - started;
