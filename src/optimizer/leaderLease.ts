@@ -8,10 +8,12 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 
-// KEYS[1] lease key; ARGV[1] our id, ARGV[2] lease ms. Returns { holder, remaining ms }.
+// KEYS[1] lease key; ARGV[1] our id, ARGV[2] lease ms, ARGV[3] '1' to take a free lease.
+// Returns { holder ('' when none), remaining ms }.
 const CLAIM = `
 local holder = redis.call('GET', KEYS[1])
 if holder == false then
+  if ARGV[3] ~= '1' then return { '', 0 } end
   redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
   return { ARGV[1], tonumber(ARGV[2]) }
 end
@@ -35,8 +37,8 @@ return 0
 const ClaimReply = z.tuple([z.string().max(200), z.number().int()]);
 
 export interface LeaseClaim {
-  /** Who holds the lease now (our id when we got or kept it). */
-  holder: string;
+  /** Who holds the lease now (our id when we got or kept it); null when nobody does. */
+  holder: string | null;
   mine: boolean;
   /** How long the holder's lease still runs, ms (the full lease when it is ours). */
   remainingMs: number;
@@ -50,12 +52,15 @@ export class LeaderLease {
     readonly leaseMs: number,
   ) {}
 
-  /** Takes the lease if free, renews it if ours; else tells who holds it. */
-  async claim(): Promise<LeaseClaim> {
-    const reply = ClaimReply.parse(await this.redis.eval(CLAIM, 1, this.key, this.id, String(this.leaseMs)));
+  /**
+   * Takes the lease if free (unless `take` is false: a replica that may not lead only looks),
+   * renews it if ours; else tells who holds it.
+   */
+  async claim(take = true): Promise<LeaseClaim> {
+    const reply = ClaimReply.parse(await this.redis.eval(CLAIM, 1, this.key, this.id, String(this.leaseMs), take ? '1' : '0'));
     const [holder, remaining] = reply;
     // PTTL is -1 for a key without expiry (set by hand): treat it as a full lease.
-    return { holder, mine: holder === this.id, remainingMs: remaining < 0 ? this.leaseMs : remaining };
+    return { holder: holder === '' ? null : holder, mine: holder === this.id, remainingMs: remaining < 0 ? this.leaseMs : remaining };
   }
 
   /** Gives the lease up if it is still ours, and tells `channel`'s subscribers. */

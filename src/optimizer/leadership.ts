@@ -64,6 +64,8 @@ export interface LeadershipOptions {
   cacheTtlMs: number;
   service: OptimizerService;
   signer: ReceiptSigner;
+  /** Whether this replica may lead now (it reaches its node); a leader that may not steps down. */
+  canLead?: () => boolean;
   replicaId?: string;
   prefix?: string;
   logger?: FastifyBaseLogger;
@@ -160,21 +162,26 @@ export class OptimizerLeadership {
   private async tick(): Promise<void> {
     const { leaseMs } = this.lease;
     const renewEvery = Math.max(1, Math.floor(leaseMs / 3));
+    const able = this.options.canLead?.() ?? true;
     const askedAt = this.now();
     let next = renewEvery;
     try {
-      const claim = await this.lease.claim();
+      if (this.status.role === 'leader' && !able) {
+        // A leader cut off from its node computes nothing: hand the lead to a replica that can.
+        this.stepDown('its node is unreachable');
+        await this.lease.release(this.store.keys.channel);
+      }
+      const claim = await this.lease.claim(able);
       this.status.leaderId = claim.holder;
       if (claim.mine) {
         // Counted from before the call: the server's expiry is at least this late.
         this.status.leaseExpiresAt = askedAt + leaseMs;
         if (this.status.role !== 'leader') await this.lead();
       } else {
-        this.status.leaseExpiresAt = this.now() + claim.remainingMs;
-        if (this.status.role === 'leader') this.stepDown(`the lease is held by ${claim.holder}`);
-        this.status.role = 'follower';
+        this.status.leaseExpiresAt = claim.holder === null ? null : this.now() + claim.remainingMs;
+        if (this.status.role === 'leader') this.stepDown(`the lease is held by ${claim.holder ?? 'nobody'}`);
         // Claim again the moment the holder's lease runs out (a dead leader does not renew).
-        next = Math.min(renewEvery, claim.remainingMs + 5);
+        if (claim.holder !== null) next = Math.min(renewEvery, claim.remainingMs + 5);
         await this.follow();
       }
       this.status.lastError = null;
@@ -198,6 +205,7 @@ export class OptimizerLeadership {
   }
 
   private stepDown(reason: string): void {
+    if (this.status.role !== 'leader') return;
     this.status.role = 'follower';
     this.options.logger?.warn({ replicaId: this.status.replicaId, reason }, 'optimizer lease lost: this replica stops its cycles and follows');
     // The running cycle (if any) ends on its own; its publication is refused by the fence.

@@ -39,6 +39,13 @@ async function optimizerPlugin(app: FastifyInstance, { config, node, now, autoSt
   const signer = loadReceiptSigner(config.RECEIPT_SECRET_KEY, config.DATA_DIR);
   const pool = new OptimizerPool(config.OPTIMIZER_THREADS, app.log);
   const service = new OptimizerService({ config, mirror: app.mempool.mirror, node, pool, signer, logger: app.log, now });
+  const clock = now ?? Date.now;
+  const startedAt = clock();
+  // As /health judges it (api/freshness.ts): polls failing for longer than NODE_STALE_AFTER_MS.
+  const nodeReachable = (): boolean => {
+    const { mirror } = app.mempool;
+    return mirror.lastError === null || clock() - (mirror.lastPollAt ?? startedAt) <= config.NODE_STALE_AFTER_MS;
+  };
   const leadership =
     config.REDIS_URL && config.OPTIMIZER_ENABLED
       ? new OptimizerLeadership({
@@ -48,6 +55,7 @@ async function optimizerPlugin(app: FastifyInstance, { config, node, now, autoSt
           cacheTtlMs: Math.max(10 * config.OPTIMIZER_INTERVAL_SEC * 1000, 10 * config.OPTIMIZER_LEASE_MS),
           service,
           signer,
+          canLead: nodeReachable,
           logger: app.log,
           now,
         })

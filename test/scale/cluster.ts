@@ -1,8 +1,8 @@
 /**
  * A small production-shaped cluster for test/scale: Redis, one shared Bitcoin node (the embedded
  * simulated node, in this process), three replicas of the service (`src/main.ts`, each its own
- * process and DATA_DIR) and haproxy in front with `deploy/haproxy.cfg` as it is. Every process is
- * stopped by its PID.
+ * process and DATA_DIR, one receipt key, competing for the optimizer lease) and haproxy in front
+ * with `deploy/haproxy.cfg` as it is. Every process is stopped by its PID.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -17,6 +17,9 @@ import { redisAvailable, startRedis, type RedisServer } from '../payments/redisS
 import { freePort } from '../helpers/loopback.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const RECEIPT_KEY = '3c'.repeat(32);
+/** The optimizer leader's lease in the cluster (ms). */
+export const OPTIMIZER_LEASE_MS = 3000;
 
 export function haproxyAvailable(): boolean {
   return spawnSync('haproxy', ['-v'], { stdio: 'ignore' }).status === 0;
@@ -101,7 +104,10 @@ export async function startCluster(env: Record<string, string> = {}): Promise<Cl
           REDIS_URL: redis.url,
           PUBLIC_BASE_URL: url,
           TRUST_PROXY: '127.0.0.1',
-          OPTIMIZER_ENABLED: 'false',
+          // One deployment: one receipt key; one optimizer leader at a time (a short lease here).
+          RECEIPT_SECRET_KEY: RECEIPT_KEY,
+          OPTIMIZER_LEASE_MS: String(OPTIMIZER_LEASE_MS),
+          OPTIMIZER_INTERVAL_SEC: '2',
           ...env,
         },
         stdio: ['ignore', 'ignore', 'inherit'],

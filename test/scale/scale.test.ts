@@ -1,9 +1,11 @@
 /**
  * Scale-out on real parts (issue 16): Redis, one shared node, three replicas of the service and
  * haproxy with deploy/haproxy.cfg. Proves that a payment raced to every replica is served and
- * charged once, that rate limits are shared, and that kill -9 of a replica under paid load is
- * routed around by haproxy with every 200 backed by exactly one ledger row.
- * Not covered here (not built): the optimizer leader lease and stream tickets.
+ * charged once, that rate limits are shared, that one replica computes the optimizer cycles and
+ * every replica serves its cache and receipt, that kill -9 of a replica under paid load is routed
+ * around by haproxy with every 200 backed by exactly one ledger row, and that kill -9 of the
+ * optimizer leader hands the lead to another replica within one lease.
+ * Not covered here: stream tickets.
  */
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -11,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PAYMENTS_DB_FILE } from '../../src/payments/db.js';
 import type { PaymentRequirements } from '../../src/payments/schemas.js';
 import { challengeOf, newAccount, PAY_TO, paymentHeader, requirementFor, signPayment } from '../payments/helpers.js';
-import { clusterMissing, startCluster, type Cluster } from './cluster.js';
+import { clusterMissing, OPTIMIZER_LEASE_MS, startCluster, type Cluster, type Replica } from './cluster.js';
 
 const missing = clusterMissing();
 if (missing) console.warn(`SKIPPED: test/scale did not run: ${missing} (.ci/run installs redis-server and haproxy)`);
@@ -19,6 +21,21 @@ if (missing) console.warn(`SKIPPED: test/scale did not run: ${missing} (.ci/run 
 const NETWORK = 'eip155:84532';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const RATE_LIMIT_MAX = 40;
+
+interface CacheStats {
+  lease: { role: 'single' | 'leader' | 'follower'; replicaId: string; leaderId: string | null; cacheFrom: string | null };
+  cache: { cycle: number; receipt: { keyId: string; signature: string } } | null;
+}
+let polls = 0;
+/** A replica's cache-stats (free), or null when it does not answer (killed). Each poll is another client (rate limits). */
+async function cacheStats(replica: Replica): Promise<CacheStats | null> {
+  polls++;
+  const client = `10.${(polls >> 8) & 255}.${polls & 255}.1`;
+  return fetch(`${replica.url}/v1/template/cache-stats`, { headers: { 'x-forwarded-for': client } }).then(
+    async (res) => (res.ok ? ((await res.json()) as CacheStats) : null),
+    () => null,
+  );
+}
 
 describe.skipIf(missing !== null)('three replicas behind haproxy, sharing Redis', () => {
   let cluster: Cluster;
@@ -74,6 +91,28 @@ describe.skipIf(missing !== null)('three replicas behind haproxy, sharing Redis'
     expect(answers.filter((s) => s === 200)).toHaveLength(1);
     for (const s of answers.filter((s) => s !== 200)) expect([402, 409]).toContain(s);
     expect(ledgerRows().filter((row) => row.nonce === nonce)).toHaveLength(1);
+  });
+
+  it('default: one replica leads the optimizer; every replica serves its cycle and the same signed receipt', async () => {
+    let seen: Array<CacheStats | null> = [];
+    for (let attempt = 0; attempt < 200; attempt++) {
+      seen = await Promise.all(cluster.replicas.map(cacheStats));
+      const cycles = new Set(seen.map((s) => s?.cache?.cycle));
+      if (seen.every((s) => s?.cache) && cycles.size === 1) break;
+      await sleep(100);
+    }
+    const [first] = seen;
+    const leaders = seen.filter((s) => s?.lease.role === 'leader');
+    expect(leaders).toHaveLength(1);
+    const leaderId = leaders[0]?.lease.replicaId;
+    for (const s of seen) {
+      expect(s?.lease.leaderId).toBe(leaderId);
+      expect(s?.lease.cacheFrom).toBe(leaderId);
+      expect(s?.cache?.cycle).toBe(first?.cache?.cycle);
+      expect(s?.cache?.receipt).toEqual(first?.cache?.receipt);
+    }
+    expect(seen.filter((s) => s?.lease.role === 'follower')).toHaveLength(2);
+    console.log(`optimizer: leader ${leaderId}, cycle ${first?.cache?.cycle}, receipt ${first?.cache?.receipt.signature.slice(0, 16)}… on all three replicas`);
   });
 
   it('behavior: the rate limit counts a client across replicas', async () => {
@@ -155,5 +194,53 @@ describe.skipIf(missing !== null)('three replicas behind haproxy, sharing Redis'
     expect(notServed.length).toBeLessThanOrEqual(WORKERS);
     for (const { nonce } of notServed) expect(charged.filter((r) => r.nonce === nonce).length, nonce).toBeLessThanOrEqual(1);
     expect(served.length + notServed.length).toBe(WORKERS * PER_WORKER);
+  });
+
+  it('behavior: kill -9 of the optimizer leader: another replica leads within one lease and publishes new cycles', async () => {
+    const alive = cluster.replicas.filter((r) => r.process.exitCode === null && r.process.signalCode === null);
+    expect(alive.length).toBeGreaterThanOrEqual(2);
+    // The replica killed under paid load may have been the leader: wait for the lead to settle.
+    let stats: Array<CacheStats | null> = [];
+    for (let attempt = 0; attempt < 100; attempt++) {
+      stats = await Promise.all(alive.map(cacheStats));
+      if (stats.some((s) => s?.lease.role === 'leader' && s.lease.cacheFrom === s.lease.replicaId)) break;
+      await sleep(100);
+    }
+    const leaderAt = stats.findIndex((s) => s?.lease.role === 'leader');
+    const leader = alive[leaderAt];
+    const lastCycle = stats[leaderAt]?.cache?.cycle ?? 0;
+    if (!leader) throw new Error('no leader among the live replicas');
+    const others = alive.filter((r) => r !== leader);
+
+    const killedAt = Date.now();
+    await leader.kill();
+    let ledAfterMs: number | null = null;
+    let newCycleAfterMs: number | null = null;
+    let after: Array<CacheStats | null> = [];
+    while (Date.now() - killedAt < 4 * OPTIMIZER_LEASE_MS) {
+      after = await Promise.all(others.map(cacheStats));
+      const next = after.find((s) => s?.lease.role === 'leader');
+      if (next && ledAfterMs === null) ledAfterMs = Date.now() - killedAt;
+      // The new leader's cycles reach every surviving replica.
+      if (next && after.every((s) => (s?.cache?.cycle ?? 0) > lastCycle && s?.lease.cacheFrom === next.lease.replicaId)) {
+        newCycleAfterMs = Date.now() - killedAt;
+        break;
+      }
+      await sleep(50);
+    }
+    console.log(
+      `optimizer leader ${leader.name} killed (-9) → another replica leads after ${ledAfterMs} ms (lease ${OPTIMIZER_LEASE_MS} ms); its first cycle served by every survivor after ${newCycleAfterMs} ms`,
+    );
+    expect(ledAfterMs, JSON.stringify(after)).not.toBeNull();
+    // Within one lease: the follower claims the moment the dead leader's lease runs out (plus this
+    // loop's 50 ms poll and a request round trip).
+    expect(ledAfterMs).toBeLessThanOrEqual(OPTIMIZER_LEASE_MS + 500);
+    expect(newCycleAfterMs).not.toBeNull();
+    expect(after.filter((s) => s?.lease.role === 'leader')).toHaveLength(1);
+    const newLeader = after.find((s) => s?.lease.role === 'leader')?.lease.replicaId;
+    for (const s of after) {
+      expect(s?.lease.leaderId).toBe(newLeader);
+      expect(s?.cache?.cycle).toBeGreaterThan(lastCycle);
+    }
   });
 });
