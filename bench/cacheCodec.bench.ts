@@ -83,7 +83,11 @@ export async function run(): Promise<void> {
           lag.disable();
           loadBlockedMs.push(lag.max / 1e6);
         }
-        rows[`Redis GET + decode, median of ${RUNS}`] = { encodeMs: Number.NaN, decodeMs: r1(median(loadMs)), longestEventLoopBlockMs: r1(median(loadBlockedMs)) };
+        rows[`Redis GET + decode, median of ${RUNS}`] = {
+          encodeMs: Number.NaN,
+          decodeMs: r1(median(loadMs)),
+          longestEventLoopBlockMs: r1(median(loadBlockedMs)),
+        };
         console.log(`follower from Redis: ${r1(median(loadMs))} ms, event loop blocked at most ${r1(Math.max(...loadBlockedMs))} ms at a stretch`);
       } finally {
         redis.disconnect();
