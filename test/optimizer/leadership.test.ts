@@ -20,6 +20,7 @@ import { verifyReceipt, type SignedReceipt } from '../../src/optimizer/receipts.
 import { sharedCacheKeys } from '../../src/optimizer/sharedCache.js';
 import { startSimnet, type SimnetHandle } from '../../src/simnet/index.js';
 import { redisAvailable, startRedis, type RedisServer } from '../payments/redisServer.js';
+import { switchableProxy, type SwitchableProxy } from '../helpers/switchableProxy.js';
 import { CORE_V31_POLICY_MODULE } from '../helpers/policyModule.js';
 
 const available = redisAvailable();
@@ -100,8 +101,10 @@ describe.skipIf(!available)('the optimizer leader lease (real redis-server)', ()
     const dirs: string[] = [];
     const apps: App[] = [];
     const KEY = '5a'.repeat(32);
+    /** Long enough that a takeover well within it comes from a release, not from expiry. */
+    const LEASE_MS = 6000;
 
-    async function replica(env: Record<string, string> = {}): Promise<App> {
+    async function replica(env: Record<string, string> = {}, nodeUrl = simnet.rpcUrl): Promise<App> {
       const dataDir = mkdtempSync(join(tmpdir(), 'lease-replica-'));
       dirs.push(dataDir);
       const config = loadConfig({
@@ -111,12 +114,15 @@ describe.skipIf(!available)('the optimizer leader lease (real redis-server)', ()
         RATE_LIMIT_MAX: '0',
         REDIS_URL: redis.url,
         RECEIPT_SECRET_KEY: KEY,
-        OPTIMIZER_LEASE_MS: '1500',
+        OPTIMIZER_LEASE_MS: String(LEASE_MS),
         // Cycles only when a test asks (refresh), after the first one on taking the lead.
         OPTIMIZER_INTERVAL_SEC: '3600',
+        MEMPOOL_POLL_MS: '250',
+        NODE_STALE_AFTER_MS: '1000',
+        BITCOIN_RPC_TIMEOUT_MS: '500',
         ...env,
       });
-      const node = new BitcoinNode({ url: simnet.rpcUrl, timeoutMs: config.BITCOIN_RPC_TIMEOUT_MS, scanTimeoutMs: config.BITCOIN_RPC_SCAN_TIMEOUT_MS });
+      const node = new BitcoinNode({ url: nodeUrl, timeoutMs: config.BITCOIN_RPC_TIMEOUT_MS, scanTimeoutMs: config.BITCOIN_RPC_SCAN_TIMEOUT_MS });
       const app = await buildApp({
         config,
         node,
@@ -143,11 +149,14 @@ describe.skipIf(!available)('the optimizer leader lease (real redis-server)', ()
 
     let leader: App;
     let follower: App;
+    /** The first replica reaches the node through this proxy. */
+    let leaderNode: SwitchableProxy;
 
     beforeAll(async () => {
       await client.flushall();
       simnet = await startSimnet({ seed: 9, blockIntervalSec: 0, txPerSec: 0, initialTxs: 200, policyModule: CORE_V31_POLICY_MODULE });
-      leader = await replica();
+      leaderNode = await switchableProxy(simnet.rpcUrl);
+      leader = await replica({}, leaderNode.url);
       await until('the first replica leads with a cache', async () => {
         const s = await stats(leader);
         return s.lease.role === 'leader' && s.cache ? s : undefined;
@@ -156,6 +165,7 @@ describe.skipIf(!available)('the optimizer leader lease (real redis-server)', ()
     }, 60_000);
     afterAll(async () => {
       for (const app of apps) await app.close();
+      await leaderNode?.close();
       await simnet?.close();
       for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
     });
@@ -221,7 +231,26 @@ describe.skipIf(!available)('the optimizer leader lease (real redis-server)', ()
       expect(s.cache?.cycle).toBe(served.cycle);
     });
 
-    it('behavior: when the leader shuts down it releases the lease; the follower leads at once and continues the cycles', async () => {
+    it('behavior: a leader cut off from its node hands the lead to a replica that reaches it', async () => {
+      const last = (await stats(leader)).cache?.cycle ?? 0;
+      leaderNode.down();
+      try {
+        const s = await until('the other replica leads with a cycle of its own', async () => {
+          const s = await stats(follower);
+          return s.lease.role === 'leader' && (s.cache?.cycle ?? 0) > last ? s : undefined;
+        });
+        expect(s.lease.cacheFrom).toBe(s.lease.replicaId);
+        expect((await stats(leader)).lease).toMatchObject({ role: 'follower', leaderId: s.lease.replicaId });
+      } finally {
+        leaderNode.up();
+      }
+    });
+
+    it('behavior: when the leader shuts down it releases the lease; the other replica leads at once and continues the cycles', async () => {
+      // Roles swapped in the test above: the second replica leads now.
+      [leader, follower] = [follower, leader];
+      // The replica that was cut off can lead again once its node answers.
+      await until('the follower reaches its node again', () => (follower.mempool.mirror.lastError === null ? true : undefined));
       const last = (await stats(leader)).cache?.cycle ?? 0;
       const closing = leader.close();
       apps.splice(apps.indexOf(leader), 1);
@@ -232,7 +261,8 @@ describe.skipIf(!available)('the optimizer leader lease (real redis-server)', ()
           const s = await stats(follower);
           return s.lease.role === 'leader' && (s.cache?.cycle ?? 0) > last ? s : undefined;
         },
-        5_000,
+        // Within the lease the leader held: the release is heard at once, no expiry is waited for.
+        LEASE_MS - 1000,
       );
       expect(s.lease).toMatchObject({ role: 'leader', leaderId: s.lease.replicaId, cacheFrom: s.lease.replicaId });
       expect(s.cache?.cycle).toBe(last + 1);
