@@ -189,6 +189,9 @@ describe.skipIf(!available)('the optimizer leader lease (real redis-server)', ()
       }>();
       expect(caps.optimizerCache.lease.role).toBe('follower');
       expect(caps.optimizerCache.lease.cacheAgeMs).toBeGreaterThanOrEqual(0);
+      // And /metrics, for alerts on a deployment without a leader.
+      expect((await follower.inject({ method: 'GET', url: '/metrics' })).body).toContain('optimizer_role{role="follower"} 1');
+      expect((await leader.inject({ method: 'GET', url: '/metrics' })).body).toContain('optimizer_role{role="leader"} 1');
     });
 
     it('behavior: each new cycle of the leader reaches the follower', async () => {
