@@ -93,8 +93,15 @@ export class OptimizerLeadership {
   constructor(private readonly options: LeadershipOptions) {
     const { redisUrl, leaseMs, replicaId = newReplicaId(), prefix = REDIS_PREFIX } = options;
     this.now = options.now ?? Date.now;
-    // No offline queue: a command while Redis is away fails at once and the next tick retries.
-    this.redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 2000, enableOfflineQueue: false });
+    // No offline queue: a command while Redis is away fails at once and the next tick retries. A
+    // command timeout: a leader whose Redis hangs must still notice it cannot renew.
+    this.redis = new Redis(redisUrl, {
+      lazyConnect: true,
+      maxRetriesPerRequest: 1,
+      connectTimeout: 2000,
+      enableOfflineQueue: false,
+      commandTimeout: Math.max(250, Math.floor(leaseMs / 3)),
+    });
     this.subscriber = new Redis(redisUrl, { lazyConnect: true, connectTimeout: 2000 });
     // Connection errors surface as failed ticks; the events need a listener or they would throw.
     this.redis.on('error', () => undefined);
@@ -111,9 +118,11 @@ export class OptimizerLeadership {
     this.started = true;
     this.options.service.on('published', this.onPublished);
     this.subscriber.on('message', this.onMessage);
-    await Promise.all([this.redis.connect(), this.subscriber.connect().then(() => this.subscriber.subscribe(this.store.keys.channel))]).catch((e: unknown) =>
-      this.fail('connect', e),
-    );
+    // Not awaited: queued until Redis answers (ioredis reconnects on its own); until then the
+    // version check of every tick finds new caches.
+    this.subscriber.subscribe(this.store.keys.channel).catch((e: unknown) => this.fail('subscribe', e));
+    // A failed first connection is retried by ioredis; the ticks fail until it succeeds.
+    await this.redis.connect().catch((e: unknown) => this.fail('connect', e));
     this.options.logger?.info({ replicaId: this.status.replicaId }, 'optimizer lease: this replica competes for the optimizer lead');
     this.kick();
   }
@@ -132,7 +141,11 @@ export class OptimizerLeadership {
       await this.lease.release(this.store.keys.channel).catch((e: unknown) => this.fail('release', e));
       this.status.role = 'follower';
     }
-    await Promise.all([this.redis.quit().catch(() => this.redis.disconnect()), this.subscriber.quit().catch(() => this.subscriber.disconnect())]);
+    // quit() waits for a connection that may never come: only on a ready one.
+    for (const client of [this.redis, this.subscriber]) {
+      if (client.status === 'ready') await client.quit().catch(() => client.disconnect());
+      else client.disconnect();
+    }
   }
 
   /** Runs a tick now (or right after the running one). */
