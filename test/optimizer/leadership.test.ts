@@ -44,6 +44,8 @@ describe.skipIf(!available)('the optimizer leader lease (real redis-server)', ()
   beforeAll(async () => {
     redis = await startRedis();
     client = new Redis(redis.url);
+    // The last test stops Redis: this client then reconnects in vain until the end.
+    client.on('error', () => undefined);
   });
   afterAll(async () => {
     client?.disconnect();
@@ -138,7 +140,16 @@ describe.skipIf(!available)('the optimizer leader lease (real redis-server)', ()
 
     const stats = async (app: App) =>
       (await app.inject({ method: 'GET', url: '/v1/template/cache-stats' })).json<{
-        lease: { role: string; replicaId: string; leaderId: string | null; cacheFrom: string | null; cacheCycle: number | null; refused: string | null };
+        lease: {
+          role: string;
+          replicaId: string;
+          leaderId: string | null;
+          leaseExpiresAt: string | null;
+          cacheFrom: string | null;
+          cacheCycle: number | null;
+          lastError: string | null;
+          refused: string | null;
+        };
         cache: { cycle: number } | null;
       }>();
     const optimizedTxids = async (app: App) =>
@@ -270,6 +281,21 @@ describe.skipIf(!available)('the optimizer leader lease (real redis-server)', ()
       expect(s.lease).toMatchObject({ role: 'leader', leaderId: s.lease.replicaId, cacheFrom: s.lease.replicaId });
       expect(s.cache?.cycle).toBe(last + 1);
       expect(follower.optimizer.service.history[0]).toMatchObject({ cycle: last + 1 });
+    });
+
+    it('behavior: a leader that loses Redis stops its cycles before its lease could have run out, and keeps serving its cache', async () => {
+      const before = await stats(follower);
+      expect(before.lease.role).toBe('leader');
+      await redis.stop();
+      const s = await until('the leader steps down', async () => {
+        const s = await stats(follower);
+        return s.lease.role === 'follower' ? s : undefined;
+      });
+      // Seen before the expiry of the last renewed lease: no other replica could lead yet.
+      expect(Date.now()).toBeLessThan(Date.parse(s.lease.leaseExpiresAt ?? ''));
+      expect(s.lease.lastError).toMatch(/lease/);
+      expect(follower.optimizer.service.nextRefreshAt).toBeNull();
+      expect(s.cache?.cycle).toBe(before.cache?.cycle);
     });
   });
 });
