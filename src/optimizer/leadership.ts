@@ -272,19 +272,19 @@ export class OptimizerLeadership {
   /** A cache this replica computed: the leader publishes it; anything else resyncs on the next tick. */
   private readonly onPublished = (cache: TemplateCache): void => {
     if (cache === this.adopted) return;
+    const { replicaId } = this.status;
+    // Served from now on, published or not.
+    this.status.cacheFrom = replicaId;
     if (this.status.role !== 'leader') {
       // A cycle that ended after this replica stepped down: serve the leader's again.
       this.servedVersion = null;
       return;
     }
-    const { replicaId } = this.status;
     const version = cacheVersion(replicaId, cache);
+    this.servedVersion = version;
     void (async () => {
       const published = await this.store.publish(replicaId, encodeCache(cache, replicaId), version, this.options.cacheTtlMs);
-      if (published) {
-        this.servedVersion = version;
-        this.status.cacheFrom = replicaId;
-      } else this.options.logger?.warn({ cycle: cache.cycle }, 'optimizer cache not published: this replica no longer holds the lease');
+      if (!published) this.options.logger?.warn({ cycle: cache.cycle }, 'optimizer cache not published: this replica no longer holds the lease');
     })().catch((e: unknown) => this.fail('publish', e));
   };
 
