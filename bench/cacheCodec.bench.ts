@@ -64,6 +64,16 @@ export async function run(): Promise<void> {
     const rows: Record<string, Record<string, number>> = {
       [`decode only, median of ${RUNS}`]: { encodeMs: r1(median(encodeMs)), decodeMs: r1(median(decodeMs)), longestEventLoopBlockMs: r1(median(blockedMs)) },
     };
+    // What the same machine shows with nothing to do (other processes share the cores).
+    const idleBlockedMs: number[] = [];
+    for (let k = 0; k < RUNS; k++) {
+      const lag = monitorEventLoopDelay({ resolution: 1 });
+      lag.enable();
+      await new Promise((r) => setTimeout(r, median(decodeMs)));
+      lag.disable();
+      idleBlockedMs.push(lag.max / 1e6);
+    }
+    rows[`idle, as long as a decode, median of ${RUNS}`] = { encodeMs: Number.NaN, decodeMs: Number.NaN, longestEventLoopBlockMs: r1(median(idleBlockedMs)) };
     if (redisAvailable()) {
       const server = await startRedis();
       const redis = new Redis(server.url);
