@@ -12,6 +12,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PAYMENTS_DB_FILE } from '../../src/payments/db.js';
 import type { PaymentRequirements } from '../../src/payments/schemas.js';
+import { verifyReceipt, type SignedReceipt } from '../../src/optimizer/receipts.js';
 import { challengeOf, newAccount, PAY_TO, paymentHeader, requirementFor, signPayment } from '../payments/helpers.js';
 import { clusterMissing, OPTIMIZER_LEASE_MS, startCluster, type Cluster, type Replica } from './cluster.js';
 
@@ -113,6 +114,35 @@ describe.skipIf(missing !== null)('three replicas behind haproxy, sharing Redis'
     }
     expect(seen.filter((s) => s?.lease.role === 'follower')).toHaveLength(2);
     console.log(`optimizer: leader ${leaderId}, cycle ${first?.cache?.cycle}, receipt ${first?.cache?.receipt.signature.slice(0, 16)}… on all three replicas`);
+  });
+
+  it('behavior: the paid optimized txids are the same list with the same receipt, byte for byte, from every replica', async () => {
+    const url = (r: Replica) => `${r.url}/v1/template/optimized-txids`;
+    const init = { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' };
+    const unpaid = await fetch(url(cluster.replicas[0] as Replica), init);
+    expect(unpaid.status).toBe(402);
+    const txidsRequirement = requirementFor(challengeOf({ headers: { 'payment-required': unpaid.headers.get('payment-required') } }), NETWORK);
+    let answers: Array<{ txids: string[]; receipt: SignedReceipt }> = [];
+    // A new cycle every 2 s here: ask again when one landed between the three answers.
+    for (let attempt = 0; attempt < 5; attempt++) {
+      answers = [];
+      for (const r of cluster.replicas) {
+        const header = paymentHeader(await signPayment(account, txidsRequirement));
+        const res = await fetch(url(r), { ...init, headers: { ...init.headers, 'payment-signature': header } });
+        expect(res.status).toBe(200);
+        answers.push((await res.json()) as { txids: string[]; receipt: SignedReceipt });
+      }
+      if (new Set(answers.map((a) => a.receipt.payload.cycle)).size === 1) break;
+    }
+    const [first] = answers;
+    for (const a of answers) {
+      expect(a.txids).toEqual(first?.txids);
+      expect(JSON.stringify(a.receipt)).toBe(JSON.stringify(first?.receipt));
+    }
+    const caps = (await (await fetch(`${cluster.url}/v1/template/capabilities`, { headers: { 'x-forwarded-for': '10.200.0.1' } })).json()) as {
+      optimizerCache: { receipt: { publicKey: string } };
+    };
+    expect(first && verifyReceipt(first.receipt, caps.optimizerCache.receipt.publicKey)).toBe(true);
   });
 
   it('behavior: the rate limit counts a client across replicas', async () => {
