@@ -5,7 +5,8 @@
  *   "BTCICACH" (8 bytes) | header length (u32 LE) | header: UTF-8 JSON | sections, back to back
  *
  * The JSON header holds every summary field of `TemplateCache` (totals, comparison, projected
- * blocks, the signed receipt …) and the element count of each section. The sections are the
+ * blocks, the signed receipt …), the leader's recent cycle records and baseline status (so every
+ * replica's cache-stats and dashboard show the same cycles), and the element count of each section. The sections are the
  * per-tx lookups as typed arrays in the host's byte order (little-endian everywhere we run) and
  * txid lists as raw 32-byte values: snapshot txids, optimized and baseline txids, chunk fee rates
  * (f64), projected block (i32), linearization (u32). Never a JS Map: the lookups a follower needs
@@ -17,6 +18,7 @@
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { z } from 'zod';
+import type { BaselineStatus, CycleRecord } from './optimizerService.js';
 import { txidsDigest } from './receipts.js';
 import type { TemplateCache } from './templateCache.js';
 
@@ -53,10 +55,30 @@ const Receipt = z.object({
   publicKey: z.string().max(100),
 });
 
+const msOrNull = num.nullable();
+const CycleRecordSchema = z.object({
+  cycle: int.positive(),
+  startedAt: z.string().max(40),
+  durationMs: num,
+  status: z.enum(['ok', 'baseline_fallback', 'error', 'timeout']),
+  error: z.string().max(2000).nullable(),
+  phasesMs: z.object({ baseline: msOrNull, snapshot: num, optimize: num, publish: num }),
+  txCount: int.nonnegative(),
+});
+
 const Header = z.object({
   schema: z.literal(CACHE_WIRE_SCHEMA),
   /** The replica that computed the cache. */
   leaderId: z.string().max(100),
+  leader: z.object({
+    history: z.array(CycleRecordSchema).max(100),
+    baseline: z.object({
+      lastStatus: z.enum(['ok', 'error', 'timeout']).nullable(),
+      lastError: z.string().max(2000).nullable(),
+      lastDurationMs: msOrNull,
+      lastSuccessAt: msOrNull,
+    }),
+  }),
   counts: z.object({
     snapshot: int.nonnegative().max(2_000_000),
     optimized: int.nonnegative().max(2_000_000),
@@ -134,9 +156,18 @@ const Header = z.object({
 });
 type Header = z.infer<typeof Header>;
 
-/** A cache as read from the wire, with the replica that computed it. */
+/** What the leader knows beside the cache: its last cycles and its baseline's status. */
+export interface LeaderState {
+  history: CycleRecord[];
+  baseline: BaselineStatus;
+}
+
+const NO_STATE: LeaderState = { history: [], baseline: { lastStatus: null, lastError: null, lastDurationMs: null, lastSuccessAt: null } };
+
+/** A cache as read from the wire, with the replica that computed it and its state. */
 export interface DecodedCache {
   leaderId: string;
+  leader: LeaderState;
   cache: TemplateCache;
 }
 
@@ -157,11 +188,12 @@ function bytesOf(view: ArrayBufferView): Buffer {
 }
 
 /** Serializes a published cache. Synchronous: the leader runs it once per cycle. */
-export function encodeCache(cache: TemplateCache, leaderId: string): Buffer {
+export function encodeCache(cache: TemplateCache, leaderId: string, leader: LeaderState = NO_STATE): Buffer {
   const { optimized, baseline } = cache;
   const header: Header = {
     schema: CACHE_WIRE_SCHEMA,
     leaderId,
+    leader: { history: leader.history, baseline: leader.baseline },
     counts: {
       snapshot: cache.snapshotTxids.length,
       optimized: optimized.txids.length,
@@ -337,5 +369,5 @@ export async function decodeCache(blob: Buffer): Promise<DecodedCache> {
     linearization,
     snapshotTxids,
   };
-  return { leaderId: h.leaderId, cache };
+  return { leaderId: h.leaderId, leader: h.leader, cache };
 }

@@ -239,7 +239,7 @@ export class OptimizerLeadership {
     try {
       const blob = await this.store.load();
       if (blob === null) return;
-      const { leaderId, cache } = await decodeCache(blob);
+      const { leaderId, leader, cache } = await decodeCache(blob);
       const { receipt } = cache;
       // Only this deployment's key signs caches: a blob signed otherwise is not ours to serve.
       if (receipt.publicKey !== this.options.signer.publicKeyBase64) {
@@ -253,7 +253,7 @@ export class OptimizerLeadership {
       this.servedVersion = cacheVersion(leaderId, cache);
       this.status.cacheFrom = leaderId;
       this.status.refused = null;
-      this.options.service.adopt(cache);
+      this.options.service.adopt(cache, leader);
     } catch (e) {
       // Redis trouble: the next tick retries. A bad blob: refused until a new version is published.
       if (!(e instanceof CacheDecodeError)) throw e;
@@ -283,7 +283,11 @@ export class OptimizerLeadership {
     const version = cacheVersion(replicaId, cache);
     this.servedVersion = version;
     void (async () => {
-      const published = await this.store.publish(replicaId, encodeCache(cache, replicaId), version, this.options.cacheTtlMs);
+      // After the cycle's record is in the history (the service adds it right after `published`).
+      await Promise.resolve();
+      const { history, baseline } = this.options.service;
+      const blob = encodeCache(cache, replicaId, { history, baseline });
+      const published = await this.store.publish(replicaId, blob, version, this.options.cacheTtlMs);
       if (!published) this.options.logger?.warn({ cycle: cache.cycle }, 'optimizer cache not published: this replica no longer holds the lease');
     })().catch((e: unknown) => this.fail('publish', e));
   };

@@ -28,9 +28,11 @@ function withHeader(blob: Buffer, change: (header: Record<string, unknown>) => v
 
 describe('optimizer cache codec', () => {
   it('default: a round trip gives the same cache: summaries, receipt, txid lists, per-tx lookups', async () => {
-    const blob = encodeCache(cache, 'leader-1');
-    const { leaderId, cache: back } = await decodeCache(blob);
+    const { history, baseline } = world.app.optimizer.service;
+    const blob = encodeCache(cache, 'leader-1', { history, baseline });
+    const { leaderId, leader, cache: back } = await decodeCache(blob);
     expect(leaderId).toBe('leader-1');
+    expect(leader).toEqual({ history, baseline });
     expect(JSON.stringify(back.receipt)).toBe(JSON.stringify(cache.receipt));
     expect(back.snapshotTxids).toEqual(cache.snapshotTxids);
     expect(back.optimized.txids).toEqual(cache.optimized.txids);

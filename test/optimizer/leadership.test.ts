@@ -189,7 +189,10 @@ describe.skipIf(!available)('the optimizer leader lease (real redis-server)', ()
       });
       expect(f.lease).toMatchObject({ role: 'follower', leaderId: l.lease.replicaId, cacheFrom: l.lease.replicaId });
       expect(l.lease).toMatchObject({ role: 'leader', leaderId: l.lease.replicaId });
-      expect(follower.optimizer.service.history).toEqual([]);
+      // It ran no cycle: it shows the leader's cycle records, and counted none of its own.
+      expect(follower.optimizer.service.history).toEqual(leader.optimizer.service.history);
+      expect(follower.optimizer.service.history[0]?.cycle).toBe(l.cache?.cycle);
+      expect((await follower.inject({ method: 'GET', url: '/metrics' })).body).not.toContain('optimizer_cycles_total{');
       const [a, b] = [await optimizedTxids(leader), await optimizedTxids(follower)];
       expect(b.txids).toEqual(a.txids);
       expect(JSON.stringify(b.receipt)).toBe(JSON.stringify(a.receipt));

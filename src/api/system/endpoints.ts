@@ -89,7 +89,7 @@ export const systemRoutes = [
     price: 'free',
     summary: 'Optimizer cycle statistics: running phase, timings, templates vs the upper bound',
     description:
-      'With several replicas, one leader runs the cycles and the others serve its cache: `lease` gives this replica’s role, the leader and its lease expiry, and which replica computed the cache served. A follower’s `history` is empty (it runs no cycles).',
+      'With several replicas, one leader runs the cycles and the others serve its cache: `lease` gives this replica’s role, the leader and its lease expiry, and which replica computed the cache served. A follower’s `history` is the leader’s, as of its last publication.',
     response: CacheStatsResponse,
     errors: [],
     example: 'live',
