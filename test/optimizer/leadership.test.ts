@@ -13,11 +13,11 @@ import { buildApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { BitcoinNode } from '../../src/node/bitcoinNode.js';
 import { EsploraAddressSource } from '../../src/node/esploraAddressSource.js';
-import { encodeCache } from '../../src/optimizer/cacheCodec.js';
+import { CacheDecodeError, encodeCache } from '../../src/optimizer/cacheCodec.js';
 import { LeaderLease } from '../../src/optimizer/leaderLease.js';
 import { REDIS_PREFIX } from '../../src/optimizer/leadership.js';
 import { verifyReceipt, type SignedReceipt } from '../../src/optimizer/receipts.js';
-import { sharedCacheKeys } from '../../src/optimizer/sharedCache.js';
+import { SharedCacheStore, sharedCacheKeys } from '../../src/optimizer/sharedCache.js';
 import { startSimnet, type SimnetHandle } from '../../src/simnet/index.js';
 import { redisAvailable, startRedis, type RedisServer } from '../payments/redisServer.js';
 import { switchableProxy, type SwitchableProxy } from '../helpers/switchableProxy.js';
@@ -96,6 +96,13 @@ describe.skipIf(!available)('the optimizer leader lease (real redis-server)', ()
     } finally {
       sub.disconnect();
     }
+  });
+
+  it('error: an oversized shared cache is refused before it is read', async () => {
+    const store = new SharedCacheStore(client, sharedCacheKeys('oversized:'));
+    await client.set(store.keys.blob, Buffer.alloc(1000));
+    await expect(store.load(999)).rejects.toThrow(CacheDecodeError);
+    expect((await store.load(1000))?.length).toBe(1000);
   });
 
   describe('two replicas on one node', () => {
