@@ -305,8 +305,13 @@ const VARIABLES = {
       .regex(/^rediss?:\/\//, 'must start with redis:// or rediss://')
       .optional(),
     default: undefined,
-    doc: 'Redis shared by several replicas: the replay store and the rate limits. Unset: SQLite in DATA_DIR and in-memory rate limits. Never logged (may hold a password).',
+    doc: 'Redis shared by several replicas: the replay store, the rate limits, stream tickets and the optimizer lease (one replica computes the cycles, the others serve its cache). Unset: SQLite in DATA_DIR, in-memory rate limits, and this replica runs its own cycles. Never logged (may hold a password).',
     secret: true,
+  },
+  OPTIMIZER_LEASE_MS: {
+    schema: positiveInt.min(300).max(600_000),
+    default: '15000',
+    doc: "With REDIS_URL: the optimizer leader's lease (ms), renewed every third of it. When the leader dies without releasing it, another replica leads within one lease.",
   },
 } as const;
 

@@ -222,6 +222,25 @@ export class OptimizerService extends EventEmitter<{ published: [TemplateCache];
     }
   }
 
+  /**
+   * Serves a cache computed by another replica (the optimizer leader, leadership.ts) as if this one
+   * had published it, with the leader's cycle records and baseline status: listeners hear
+   * `published`, and a cycle run here later (after a takeover) continues its numbering and
+   * warm-starts from it.
+   */
+  adopt(cache: TemplateCache, leader?: { history: readonly CycleRecord[]; baseline: BaselineStatus }): void {
+    if (leader) {
+      this.history.splice(0, this.history.length, ...leader.history.slice(0, HISTORY));
+      Object.assign(this.baseline, leader.baseline);
+    }
+    this.cache = cache;
+    this.cycleCount = cache.cycle;
+    this.lastStatus = cache.baseline.source === 'node_getblocktemplate' ? 'ok' : 'baseline_fallback';
+    this.lastError = null;
+    this.lastSuccessAt = cache.cachedAt;
+    this.emit('published', cache);
+  }
+
   private baselineDone(started: number, baseline: NodeBaseline | null, error: Error | null): NodeBaseline | null {
     const now = this.now();
     this.baseline.lastDurationMs = now - started;

@@ -1,11 +1,14 @@
 /**
  * The optimizer concern: the receipt signer, the worker pool, and the cycle service with its
  * published cache. The first cycle starts when the app is ready; the pool closes with the app.
+ * With `REDIS_URL`, the replicas elect one leader that runs the cycles; the others serve its cache
+ * (leadership.ts).
  */
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import type { BitcoinNode } from '../node/bitcoinNode.js';
+import { newReplicaId, OptimizerLeadership, singleStatus, type LeaseStatus } from './leadership.js';
 import { OptimizerPool } from './optimizerPool.js';
 import { OptimizerService } from './optimizerService.js';
 import { loadReceiptSigner, type ReceiptSigner } from './receipts.js';
@@ -14,6 +17,8 @@ export interface OptimizerHandle {
   enabled: boolean;
   service: OptimizerService;
   signer: ReceiptSigner;
+  /** This replica's part in the optimizer lead (`single` without Redis). */
+  lease: LeaseStatus;
 }
 
 declare module 'fastify' {
@@ -34,12 +39,36 @@ async function optimizerPlugin(app: FastifyInstance, { config, node, now, autoSt
   const signer = loadReceiptSigner(config.RECEIPT_SECRET_KEY, config.DATA_DIR);
   const pool = new OptimizerPool(config.OPTIMIZER_THREADS, app.log);
   const service = new OptimizerService({ config, mirror: app.mempool.mirror, node, pool, signer, logger: app.log, now });
-  app.decorate('optimizer', { enabled: config.OPTIMIZER_ENABLED, service, signer } satisfies OptimizerHandle);
+  const clock = now ?? Date.now;
+  const startedAt = clock();
+  // As /health judges it (api/freshness.ts): polls failing for longer than NODE_STALE_AFTER_MS.
+  const nodeReachable = (): boolean => {
+    const { mirror } = app.mempool;
+    return mirror.lastError === null || clock() - (mirror.lastPollAt ?? startedAt) <= config.NODE_STALE_AFTER_MS;
+  };
+  const leadership =
+    config.REDIS_URL && config.OPTIMIZER_ENABLED
+      ? new OptimizerLeadership({
+          redisUrl: config.REDIS_URL,
+          leaseMs: config.OPTIMIZER_LEASE_MS,
+          // A follower starting later still finds the last cache for a while; not forever.
+          cacheTtlMs: Math.max(10 * config.OPTIMIZER_INTERVAL_SEC * 1000, 10 * config.OPTIMIZER_LEASE_MS),
+          service,
+          signer,
+          canLead: nodeReachable,
+          logger: app.log,
+          now,
+        })
+      : undefined;
+  const lease = leadership?.status ?? singleStatus(newReplicaId());
+  app.decorate('optimizer', { enabled: config.OPTIMIZER_ENABLED, service, signer, lease } satisfies OptimizerHandle);
   if (config.OPTIMIZER_ENABLED && autoStart) {
-    // The first cycle waits for the mempool view's first poll (it shares the poll).
-    app.addHook('onReady', async () => service.start());
+    // The first cycle waits for the mempool view's first poll (it shares the poll). With a leader
+    // lease, cycles run only while this replica holds it.
+    app.addHook('onReady', async () => (leadership ? leadership.start() : service.start()));
   }
   app.addHook('onClose', async () => {
+    await leadership?.stop();
     await service.stop();
     await pool.close();
   });

@@ -42,6 +42,9 @@ describe('GET /metrics', () => {
     expect(sample(text, 'optimizer_cycle_phase_seconds_count', 'phase="optimize"')).toBe(cycles);
     expect(sample(text, 'mempool_transactions')).toBe(world.app.mempool.mirror.txs.size);
     expect(sample(text, 'optimizer_pool_queue_depth')).toBe(0);
+    // No REDIS_URL: this replica runs its own cycles.
+    expect(sample(text, 'optimizer_role', 'role="single"')).toBe(1);
+    expect(sample(text, 'optimizer_role', 'role="leader"')).toBe(0);
     expect(sample(text, 'stream_clients', 'kind="dashboard"')).toBe(0);
     expect(sample(text, 'stream_clients', 'kind="mempool"')).toBe(0);
     expect(text).toContain('process_cpu_user_seconds_total');

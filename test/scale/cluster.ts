@@ -1,8 +1,9 @@
 /**
- * A small production-shaped cluster for test/scale: Redis, one shared Bitcoin node (the embedded
- * simulated node, in this process), three replicas of the service (`src/main.ts`, each its own
- * process and DATA_DIR) and haproxy in front with `deploy/haproxy.cfg` as it is. Every process is
- * stopped by its PID.
+ * A small production-shaped cluster for test/scale: Redis, one shared Bitcoin node (a real
+ * `bitcoind` on regtest with a few wallet transactions in its mempool, or the embedded simulated
+ * node in this process, which benchmarks use), three replicas of the service (`src/main.ts`, each its own
+ * process and DATA_DIR, one receipt key, competing for the optimizer lease) and haproxy in front
+ * with `deploy/haproxy.cfg` as it is. Every process is stopped by its PID.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -10,23 +11,64 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startSimnet, type SimnetHandle } from '../../src/simnet/index.js';
+import { startSimnet } from '../../src/simnet/index.js';
+import { findBitcoind, startRegtest } from '../core/regtest.js';
 import { CORE_V31_POLICY_MODULE } from '../helpers/policyModule.js';
 import { switchableProxy, type SwitchableProxy } from '../helpers/switchableProxy.js';
 import { redisAvailable, startRedis, type RedisServer } from '../payments/redisServer.js';
 import { freePort } from '../helpers/loopback.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const RECEIPT_KEY = '3c'.repeat(32);
+/** The optimizer leader's lease in the cluster (ms). */
+export const OPTIMIZER_LEASE_MS = 3000;
 
 export function haproxyAvailable(): boolean {
   return spawnSync('haproxy', ['-v'], { stdio: 'ignore' }).status === 0;
 }
 
+export type ClusterNode = 'bitcoind' | 'simnet';
+
 /** Why the scale suite cannot run here, or null. */
-export function clusterMissing(): string | null {
+export function clusterMissing(node: ClusterNode = 'simnet'): string | null {
   if (!redisAvailable()) return 'redis-server is not installed';
   if (!haproxyAvailable()) return 'haproxy is not installed';
+  if (node === 'bitcoind') {
+    const found = findBitcoind();
+    if ('missing' in found) {
+      if (process.env.REQUIRE_BITCOIND === '1') throw new Error(`REQUIRE_BITCOIND=1 but no bitcoind: ${found.missing}`);
+      return `no bitcoind: ${found.missing}`;
+    }
+  }
   return null;
+}
+
+interface SharedNode {
+  rpcUrl: string;
+  esploraUrl: string | undefined;
+  close(): Promise<void>;
+}
+
+async function startNode(kind: ClusterNode): Promise<SharedNode> {
+  if (kind === 'simnet') {
+    const simnet = await startSimnet({ seed: 21, blockIntervalSec: 0, txPerSec: 0, initialTxs: 40, policyModule: CORE_V31_POLICY_MODULE });
+    return { rpcUrl: simnet.rpcUrl, esploraUrl: simnet.esploraUrl, close: () => simnet.close() };
+  }
+  const found = findBitcoind();
+  if ('missing' in found) throw new Error(found.missing);
+  // 150 blocks: 50 mature coinbases, so the payments below need no unconfirmed change.
+  const core = await startRegtest(found.path, { blocks: 150 });
+  try {
+    // A mempool to optimize: wallet payments at fee rates from 1 to 40 sat/vB.
+    for (let i = 0; i < 40; i++) {
+      const address = await core.rpc<string>('getnewaddress', '', 'bech32');
+      await core.rpc('sendtoaddress', address, (1_000_000 + i * 1000) / 1e8, '', '', false, true, null, 'unset', false, 1 + i);
+    }
+  } catch (error) {
+    await core.close();
+    throw error;
+  }
+  return { rpcUrl: core.rpcUrl, esploraUrl: undefined, close: () => core.close() };
 }
 
 async function waitFor(url: string, child: ChildProcess, what: string): Promise<void> {
@@ -61,15 +103,18 @@ export interface Cluster {
   /** haproxy's address: what clients use. */
   url: string;
   replicas: Replica[];
-  node: SimnetHandle;
+  node: SharedNode;
   /** The last replica reaches the node through this proxy: `down()` cuts that replica off alone. */
   lastReplicaNode: SwitchableProxy;
   close(): Promise<void>;
 }
 
-export async function startCluster(env: Record<string, string> = {}): Promise<Cluster> {
+export async function startCluster(env: Record<string, string> = {}, nodeKind: ClusterNode = 'simnet'): Promise<Cluster> {
   const redis: RedisServer = await startRedis();
-  const node = await startSimnet({ seed: 21, blockIntervalSec: 0, txPerSec: 0, initialTxs: 40, policyModule: CORE_V31_POLICY_MODULE });
+  const node = await startNode(nodeKind).catch(async (error: unknown) => {
+    await redis.stop();
+    throw error;
+  });
   const lastReplicaNode = await switchableProxy(node.rpcUrl);
   const lbPort = await freePort();
   const url = `http://127.0.0.1:${lbPort}`;
@@ -97,11 +142,14 @@ export async function startCluster(env: Record<string, string> = {}): Promise<Cl
           DATA_DIR: dataDir,
           LOG_LEVEL: 'error',
           BITCOIN_RPC_URL: nodeUrl,
-          ESPLORA_URL: node.esploraUrl,
+          ...(node.esploraUrl ? { ESPLORA_URL: node.esploraUrl } : {}),
           REDIS_URL: redis.url,
           PUBLIC_BASE_URL: url,
           TRUST_PROXY: '127.0.0.1',
-          OPTIMIZER_ENABLED: 'false',
+          // One deployment: one receipt key; one optimizer leader at a time (a short lease here).
+          RECEIPT_SECRET_KEY: RECEIPT_KEY,
+          OPTIMIZER_LEASE_MS: String(OPTIMIZER_LEASE_MS),
+          OPTIMIZER_INTERVAL_SEC: '2',
           ...env,
         },
         stdio: ['ignore', 'ignore', 'inherit'],

@@ -1,24 +1,42 @@
 /**
- * Scale-out on real parts (issue 16): Redis, one shared node, three replicas of the service and
- * haproxy with deploy/haproxy.cfg. Proves that a payment raced to every replica is served and
- * charged once, that rate limits are shared, and that kill -9 of a replica under paid load is
- * routed around by haproxy with every 200 backed by exactly one ledger row.
- * Not covered here (not built): the optimizer leader lease and stream tickets.
+ * Scale-out on real parts (issue 16): Redis, one shared real bitcoind (regtest, a mempool of
+ * wallet payments), three replicas of the service and haproxy with deploy/haproxy.cfg. Proves that a payment raced to every replica is served and
+ * charged once, that rate limits are shared, that one replica computes the optimizer cycles and
+ * every replica serves its cache and receipt, that kill -9 of a replica under paid load is routed
+ * around by haproxy with every 200 backed by exactly one ledger row, and that kill -9 of the
+ * optimizer leader hands the lead to another replica within one lease.
+ * Not covered here: stream tickets.
  */
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PAYMENTS_DB_FILE } from '../../src/payments/db.js';
 import type { PaymentRequirements } from '../../src/payments/schemas.js';
+import { verifyReceipt, type SignedReceipt } from '../../src/optimizer/receipts.js';
 import { challengeOf, newAccount, PAY_TO, paymentHeader, requirementFor, signPayment } from '../payments/helpers.js';
-import { clusterMissing, startCluster, type Cluster } from './cluster.js';
+import { clusterMissing, OPTIMIZER_LEASE_MS, startCluster, type Cluster, type Replica } from './cluster.js';
 
-const missing = clusterMissing();
-if (missing) console.warn(`SKIPPED: test/scale did not run: ${missing} (.ci/run installs redis-server and haproxy)`);
+const missing = clusterMissing('bitcoind');
+if (missing) console.warn(`SKIPPED: test/scale did not run: ${missing} (.ci/run installs redis-server and haproxy; bitcoind comes from ../shared/bin)`);
 
 const NETWORK = 'eip155:84532';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const RATE_LIMIT_MAX = 40;
+
+interface CacheStats {
+  lease: { role: 'single' | 'leader' | 'follower'; replicaId: string; leaderId: string | null; cacheFrom: string | null };
+  cache: { cycle: number; receipt: { keyId: string; signature: string } } | null;
+}
+let polls = 0;
+/** A replica's cache-stats (free), or null when it does not answer (killed). Each poll is another client (rate limits). */
+async function cacheStats(replica: Replica): Promise<CacheStats | null> {
+  polls++;
+  const client = `10.${(polls >> 8) & 255}.${polls & 255}.1`;
+  return fetch(`${replica.url}/v1/template/cache-stats`, { headers: { 'x-forwarded-for': client } }).then(
+    async (res) => (res.ok ? ((await res.json()) as CacheStats) : null),
+    () => null,
+  );
+}
 
 describe.skipIf(missing !== null)('three replicas behind haproxy, sharing Redis', () => {
   let cluster: Cluster;
@@ -26,15 +44,18 @@ describe.skipIf(missing !== null)('three replicas behind haproxy, sharing Redis'
   let requirement: PaymentRequirements;
 
   beforeAll(async () => {
-    cluster = await startCluster({
-      PAY_TO,
-      X402_NETWORKS: NETWORK,
-      RATE_LIMIT_MAX: String(RATE_LIMIT_MAX),
-      RATE_LIMIT_WINDOW_SEC: '600',
-      MEMPOOL_POLL_MS: '250',
-      NODE_STALE_AFTER_MS: '1000',
-      BITCOIN_RPC_TIMEOUT_MS: '500',
-    });
+    cluster = await startCluster(
+      {
+        PAY_TO,
+        X402_NETWORKS: NETWORK,
+        RATE_LIMIT_MAX: String(RATE_LIMIT_MAX),
+        RATE_LIMIT_WINDOW_SEC: '600',
+        MEMPOOL_POLL_MS: '250',
+        NODE_STALE_AFTER_MS: '1000',
+        BITCOIN_RPC_TIMEOUT_MS: '500',
+      },
+      'bitcoind',
+    );
     const res = await fetch(`${cluster.url}/v1/block-height`);
     expect(res.status).toBe(402);
     requirement = requirementFor(challengeOf({ headers: { 'payment-required': res.headers.get('payment-required') } }), NETWORK);
@@ -74,6 +95,60 @@ describe.skipIf(missing !== null)('three replicas behind haproxy, sharing Redis'
     expect(answers.filter((s) => s === 200)).toHaveLength(1);
     for (const s of answers.filter((s) => s !== 200)) expect([402, 409]).toContain(s);
     expect(ledgerRows().filter((row) => row.nonce === nonce)).toHaveLength(1);
+  });
+
+  it('default: one replica leads the optimizer; every replica serves its cycle and the same signed receipt', async () => {
+    let seen: Array<CacheStats | null> = [];
+    for (let attempt = 0; attempt < 200; attempt++) {
+      seen = await Promise.all(cluster.replicas.map(cacheStats));
+      const cycles = new Set(seen.map((s) => s?.cache?.cycle));
+      if (seen.every((s) => s?.cache) && cycles.size === 1) break;
+      await sleep(100);
+    }
+    const [first] = seen;
+    const leaders = seen.filter((s) => s?.lease.role === 'leader');
+    expect(leaders).toHaveLength(1);
+    const leaderId = leaders[0]?.lease.replicaId;
+    for (const s of seen) {
+      expect(s?.lease.leaderId).toBe(leaderId);
+      expect(s?.lease.cacheFrom).toBe(leaderId);
+      expect(s?.cache?.cycle).toBe(first?.cache?.cycle);
+      expect(s?.cache?.receipt).toEqual(first?.cache?.receipt);
+    }
+    expect(seen.filter((s) => s?.lease.role === 'follower')).toHaveLength(2);
+    console.log(`optimizer: leader ${leaderId}, cycle ${first?.cache?.cycle}, receipt ${first?.cache?.receipt.signature.slice(0, 16)}… on all three replicas`);
+  });
+
+  it('behavior: the paid optimized txids are the same list with the same receipt, byte for byte, from every replica', async () => {
+    const url = (r: Replica) => `${r.url}/v1/template/optimized-txids`;
+    const init = { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' };
+    const unpaid = await fetch(url(cluster.replicas[0] as Replica), init);
+    expect(unpaid.status).toBe(402);
+    const txidsRequirement = requirementFor(challengeOf({ headers: { 'payment-required': unpaid.headers.get('payment-required') } }), NETWORK);
+    let answers: Array<{ txids: string[]; receipt: SignedReceipt }> = [];
+    // A new cycle every 2 s here: ask again when one landed between the three answers.
+    for (let attempt = 0; attempt < 5; attempt++) {
+      answers = [];
+      for (const r of cluster.replicas) {
+        const header = paymentHeader(await signPayment(account, txidsRequirement));
+        const res = await fetch(url(r), { ...init, headers: { ...init.headers, 'payment-signature': header } });
+        expect(res.status).toBe(200);
+        answers.push((await res.json()) as { txids: string[]; receipt: SignedReceipt });
+      }
+      if (new Set(answers.map((a) => a.receipt.payload.cycle)).size === 1) break;
+    }
+    const [first] = answers;
+    // The node's wallet payments: a real template, not an empty list.
+    expect(first?.txids.length).toBeGreaterThan(0);
+    console.log(`optimized txids: ${first?.txids.length} txs of cycle ${first?.receipt.payload.cycle}, one receipt on all three replicas`);
+    for (const a of answers) {
+      expect(a.txids).toEqual(first?.txids);
+      expect(JSON.stringify(a.receipt)).toBe(JSON.stringify(first?.receipt));
+    }
+    const caps = (await (await fetch(`${cluster.url}/v1/template/capabilities`, { headers: { 'x-forwarded-for': '10.200.0.1' } })).json()) as {
+      optimizerCache: { receipt: { publicKey: string } };
+    };
+    expect(first && verifyReceipt(first.receipt, caps.optimizerCache.receipt.publicKey)).toBe(true);
   });
 
   it('behavior: the rate limit counts a client across replicas', async () => {
@@ -158,6 +233,54 @@ describe.skipIf(missing !== null)('three replicas behind haproxy, sharing Redis'
       const n = charged.filter((r) => r.nonce === nonce).length;
       if (retried.includes(nonce)) expect(n, nonce).toBeLessThanOrEqual(1);
       else expect(n, nonce).toBe(1);
+    }
+  });
+
+  it('behavior: kill -9 of the optimizer leader: another replica leads within one lease and publishes new cycles', async () => {
+    const alive = cluster.replicas.filter((r) => r.process.exitCode === null && r.process.signalCode === null);
+    expect(alive.length).toBeGreaterThanOrEqual(2);
+    // The replica killed under paid load may have been the leader: wait for the lead to settle.
+    let stats: Array<CacheStats | null> = [];
+    for (let attempt = 0; attempt < 100; attempt++) {
+      stats = await Promise.all(alive.map(cacheStats));
+      if (stats.some((s) => s?.lease.role === 'leader' && s.lease.cacheFrom === s.lease.replicaId)) break;
+      await sleep(100);
+    }
+    const leaderAt = stats.findIndex((s) => s?.lease.role === 'leader');
+    const leader = alive[leaderAt];
+    const lastCycle = stats[leaderAt]?.cache?.cycle ?? 0;
+    if (!leader) throw new Error('no leader among the live replicas');
+    const others = alive.filter((r) => r !== leader);
+
+    const killedAt = Date.now();
+    await leader.kill();
+    let ledAfterMs: number | null = null;
+    let newCycleAfterMs: number | null = null;
+    let after: Array<CacheStats | null> = [];
+    while (Date.now() - killedAt < 4 * OPTIMIZER_LEASE_MS) {
+      after = await Promise.all(others.map(cacheStats));
+      const next = after.find((s) => s?.lease.role === 'leader');
+      if (next && ledAfterMs === null) ledAfterMs = Date.now() - killedAt;
+      // The new leader's cycles reach every surviving replica.
+      if (next && after.every((s) => (s?.cache?.cycle ?? 0) > lastCycle && s?.lease.cacheFrom === next.lease.replicaId)) {
+        newCycleAfterMs = Date.now() - killedAt;
+        break;
+      }
+      await sleep(50);
+    }
+    console.log(
+      `optimizer leader ${leader.name} killed (-9) → another replica leads after ${ledAfterMs} ms (lease ${OPTIMIZER_LEASE_MS} ms); its first cycle served by every survivor after ${newCycleAfterMs} ms`,
+    );
+    expect(ledAfterMs, JSON.stringify(after)).not.toBeNull();
+    // Within one lease: the follower claims the moment the dead leader's lease runs out (plus this
+    // loop's 50 ms poll and a request round trip).
+    expect(ledAfterMs).toBeLessThanOrEqual(OPTIMIZER_LEASE_MS + 500);
+    expect(newCycleAfterMs).not.toBeNull();
+    expect(after.filter((s) => s?.lease.role === 'leader')).toHaveLength(1);
+    const newLeader = after.find((s) => s?.lease.role === 'leader')?.lease.replicaId;
+    for (const s of after) {
+      expect(s?.lease.leaderId).toBe(newLeader);
+      expect(s?.cache?.cycle).toBeGreaterThan(lastCycle);
     }
   });
 });

@@ -10,6 +10,7 @@ import { round } from '../../util/round.js';
 import type { ApiContext } from '../define.js';
 import { Hash, IsoTime, Sat, Success } from '../schemas.js';
 import { ProjectedBlockRow } from '../template/templateAnswers.js';
+import { OptimizerLease, optimizerLease } from './optimizerLease.js';
 
 const Gap = { gapSat: Sat, gapPct: z.number() };
 const TemplateRow = z.object({ txCount: z.number().int(), feeSat: Sat, weightWu: z.number().int(), sigopCost: z.number().int().nullable(), ...Gap });
@@ -37,6 +38,7 @@ const PhaseTimings = z.object({ baseline: z.number().nullable(), snapshot: z.num
 export const CacheStatsResponse = z.object({
   success: Success,
   enabled: z.boolean(),
+  lease: OptimizerLease,
   ready: z.boolean(),
   cycleCount: z.number().int(),
   refreshInProgress: z.boolean(),
@@ -118,6 +120,7 @@ export function cacheStats(ctx: ApiContext): z.input<typeof CacheStatsResponse> 
   return {
     success: true,
     enabled,
+    lease: optimizerLease(ctx),
     ready: cache !== undefined,
     cycleCount: service.cycleCount,
     refreshInProgress: service.refreshInProgress,

@@ -13,6 +13,7 @@ import { staleReason } from '../freshness.js';
 import { Hash, IsoTime, Sat, SatVb, Success } from '../schemas.js';
 import { BATCH_CHECK_MAX_TXIDS, OPTIMIZED_TXIDS_MAX } from '../template/endpoints.js';
 import { TEMPLATE_MODE, TEMPLATE_NOTE, TEMPLATE_SOURCE } from '../template/templateAnswers.js';
+import { OptimizerLease, optimizerLease } from './optimizerLease.js';
 import { pricingUsdc, restEndpoints, rpcMethodRows } from './pricing.js';
 
 export const STREAM_TICKET_TTL_SECONDS = 600;
@@ -33,6 +34,7 @@ export const CapabilitiesResponse = z.object({
   }),
   optimizerCache: z.object({
     enabled: z.boolean(),
+    lease: OptimizerLease,
     configured: z.boolean(),
     ready: z.boolean(),
     source: z.string(),
@@ -179,6 +181,7 @@ export function capabilities(ctx: ApiContext): z.input<typeof CapabilitiesRespon
     },
     optimizerCache: {
       enabled,
+      lease: optimizerLease(ctx),
       configured: enabled,
       ready: cache !== undefined,
       source: TEMPLATE_SOURCE,

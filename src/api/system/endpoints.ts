@@ -75,7 +75,8 @@ export const systemRoutes = [
     path: '/v1/template/capabilities',
     price: 'free',
     summary: 'What this service offers, its prices and its live optimizer state',
-    description: 'Every field of the specification’s Capabilities response, read from running state; prices, routes and methods come from the registry.',
+    description:
+      'Every field of the specification’s Capabilities response, read from running state; prices, routes and methods come from the registry. `optimizerCache.lease`: whether this replica runs the optimizer (`leader`, `single`) or serves the leader’s cache (`follower`), the leader, its lease and the served cache’s age.',
     response: CapabilitiesResponse,
     errors: [],
     example: 'live',
@@ -87,6 +88,8 @@ export const systemRoutes = [
     path: '/v1/template/cache-stats',
     price: 'free',
     summary: 'Optimizer cycle statistics: running phase, timings, templates vs the upper bound',
+    description:
+      'With several replicas, one leader runs the cycles and the others serve its cache: `lease` gives this replica’s role, the leader and its lease expiry, and which replica computed the cache served. A follower’s `history` is the leader’s, as of its last publication.',
     response: CacheStatsResponse,
     errors: [],
     example: 'live',

@@ -93,6 +93,15 @@ export class ServiceMetrics {
       collect: gaugeOf(() => (service.cache ? (Date.now() - service.cache.cachedAt) / 1000 : Number.NaN)),
     });
     new Gauge({
+      name: 'optimizer_role',
+      help: 'This replica in the optimizer lead: 1 on its role (single: no Redis; leader: runs the cycles; follower: serves the leader cache)',
+      labelNames: ['role'],
+      registers,
+      collect() {
+        for (const role of ['single', 'leader', 'follower'] as const) this.set({ role }, sources.optimizer.lease.role === role ? 1 : 0);
+      },
+    });
+    new Gauge({
       name: 'stream_clients',
       help: 'Open live connections: dashboard feeds and paid mempool streams',
       labelNames: ['kind'],
