@@ -104,7 +104,15 @@ const Header = z.object({
   nativeV30: totals,
   v31WithinRequestLimits: z.boolean(),
   sigopsBinding: z.boolean(),
-  upperBound: z.object({ feeSat: num, lpFeeSat: num, exact: z.boolean(), relaxedClusters: int.nonnegative() }),
+  upperBound: z.object({
+    feeSat: num,
+    lpFeeSat: num,
+    exact: z.boolean(),
+    relaxedClusters: int.nonnegative(),
+    solved: z.boolean(),
+    freeClusters: int.nonnegative(),
+    searchNodes: int.nonnegative(),
+  }),
   comparison: z.object({
     available: z.boolean(),
     reason: z.string().max(500).nullable(),
