@@ -79,6 +79,9 @@ interface RawRow {
   replays: number;
 }
 
+/** Retention: settled, unsettled and failed rows older than the cutoff whose payment expired (index `payments_created`). */
+export const PURGE_SQL = "DELETE FROM payments WHERE status != 'pending' AND created_at < ? AND valid_before < ?";
+
 export class Ledger {
   private readonly insert: Statement;
   private readonly update: Statement<[LedgerStatus, string | null, string | null, number, number | null, number]>;
@@ -111,7 +114,7 @@ export class Ledger {
     this.replay = db.prepare('UPDATE payments SET replays = replays + 1 WHERE id = ? AND replays < ?');
     this.unanswered = db.prepare("SELECT id FROM payments WHERE status = 'pending' AND answer_hash IS NULL");
     this.remove = db.prepare('DELETE FROM payments WHERE id = ?');
-    this.purgeOld = db.prepare("DELETE FROM payments WHERE status != 'pending' AND created_at < ? AND valid_before < ?");
+    this.purgeOld = db.prepare(PURGE_SQL);
     this.recount();
     this.byId = db.prepare('SELECT * FROM payments WHERE id = ?');
     this.byNonce = db.prepare('SELECT * FROM payments WHERE nonce_key = ?');

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { resolveNetworks } from '../../src/payments/networks.js';
 import { PaymentError } from '../../src/payments/verify.js';
 import { openPaymentsDb } from '../../src/payments/db.js';
-import { Ledger } from '../../src/payments/ledger.js';
+import { Ledger, PURGE_SQL } from '../../src/payments/ledger.js';
 import { challengeOf, newAccount, PAY_TO, paymentHeader, requirementFor, signPayment, stubApp, tempDir, testConfig } from './helpers.js';
 import { startLocalFacilitator, type LocalFacilitator } from './localFacilitator.js';
 
@@ -111,5 +111,16 @@ describe('ledger', () => {
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
     }
+  });
+});
+
+describe('ledger retention', () => {
+  it('behavior: the purge of old rows searches an index on created_at instead of scanning the ledger', () => {
+    const db = openPaymentsDb(':memory:');
+    const plan = db.prepare("EXPLAIN QUERY PLAN DELETE FROM payments WHERE status != 'pending' AND created_at < ? AND valid_before < ?").all(1, 2) as Array<{
+      detail: string;
+    }>;
+    expect(plan.map((p) => p.detail).join('; ')).toMatch(/USING INDEX payments_created/);
+    db.close();
   });
 });
