@@ -117,7 +117,7 @@ describe('ledger', () => {
 describe('ledger retention', () => {
   it('behavior: the purge of old rows searches an index on created_at instead of scanning the ledger', () => {
     const db = openPaymentsDb(':memory:');
-    const plan = db.prepare("EXPLAIN QUERY PLAN DELETE FROM payments WHERE status != 'pending' AND created_at < ? AND valid_before < ?").all(1, 2) as Array<{
+    const plan = db.prepare(`EXPLAIN QUERY PLAN ${PURGE_SQL}`).all(1, 2) as Array<{
       detail: string;
     }>;
     expect(plan.map((p) => p.detail).join('; ')).toMatch(/USING INDEX payments_created/);
