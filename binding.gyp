@@ -13,7 +13,8 @@
         "native/template_optimized.cpp",
         "native/bound.cpp",
         "native/projected.cpp",
-        "native/optimizer.cpp"
+        "native/optimizer.cpp",
+        "native/incremental.cpp"
       ],
       "include_dirs": [
         "<!(node -p \"require('node-addon-api').include_dir\")",

@@ -10,6 +10,7 @@
 #include <span>
 #include <string>
 
+#include "incremental.h"
 #include "optimizer.h"
 
 namespace {
@@ -171,6 +172,7 @@ Napi::Object ResultObject(Napi::Env env, const opt::Result& r)
     cl.Set("linearizeCost", num(static_cast<double>(r.linearize_cost)));
     cl.Set("chunkCount", num(r.chunk_count));
     cl.Set("realWeightRelinearized", num(r.real_relinearized));
+    cl.Set("reusedCount", num(r.reused_count));
     o.Set("clusters", cl);
     Napi::Object ts = Napi::Object::New(env);
     ts.Set("nodes", num(static_cast<double>(r.tail.nodes)));
@@ -249,6 +251,73 @@ Napi::Value SelfCheckJs(const Napi::CallbackInfo& info)
     });
 }
 
+opt::DiffView ReadDiff(const Napi::Value& value)
+{
+    if (!value.IsObject()) throw opt::InputError(opt::ErrorCode::INVALID_ARGUMENT, "diff must be an object");
+    const auto obj = value.As<Napi::Object>();
+    opt::DiffView d;
+    d.removed = ReadArray<uint32_t>(obj, "removed", napi_uint32_array, false);
+    d.slots = ReadArray<uint32_t>(obj, "slots", napi_uint32_array, false);
+    d.fee = ReadArray<double>(obj, "feeSat", napi_float64_array, false);
+    d.weight = ReadArray<uint32_t>(obj, "weightWu", napi_uint32_array, false);
+    d.sigops = ReadArray<uint32_t>(obj, "sigopCost", napi_uint32_array, true);
+    d.keys = ReadArray<uint32_t>(obj, "keys", napi_uint32_array, false);
+    d.parent_offsets = ReadArray<uint32_t>(obj, "parentOffsets", napi_uint32_array, false);
+    d.parent_slots = ReadArray<uint32_t>(obj, "parentSlots", napi_uint32_array, false);
+    return d;
+}
+
+/** The incremental engine (incremental.h) as a JavaScript class: one per thread that owns it. */
+class EngineWrap : public Napi::ObjectWrap<EngineWrap>
+{
+    opt::IncrementalEngine m_engine;
+
+public:
+    static Napi::Function Define(Napi::Env env)
+    {
+        return DefineClass(env, "IncrementalEngine",
+                           {InstanceMethod<&EngineWrap::Apply>("apply"), InstanceMethod<&EngineWrap::Build>("build"),
+                            InstanceMethod<&EngineWrap::Size>("size"), InstanceMethod<&EngineWrap::Clear>("clear")});
+    }
+    explicit EngineWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<EngineWrap>(info) {}
+
+    Napi::Value Apply(const Napi::CallbackInfo& info)
+    {
+        Napi::Env env = info.Env();
+        return Guard(env, [&]() -> Napi::Value {
+            const opt::DiffView d = ReadDiff(info[0]);
+            if (env.IsExceptionPending()) return env.Undefined();
+            m_engine.Apply(d);
+            return Napi::Number::New(env, m_engine.Size());
+        });
+    }
+
+    Napi::Value Build(const Napi::CallbackInfo& info)
+    {
+        Napi::Env env = info.Env();
+        return Guard(env, [&]() -> Napi::Value {
+            const opt::Options o = ReadOptions(info[0]);
+            const bool full = info[1].IsBoolean() && info[1].As<Napi::Boolean>().Value();
+            if (env.IsExceptionPending()) return env.Undefined();
+            const opt::IncrementalResult ir = m_engine.Build(o, full);
+            Napi::Object res = ResultObject(env, ir.r);
+            res.Set("slotOfIndex", Copy<uint32_t, Napi::Uint32Array>(env, ir.slot_of_index));
+            res.Set("keys", Copy<uint32_t, Napi::Uint32Array>(env, ir.keys));
+            res.Set("dirtySlots", Napi::Number::New(env, ir.dirty_slots));
+            res.Set("prepareMs", Napi::Number::New(env, ir.prepare_ms));
+            return res;
+        });
+    }
+
+    Napi::Value Size(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), m_engine.Size()); }
+
+    Napi::Value Clear(const Napi::CallbackInfo& info)
+    {
+        m_engine.Clear();
+        return info.Env().Undefined();
+    }
+};
+
 Napi::Value VersionJs(const Napi::CallbackInfo& info) { return Napi::String::New(info.Env(), VERSION); }
 
 Napi::Object Init(Napi::Env env, Napi::Object exports)
@@ -257,6 +326,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports)
     exports.Set("inspectClusters", Napi::Function::New(env, InspectClustersJs, "inspectClusters"));
     exports.Set("selfCheck", Napi::Function::New(env, SelfCheckJs, "selfCheck"));
     exports.Set("version", Napi::Function::New(env, VersionJs, "version"));
+    exports.Set("IncrementalEngine", EngineWrap::Define(env));
     return exports;
 }
 

@@ -33,6 +33,10 @@ struct InputView {
     std::span<const uint32_t> parent_indices;
     std::span<const uint32_t> txid_rank;
     std::span<const uint32_t> warm_order;
+    /** Incremental cycles (incremental.h), per input transaction: 0 = its cluster may have changed
+     *  since warm_order was computed; 1 = unchanged and proven optimal then; 2 = unchanged, not proven.
+     *  A cluster whose transactions are all 1 or 2 takes warm_order as its final linearization. */
+    std::span<const uint8_t> warm_reuse;
 };
 
 /** Options of one cycle; defaults are Core's (cited where they are copied). */

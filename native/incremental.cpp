@@ -1,0 +1,230 @@
+// The incremental engine; see incremental.h.
+#include "incremental.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <numeric>
+#include <string>
+
+namespace opt {
+
+namespace {
+
+constexpr uint32_t MAX_SLOT = 1u << 26;  // 67 M slots: far above any mempool
+
+void EraseOne(std::vector<uint32_t>& v, uint32_t x)
+{
+    const auto it = std::find(v.begin(), v.end(), x);
+    if (it != v.end()) {
+        *it = v.back();
+        v.pop_back();
+    }
+}
+
+void CheckDiff(const DiffView& d)
+{
+    const size_t m = d.slots.size();
+    auto fail = [](const std::string& what) { throw InputError(ErrorCode::LENGTH_MISMATCH, "diff: " + what); };
+    if (d.fee.size() != m || d.weight.size() != m || (!d.sigops.empty() && d.sigops.size() != m)) {
+        fail("feeSat, weightWu and sigopCost must have one entry per slot");
+    }
+    if (d.keys.size() != 8 * m) fail("keys must have 8 words per slot");
+    if (d.parent_offsets.size() != m + 1 || d.parent_offsets[0] != 0 || d.parent_offsets[m] != d.parent_slots.size()) {
+        fail("parentOffsets must have slots + 1 entries, from 0 to parentSlots.length");
+    }
+    for (size_t i = 0; i < m; ++i) {
+        if (d.parent_offsets[i] > d.parent_offsets[i + 1]) fail("parentOffsets must be non-decreasing");
+        if (d.slots[i] >= MAX_SLOT) throw InputError(ErrorCode::INDEX_OUT_OF_RANGE, "diff: slot " + std::to_string(d.slots[i]) + " too large");
+        const double f = d.fee[i];
+        if (!std::isfinite(f) || f < 0 || f >= 9007199254740992.0 || f != std::floor(f)) {
+            throw InputError(ErrorCode::INVALID_FEE, "diff: feeSat[" + std::to_string(i) + "] must be an integer in [0, 2^53)");
+        }
+        if (d.weight[i] == 0) throw InputError(ErrorCode::INVALID_WEIGHT, "diff: weightWu[" + std::to_string(i) + "] must be >= 1");
+    }
+    for (uint32_t s : d.parent_slots) {
+        if (s >= MAX_SLOT) throw InputError(ErrorCode::INDEX_OUT_OF_RANGE, "diff: parent slot " + std::to_string(s) + " too large");
+    }
+    for (uint32_t s : d.removed) {
+        if (s >= MAX_SLOT) throw InputError(ErrorCode::INDEX_OUT_OF_RANGE, "diff: removed slot " + std::to_string(s) + " too large");
+    }
+}
+
+} // namespace
+
+void IncrementalEngine::Clear()
+{
+    m_slots.clear();
+    m_sorted.clear();
+    m_fresh.clear();
+    m_prev_lin.clear();
+    m_sorted_stale = false;
+    m_alive = 0;
+}
+
+void IncrementalEngine::Unlink(uint32_t s)
+{
+    Slot& x = m_slots[s];
+    for (uint32_t p : x.parents) {
+        EraseOne(m_slots[p].children, s);
+        m_slots[p].dirty = true;
+    }
+    for (uint32_t c : x.children) {
+        EraseOne(m_slots[c].parents, s);
+        m_slots[c].dirty = true;
+    }
+    x.parents.clear();
+    x.children.clear();
+}
+
+void IncrementalEngine::Apply(const DiffView& d)
+{
+    CheckDiff(d);
+    for (uint32_t s : d.removed) {
+        if (s >= m_slots.size() || !m_slots[s].alive) continue;
+        Unlink(s);
+        m_slots[s].alive = false;
+        m_sorted_stale = true;
+        --m_alive;
+    }
+    std::vector<uint32_t> parents;
+    for (size_t i = 0; i < d.slots.size(); ++i) {
+        const uint32_t s = d.slots[i];
+        if (s >= m_slots.size()) m_slots.resize(std::max<size_t>(s + 1, m_slots.size() * 3 / 2));
+        parents.clear();
+        for (uint32_t k = d.parent_offsets[i]; k < d.parent_offsets[i + 1]; ++k) {
+            const uint32_t p = d.parent_slots[k];
+            if (p != s && p < m_slots.size() && m_slots[p].alive) parents.push_back(p);
+        }
+        std::sort(parents.begin(), parents.end());
+        parents.erase(std::unique(parents.begin(), parents.end()), parents.end());
+        TxidKey key;
+        std::copy_n(d.keys.begin() + 8 * i, 8, key.begin());
+        const uint32_t sigops = d.sigops.empty() ? 0 : d.sigops[i];
+        Slot& x = m_slots[s];
+        if (x.alive && x.key != key) {  // another transaction in a live slot: replace it
+            Unlink(s);
+            x.alive = false;
+            m_sorted_stale = true;
+            --m_alive;
+        }
+        if (x.alive) {
+            std::vector<uint32_t> old = x.parents;
+            std::sort(old.begin(), old.end());
+            if (x.fee == d.fee[i] && x.weight == d.weight[i] && x.sigops == sigops && old == parents) continue;
+            if (old != parents) {
+                for (uint32_t p : x.parents) {
+                    EraseOne(m_slots[p].children, s);
+                    m_slots[p].dirty = true;
+                }
+                x.parents = parents;
+                for (uint32_t p : parents) m_slots[p].children.push_back(s);
+            }
+        } else {
+            x.alive = true;
+            ++m_alive;
+            x.fresh = true;
+            x.key = key;
+            x.warm_pos = UINT32_MAX;
+            x.children.clear();
+            x.parents = parents;
+            for (uint32_t p : parents) m_slots[p].children.push_back(s);
+            m_fresh.push_back(s);
+        }
+        x.fee = d.fee[i];
+        x.weight = d.weight[i];
+        x.sigops = sigops;
+        x.dirty = true;
+    }
+}
+
+void IncrementalEngine::SortIn()
+{
+    if (!m_sorted_stale && m_fresh.empty()) return;
+    std::vector<uint32_t> kept;
+    kept.reserve(m_sorted.size());
+    for (uint32_t s : m_sorted) {
+        if (m_slots[s].alive && !m_slots[s].fresh) kept.push_back(s);
+    }
+    std::vector<uint32_t> add;
+    for (uint32_t s : m_fresh) {
+        if (m_slots[s].alive && m_slots[s].fresh) {
+            m_slots[s].fresh = false;
+            add.push_back(s);
+        }
+    }
+    m_fresh.clear();
+    auto less = [&](uint32_t a, uint32_t b) { return m_slots[a].key < m_slots[b].key; };
+    std::sort(add.begin(), add.end(), less);
+    m_sorted.clear();
+    m_sorted.reserve(kept.size() + add.size());
+    std::merge(kept.begin(), kept.end(), add.begin(), add.end(), std::back_inserter(m_sorted), less);
+    m_sorted_stale = false;
+}
+
+IncrementalResult IncrementalEngine::Build(const Options& o, bool full)
+{
+    const auto started = std::chrono::steady_clock::now();
+    SortIn();
+    IncrementalResult out;
+    const uint32_t n = static_cast<uint32_t>(m_sorted.size());
+    m_index.resize(m_slots.size());
+    for (uint32_t i = 0; i < n; ++i) m_index[m_sorted[i]] = i;
+
+    std::vector<double> fee(n);
+    std::vector<uint32_t> weight(n), sigops(n), poff(n + 1), pidx, rank(n), warm;
+    std::vector<uint8_t> reuse;
+    for (uint32_t i = 0; i < n; ++i) {
+        const Slot& x = m_slots[m_sorted[i]];
+        fee[i] = x.fee;
+        weight[i] = x.weight;
+        sigops[i] = x.sigops;
+        rank[i] = i;
+        poff[i] = static_cast<uint32_t>(pidx.size());
+        for (uint32_t p : x.parents) pidx.push_back(m_index[p]);
+        out.dirty_slots += x.dirty;
+    }
+    poff[n] = static_cast<uint32_t>(pidx.size());
+    if (!full) {
+        warm.reserve(n);
+        for (uint32_t k = 0; k < m_prev_lin.size(); ++k) {
+            const Slot& x = m_slots[m_prev_lin[k]];
+            if (x.alive && x.warm_pos == k) warm.push_back(m_index[m_prev_lin[k]]);
+        }
+        reuse.resize(n);
+        for (uint32_t i = 0; i < n; ++i) {
+            const Slot& x = m_slots[m_sorted[i]];
+            reuse[i] = x.dirty ? 0 : (x.optimal ? 1 : 2);
+        }
+    }
+    InputView in;
+    in.fee = fee;
+    in.weight = weight;
+    in.sigops = sigops;
+    in.parent_offsets = poff;
+    in.parent_indices = pidx;
+    in.txid_rank = rank;
+    in.warm_order = warm;
+    in.warm_reuse = reuse;
+    out.prepare_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    out.r = BuildTemplates(in, o);
+
+    // This cycle's linearization is the next one's warm order; every slot is clean now.
+    m_prev_lin.resize(n);
+    for (uint32_t k = 0; k < n; ++k) {
+        const uint32_t s = m_sorted[out.r.linearization[k]];
+        m_prev_lin[k] = s;
+        m_slots[s].warm_pos = k;
+    }
+    for (uint32_t i = 0; i < n; ++i) {
+        Slot& x = m_slots[m_sorted[i]];
+        x.optimal = out.r.tx_optimal[i] != 0;
+        x.dirty = false;
+    }
+    out.slot_of_index = m_sorted;
+    out.keys.resize(size_t{8} * n);
+    for (uint32_t i = 0; i < n; ++i) std::copy_n(m_slots[m_sorted[i]].key.begin(), 8, out.keys.begin() + size_t{8} * i);
+    return out;
+}
+
+} // namespace opt

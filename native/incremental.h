@@ -1,0 +1,84 @@
+// Incremental optimizer cycles: a mempool kept by stable slot between cycles, changed by diffs.
+//
+// The engine owns the transaction table (fee, weight, sigop cost, parents and children by slot,
+// the 32-byte txid key in Core's memcmp order) and, from the previous Build, each transaction's
+// position in the linearization and whether its cluster was proven optimal. Apply() records which
+// slots changed (added, fee/weight/parents changed, or a neighbour of a removed transaction);
+// Build() renumbers the live slots in txid order (so rank = index, as the mirror snapshot does)
+// and runs BuildTemplates with the previous linearization as warm order and every unchanged
+// cluster marked reusable: only clusters holding a changed slot are linearized again. Build(full)
+// ignores the previous state (a from-scratch cycle of the same table, the periodic check).
+//
+// Invariants (between calls): alive slots are exactly those in `sorted`, ordered by key; parents
+// and children of an alive slot are alive and mirror each other; a slot with dirty = 0 is in the
+// same cluster, with the same data, as at the last Build.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "optimizer.h"
+
+namespace opt {
+
+using TxidKey = std::array<uint32_t, 8>;  // the txid's internal bytes as big-endian words (memcmp order)
+
+/** One cycle's result plus what maps its indices back: index i is slot_of_index[i], its txid key
+ *  keys[8i .. 8i+8) (ascending). */
+struct IncrementalResult {
+    Result r;
+    std::vector<uint32_t> slot_of_index;
+    std::vector<uint32_t> keys;
+    uint32_t dirty_slots{0};
+    double prepare_ms{0};
+};
+
+/** The diff of one step, as arrays (views of the caller's). Upserts: slot, fee, weight, sigops,
+ *  8 key words each, parents as CSR over parent slots (slots not alive are ignored). */
+struct DiffView {
+    std::span<const uint32_t> removed;
+    std::span<const uint32_t> slots;
+    std::span<const double> fee;
+    std::span<const uint32_t> weight;
+    std::span<const uint32_t> sigops;
+    std::span<const uint32_t> keys;
+    std::span<const uint32_t> parent_offsets;
+    std::span<const uint32_t> parent_slots;
+};
+
+class IncrementalEngine
+{
+public:
+    /** Removals first, then upserts (a new slot, or new data for a live one). Throws InputError on
+     *  inconsistent arrays; the table is unchanged then. Complexity: O(diff + their links). */
+    void Apply(const DiffView& diff);
+    /** Build the templates of the current table. Complexity: O(n + e) plus the changed clusters'
+     *  linearization (everything when full) and the template phases of BuildTemplates. */
+    IncrementalResult Build(const Options& options, bool full);
+    uint32_t Size() const noexcept { return m_alive; }
+    /** Forget everything (slots included). */
+    void Clear();
+
+private:
+    struct Slot {
+        double fee{0};
+        uint32_t weight{0}, sigops{0};
+        TxidKey key{};
+        std::vector<uint32_t> parents, children;
+        uint32_t warm_pos{UINT32_MAX};  // position in the previous linearization
+        bool alive{false}, dirty{true}, fresh{false}, optimal{false};
+    };
+    std::vector<Slot> m_slots;
+    std::vector<uint32_t> m_sorted;  // alive slots by key
+    std::vector<uint32_t> m_fresh;   // slots added since the last Build (not yet in m_sorted)
+    std::vector<uint32_t> m_prev_lin;  // the last Build's linearization, as slots
+    std::vector<uint32_t> m_index;     // slot -> index of the Build in progress
+    bool m_sorted_stale{false};      // removals since the last Build
+    uint32_t m_alive{0};
+    void Unlink(uint32_t s);
+    void SortIn();
+};
+
+} // namespace opt
