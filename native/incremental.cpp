@@ -87,17 +87,11 @@ void IncrementalEngine::Apply(const DiffView& d)
         m_sorted_stale = true;
         --m_alive;
     }
-    std::vector<uint32_t> parents;
+    // Two passes, so a parent may come after its child in the same diff: first every upserted
+    // slot is alive with its data, then the parent links are set.
     for (size_t i = 0; i < d.slots.size(); ++i) {
         const uint32_t s = d.slots[i];
         if (s >= m_slots.size()) m_slots.resize(std::max<size_t>(s + 1, m_slots.size() * 3 / 2));
-        parents.clear();
-        for (uint32_t k = d.parent_offsets[i]; k < d.parent_offsets[i + 1]; ++k) {
-            const uint32_t p = d.parent_slots[k];
-            if (p != s && p < m_slots.size() && m_slots[p].alive) parents.push_back(p);
-        }
-        std::sort(parents.begin(), parents.end());
-        parents.erase(std::unique(parents.begin(), parents.end()), parents.end());
         TxidKey key;
         std::copy_n(d.keys.begin() + 8 * i, 8, key.begin());
         const uint32_t sigops = d.sigops.empty() ? 0 : d.sigops[i];
@@ -108,32 +102,43 @@ void IncrementalEngine::Apply(const DiffView& d)
             m_sorted_stale = true;
             --m_alive;
         }
-        if (x.alive) {
-            std::vector<uint32_t> old = x.parents;
-            std::sort(old.begin(), old.end());
-            if (x.fee == d.fee[i] && x.weight == d.weight[i] && x.sigops == sigops && old == parents) continue;
-            if (old != parents) {
-                for (uint32_t p : x.parents) {
-                    EraseOne(m_slots[p].children, s);
-                    m_slots[p].dirty = true;
-                }
-                x.parents = parents;
-                for (uint32_t p : parents) m_slots[p].children.push_back(s);
-            }
-        } else {
+        if (!x.alive) {
             x.alive = true;
             ++m_alive;
             x.fresh = true;
             x.key = key;
             x.warm_pos = UINT32_MAX;
             x.children.clear();
-            x.parents = parents;
-            for (uint32_t p : parents) m_slots[p].children.push_back(s);
+            x.parents.clear();
+            x.dirty = true;
             m_fresh.push_back(s);
+        } else if (x.fee != d.fee[i] || x.weight != d.weight[i] || x.sigops != sigops) {
+            x.dirty = true;
         }
         x.fee = d.fee[i];
         x.weight = d.weight[i];
         x.sigops = sigops;
+    }
+    std::vector<uint32_t> parents, old;
+    for (size_t i = 0; i < d.slots.size(); ++i) {
+        const uint32_t s = d.slots[i];
+        parents.clear();
+        for (uint32_t k = d.parent_offsets[i]; k < d.parent_offsets[i + 1]; ++k) {
+            const uint32_t p = d.parent_slots[k];
+            if (p != s && p < m_slots.size() && m_slots[p].alive) parents.push_back(p);
+        }
+        std::sort(parents.begin(), parents.end());
+        parents.erase(std::unique(parents.begin(), parents.end()), parents.end());
+        Slot& x = m_slots[s];
+        old = x.parents;
+        std::sort(old.begin(), old.end());
+        if (old == parents) continue;
+        for (uint32_t p : x.parents) {
+            EraseOne(m_slots[p].children, s);
+            m_slots[p].dirty = true;
+        }
+        x.parents = parents;
+        for (uint32_t p : parents) m_slots[p].children.push_back(s);
         x.dirty = true;
     }
 }

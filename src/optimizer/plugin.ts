@@ -1,11 +1,12 @@
 /**
- * The optimizer concern: the receipt signer, the worker pool, and the cycle service with its
- * published cache. The first cycle starts when the app is ready; the pool closes with the app.
+ * The optimizer concern: the receipt signer, the worker pool, the incremental engine's worker, and
+ * the cycle service with its published cache. The first cycle starts when the app is ready; the pool closes with the app.
  */
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import type { BitcoinNode } from '../node/bitcoinNode.js';
+import { IncrementalRunner } from './incrementalRunner.js';
 import { OptimizerPool } from './optimizerPool.js';
 import { OptimizerService } from './optimizerService.js';
 import { loadReceiptSigner, type ReceiptSigner } from './receipts.js';
@@ -33,7 +34,10 @@ export interface OptimizerPluginOptions {
 async function optimizerPlugin(app: FastifyInstance, { config, node, now, autoStart = true }: OptimizerPluginOptions): Promise<void> {
   const signer = loadReceiptSigner(config.RECEIPT_SECRET_KEY, config.DATA_DIR);
   const pool = new OptimizerPool(config.OPTIMIZER_THREADS, app.log);
-  const service = new OptimizerService({ config, mirror: app.mempool.mirror, node, pool, signer, logger: app.log, now });
+  const mirror = app.mempool.mirror;
+  // Incremental cycles: the engine's worker follows the mirror's diffs (OPTIMIZER_INCREMENTAL_MS = 0: full cycles only).
+  const incremental = config.OPTIMIZER_ENABLED && config.OPTIMIZER_INCREMENTAL_MS > 0 ? new IncrementalRunner({ mirror, logger: app.log, now }) : undefined;
+  const service = new OptimizerService({ config, mirror, node, pool, signer, incremental, logger: app.log, now });
   app.decorate('optimizer', { enabled: config.OPTIMIZER_ENABLED, service, signer } satisfies OptimizerHandle);
   if (config.OPTIMIZER_ENABLED && autoStart) {
     // The first cycle waits for the mempool view's first poll (it shares the poll).
@@ -41,6 +45,7 @@ async function optimizerPlugin(app: FastifyInstance, { config, node, now, autoSt
   }
   app.addHook('onClose', async () => {
     await service.stop();
+    await incremental?.close();
     await pool.close();
   });
 }

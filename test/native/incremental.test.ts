@@ -11,7 +11,8 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { IncrementalEngine, KEY_WORDS, txidOfKey, writeTxidKey, type EngineDiff, type EngineResult } from '../../src/optimizer/incrementalEngine.js';
+import { IncrementalEngine, type EngineDiff, type EngineResult } from '../../src/optimizer/incrementalEngine.js';
+import { KEY_WORDS, txidOfKey, writeTxidKey } from '../../src/optimizer/txLookup.js';
 import { rng } from './oracle.js';
 
 const SEED = Number(process.env.NATIVE_FUZZ_SEED ?? 1);
@@ -68,7 +69,8 @@ class Model {
 
   /** The pending changes as one diff (live txs only), in the order given. */
   takeDiff(): EngineDiff {
-    const ups = [...new Map(this.upserts.filter((t) => this.txs.get(t.txid) === t).map((t) => [t.txid, t])).values()];
+    // Newest first: children come before their parents in the diff (the engine links in a second pass).
+    const ups = [...new Map(this.upserts.filter((t) => this.txs.get(t.txid) === t).map((t) => [t.txid, t])).values()].reverse();
     for (const t of ups) {
       if (!this.slotOf.has(t.txid)) this.slotOf.set(t.txid, this.free.pop() ?? this.nextSlot++);
     }

@@ -1,0 +1,185 @@
+/**
+ * The main thread's side of incremental cycles: it follows the mempool mirror's `diff` events,
+ * remembers which txids changed since the last step (O(changes)), and sends only those to the
+ * engine's worker thread (incrementalWorker.ts), resolved against the mirror at send time (so a tx
+ * added and removed in between is just removed). The first step, and any step after the worker
+ * failed or restarted, sends the whole mirror (a reset).
+ *
+ * Known gaps: a parent that enters the mempool after its child (a reorg) is linked only by the next
+ * reset; a removal the mirror holds back while it waits for a replacement (HOLD_REMOVED_MS) reaches
+ * the engine when the mirror reports it.
+ */
+import type { Worker } from 'node:worker_threads';
+import type { FastifyBaseLogger } from 'fastify';
+import type { MempoolDiff, MempoolMirror, MirrorTx } from '../mempool/mirror.js';
+import { startWorker } from '../util/workerFile.js';
+import type { OptimizerOptions } from './native.js';
+import type { StepOutput, StepReply, StepRequest, TxBatch } from './incrementalWorker.js';
+
+/** Packs transactions into the worker's columns. O(txs + parent links). */
+export function packBatch(txs: readonly MirrorTx[]): TxBatch {
+  const n = txs.length;
+  const b: TxBatch = {
+    count: n,
+    txids: '',
+    feeSat: new Float64Array(n),
+    baseFeeSat: new Float64Array(n),
+    weightWu: new Uint32Array(n),
+    vsize: new Uint32Array(n),
+    sigopCost: new Uint32Array(n),
+    parentOffsets: new Uint32Array(n + 1),
+    parents: '',
+  };
+  const ids: string[] = [];
+  const parents: string[] = [];
+  txs.forEach((tx, i) => {
+    ids.push(tx.txid);
+    // A negative modified fee (prioritisetransaction) is clamped to 0: the optimizer takes fees >= 0.
+    b.feeSat[i] = Math.max(0, tx.modifiedFeeSat);
+    b.baseFeeSat[i] = tx.feeSat;
+    b.weightWu[i] = tx.weight;
+    b.vsize[i] = tx.vsize;
+    b.sigopCost[i] = tx.sigopCostLowerBound;
+    b.parentOffsets[i] = parents.length;
+    for (const p of tx.parents) parents.push(p);
+  });
+  b.parentOffsets[n] = parents.length;
+  b.txids = ids.join('');
+  b.parents = parents.join('');
+  return b;
+}
+
+export interface StepResult extends StepOutput {
+  /** When the changes were taken from the mirror (ms since the epoch): the state the cycle reflects. */
+  takenAt: number;
+  tipHeight: number;
+  tipHash: string;
+  reset: boolean;
+}
+
+export interface IncrementalRunnerOptions {
+  mirror: MempoolMirror;
+  logger?: FastifyBaseLogger;
+  now?: () => number;
+}
+
+export class IncrementalRunner {
+  private worker: Worker | undefined;
+  private readonly pending = new Map<number, { resolve: (o: StepOutput) => void; reject: (e: Error) => void }>();
+  private nextId = 1;
+  private touched = new Set<string>();
+  private needsReset = true;
+  private readonly now: () => number;
+  private readonly onDiff = (d: MempoolDiff) => this.note(d);
+  /** Called after each diff that changed something (the service schedules a step). */
+  onChange: (() => void) | undefined;
+  /** Steps sent, resets among them, and worker failures. */
+  readonly counters = { steps: 0, resets: 0, failures: 0 };
+
+  constructor(private readonly options: IncrementalRunnerOptions) {
+    this.now = options.now ?? Date.now;
+    options.mirror.on('diff', this.onDiff);
+  }
+
+  /** Whether the mempool changed since the last step (or the engine needs a reset). */
+  get hasChanges(): boolean {
+    return this.needsReset || this.touched.size > 0;
+  }
+
+  /** Whether the next step resends the whole mirror. */
+  get willReset(): boolean {
+    return this.needsReset;
+  }
+
+  /** Changes waiting for the next step. */
+  get pendingChanges(): number {
+    return this.touched.size;
+  }
+
+  private note(d: MempoolDiff): void {
+    for (const tx of d.added) this.touched.add(tx.txid);
+    for (const r of d.removed) this.touched.add(r.tx.txid);
+    if (d.added.length || d.removed.length || d.blocks.length) this.onChange?.();
+  }
+
+  /** Forget the engine's state: the next step resends the whole mirror. */
+  invalidate(): void {
+    this.needsReset = true;
+  }
+
+  private spawn(): Worker {
+    const worker = startWorker(import.meta.url, 'incrementalWorker');
+    worker.on('message', (reply: StepReply) => {
+      const p = this.pending.get(reply.id);
+      if (!p) return;
+      this.pending.delete(reply.id);
+      if (reply.ok) p.resolve(reply.output);
+      else {
+        this.needsReset = true;
+        p.reject(Object.assign(new Error(reply.error.message), { code: reply.error.code }));
+      }
+    });
+    const fail = (e: Error) => {
+      if (this.worker !== worker) return;
+      this.worker = undefined;
+      this.needsReset = true;
+      this.counters.failures += 1;
+      this.options.logger?.error({ err: e }, 'incremental optimizer worker failed; the next step resends the mempool');
+      for (const p of this.pending.values()) p.reject(e);
+      this.pending.clear();
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`incremental optimizer worker exited with code ${code}`)));
+    worker.unref();
+    return worker;
+  }
+
+  /**
+   * One cycle of the engine on the mirror's current state: the changes since the last step (or
+   * everything, after a reset). `full`: from scratch; `check`: compare with an incremental cycle
+   * of the same state first. Main-thread work: O(changes), except on a reset.
+   */
+  step(optimizerOptions: OptimizerOptions, mode: { full: boolean; check: boolean }): Promise<StepResult> {
+    const { mirror } = this.options;
+    const takenAt = this.now();
+    const tip = { tipHeight: mirror.tipHeight ?? 0, tipHash: mirror.tipHash ?? '' };
+    const reset = this.needsReset;
+    const upserts: MirrorTx[] = [];
+    const removed: string[] = [];
+    if (reset) {
+      for (const tx of mirror.txs.values()) upserts.push(tx);
+    } else {
+      for (const txid of this.touched) {
+        const tx = mirror.txs.get(txid);
+        if (tx) upserts.push(tx);
+        else removed.push(txid);
+      }
+    }
+    this.touched = new Set();
+    this.needsReset = false;
+    const batch = packBatch(upserts);
+    const id = this.nextId++;
+    const req: StepRequest = { id, reset, upserts: batch, removed: removed.join(''), options: optimizerOptions, full: mode.full, check: mode.check };
+    this.worker ??= this.spawn();
+    const worker = this.worker;
+    this.counters.steps += 1;
+    if (reset) this.counters.resets += 1;
+    return new Promise<StepOutput>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      const { feeSat, baseFeeSat, weightWu, vsize, sigopCost, parentOffsets } = batch;
+      worker.postMessage(
+        req,
+        [feeSat, baseFeeSat, weightWu, vsize, sigopCost, parentOffsets].map((a) => a.buffer as ArrayBuffer),
+      );
+    }).then((output) => ({ ...output, ...tip, takenAt, reset }));
+  }
+
+  async close(): Promise<void> {
+    this.options.mirror.off('diff', this.onDiff);
+    const worker = this.worker;
+    this.worker = undefined;
+    for (const p of this.pending.values()) p.reject(new Error('incremental optimizer closed'));
+    this.pending.clear();
+    await worker?.terminate();
+  }
+}
