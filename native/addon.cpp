@@ -133,7 +133,9 @@ Napi::Object SelectionObject(Napi::Env env, const opt::Selection& s)
     return o;
 }
 
-Napi::Object ResultObject(Napi::Env env, const opt::Result& r)
+/** The result as JavaScript; `engine`: without the per-tx chunk fee/weight and the linearization
+ *  (the incremental engine keeps the linearization and gives chunk rates itself). */
+Napi::Object ResultObject(Napi::Env env, const opt::Result& r, bool engine = false)
 {
     auto num = [&](double d) { return Napi::Number::New(env, d); };
     Napi::Object o = Napi::Object::New(env);
@@ -147,8 +149,10 @@ Napi::Object ResultObject(Napi::Env env, const opt::Result& r)
     ub.Set("exact", Napi::Boolean::New(env, r.bound.exact));
     ub.Set("relaxedClusters", num(r.bound.relaxed_clusters));
     o.Set("upperBound", ub);
-    o.Set("txChunkFeeSat", Copy<double, Napi::Float64Array>(env, r.tx_chunk_fee));
-    o.Set("txChunkWeightWu", Copy<uint32_t, Napi::Uint32Array>(env, r.tx_chunk_weight));
+    if (!engine) {
+        o.Set("txChunkFeeSat", Copy<double, Napi::Float64Array>(env, r.tx_chunk_fee));
+        o.Set("txChunkWeightWu", Copy<uint32_t, Napi::Uint32Array>(env, r.tx_chunk_weight));
+    }
     o.Set("txProjectedBlock", Copy<int32_t, Napi::Int32Array>(env, r.tx_block));
     Napi::Array blocks = Napi::Array::New(env, r.blocks.size());
     for (uint32_t b = 0; b < r.blocks.size(); ++b) {
@@ -163,7 +167,7 @@ Napi::Object ResultObject(Napi::Env env, const opt::Result& r)
         blocks.Set(b, bo);
     }
     o.Set("projectedBlocks", blocks);
-    o.Set("linearization", Copy<uint32_t, Napi::Uint32Array>(env, r.linearization));
+    if (!engine) o.Set("linearization", Copy<uint32_t, Napi::Uint32Array>(env, r.linearization));
     Napi::Object cl = Napi::Object::New(env);
     cl.Set("count", num(r.cluster_count));
     cl.Set("largest", num(r.largest));
@@ -296,11 +300,13 @@ public:
     {
         Napi::Env env = info.Env();
         return Guard(env, [&]() -> Napi::Value {
-            const opt::Options o = ReadOptions(info[0]);
+            opt::Options o = ReadOptions(info[0]);
             const bool full = info[1].IsBoolean() && info[1].As<Napi::Boolean>().Value();
+            o.skip_v30 = !(info[2].IsBoolean() && info[2].As<Napi::Boolean>().Value());
             if (env.IsExceptionPending()) return env.Undefined();
             const opt::IncrementalResult ir = m_engine.Build(o, full);
-            Napi::Object res = ResultObject(env, ir.r);
+            Napi::Object res = ResultObject(env, ir.r, true);
+            res.Set("txChunkFeeRateSatVb", Copy<double, Napi::Float64Array>(env, ir.chunk_rate));
             res.Set("slotOfIndex", Copy<uint32_t, Napi::Uint32Array>(env, ir.slot_of_index));
             res.Set("keys", Copy<uint32_t, Napi::Uint32Array>(env, ir.keys));
             res.Set("dirtySlots", Napi::Number::New(env, ir.dirty_slots));

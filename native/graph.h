@@ -56,6 +56,7 @@ struct Options {
     int64_t tail_window_pct{10};            // the search window: chunks within +pct % of the cutoff
     uint64_t seed{0};
     int64_t threads{2};                     // 1: single-threaded; 2: a helper thread (see linearize.h)
+    bool skip_v30{false};                   // incremental cycles: no v30 baseline (Result::v30 stays empty)
 };
 
 /** A validated mempool graph (owns the derived arrays, views the caller's inputs). */

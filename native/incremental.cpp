@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <cmath>
 #include <numeric>
 #include <string>
@@ -57,7 +58,8 @@ void IncrementalEngine::Clear()
     m_slots.clear();
     m_sorted.clear();
     m_fresh.clear();
-    m_prev_lin.clear();
+    m_sorted_keys.clear();
+    m_prev_n = 0;
     m_sorted_stale = false;
     m_alive = 0;
 }
@@ -146,11 +148,18 @@ void IncrementalEngine::Apply(const DiffView& d)
 void IncrementalEngine::SortIn()
 {
     if (!m_sorted_stale && m_fresh.empty()) return;
-    std::vector<uint32_t> kept;
-    kept.reserve(m_sorted.size());
-    for (uint32_t s : m_sorted) {
-        if (m_slots[s].alive && !m_slots[s].fresh) kept.push_back(s);
+    // Survivors keep their order (and their keys, carried along contiguously); new slots are
+    // sorted and merged in: O(n + k log k), with no random access to the slot table for survivors.
+    size_t w = 0;
+    for (size_t i = 0; i < m_sorted.size(); ++i) {
+        const Slot& x = m_slots[m_sorted[i]];
+        if (!x.alive || x.fresh) continue;
+        m_sorted[w] = m_sorted[i];
+        m_sorted_keys[w] = m_sorted_keys[i];
+        ++w;
     }
+    m_sorted.resize(w);
+    m_sorted_keys.resize(w);
     std::vector<uint32_t> add;
     for (uint32_t s : m_fresh) {
         if (m_slots[s].alive && m_slots[s].fresh) {
@@ -159,11 +168,25 @@ void IncrementalEngine::SortIn()
         }
     }
     m_fresh.clear();
-    auto less = [&](uint32_t a, uint32_t b) { return m_slots[a].key < m_slots[b].key; };
-    std::sort(add.begin(), add.end(), less);
-    m_sorted.clear();
-    m_sorted.reserve(kept.size() + add.size());
-    std::merge(kept.begin(), kept.end(), add.begin(), add.end(), std::back_inserter(m_sorted), less);
+    std::sort(add.begin(), add.end(), [&](uint32_t a, uint32_t b) { return m_slots[a].key < m_slots[b].key; });
+    std::vector<uint32_t> merged;
+    std::vector<TxidKey> merged_keys;
+    merged.reserve(w + add.size());
+    merged_keys.reserve(w + add.size());
+    size_t i = 0, j = 0;
+    while (i < w || j < add.size()) {
+        if (j == add.size() || (i < w && m_sorted_keys[i] < m_slots[add[j]].key)) {
+            merged.push_back(m_sorted[i]);
+            merged_keys.push_back(m_sorted_keys[i]);
+            ++i;
+        } else {
+            merged.push_back(add[j]);
+            merged_keys.push_back(m_slots[add[j]].key);
+            ++j;
+        }
+    }
+    m_sorted.swap(merged);
+    m_sorted_keys.swap(merged_keys);
     m_sorted_stale = false;
 }
 
@@ -176,59 +199,65 @@ IncrementalResult IncrementalEngine::Build(const Options& o, bool full)
     m_index.resize(m_slots.size());
     for (uint32_t i = 0; i < n; ++i) m_index[m_sorted[i]] = i;
 
-    std::vector<double> fee(n);
-    std::vector<uint32_t> weight(n), sigops(n), poff(n + 1), pidx, rank(n), warm;
-    std::vector<uint8_t> reuse;
+    // One pass over the table in txid order: the cycle's input, each tx's reuse mark, and its
+    // position in the previous linearization (bucketed by that position into the warm order).
+    m_fee.resize(n);
+    m_weight.resize(n);
+    m_sigops.resize(n);
+    m_poff.resize(n + 1);
+    m_pidx.clear();
+    m_reuse.assign(full ? 0 : n, 0);
+    m_bucket.assign(full ? 0 : m_prev_n, UINT32_MAX);
+    if (m_rank.size() != n) {
+        m_rank.resize(n);
+        std::iota(m_rank.begin(), m_rank.end(), 0u);
+    }
     for (uint32_t i = 0; i < n; ++i) {
         const Slot& x = m_slots[m_sorted[i]];
-        fee[i] = x.fee;
-        weight[i] = x.weight;
-        sigops[i] = x.sigops;
-        rank[i] = i;
-        poff[i] = static_cast<uint32_t>(pidx.size());
-        for (uint32_t p : x.parents) pidx.push_back(m_index[p]);
+        m_fee[i] = x.fee;
+        m_weight[i] = x.weight;
+        m_sigops[i] = x.sigops;
+        m_poff[i] = static_cast<uint32_t>(m_pidx.size());
+        for (uint32_t p : x.parents) m_pidx.push_back(m_index[p]);
         out.dirty_slots += x.dirty;
+        if (!full) {
+            m_reuse[i] = x.dirty ? 0 : (x.optimal ? 1 : 2);
+            if (x.warm_pos < m_prev_n) m_bucket[x.warm_pos] = i;
+        }
     }
-    poff[n] = static_cast<uint32_t>(pidx.size());
-    if (!full) {
-        warm.reserve(n);
-        for (uint32_t k = 0; k < m_prev_lin.size(); ++k) {
-            const Slot& x = m_slots[m_prev_lin[k]];
-            if (x.alive && x.warm_pos == k) warm.push_back(m_index[m_prev_lin[k]]);
-        }
-        reuse.resize(n);
-        for (uint32_t i = 0; i < n; ++i) {
-            const Slot& x = m_slots[m_sorted[i]];
-            reuse[i] = x.dirty ? 0 : (x.optimal ? 1 : 2);
-        }
+    m_poff[n] = static_cast<uint32_t>(m_pidx.size());
+    m_warm.clear();
+    for (uint32_t i : m_bucket) {
+        if (i != UINT32_MAX) m_warm.push_back(i);
     }
     InputView in;
-    in.fee = fee;
-    in.weight = weight;
-    in.sigops = sigops;
-    in.parent_offsets = poff;
-    in.parent_indices = pidx;
-    in.txid_rank = rank;
-    in.warm_order = warm;
-    in.warm_reuse = reuse;
+    in.fee = m_fee;
+    in.weight = m_weight;
+    in.sigops = m_sigops;
+    in.parent_offsets = m_poff;
+    in.parent_indices = m_pidx;
+    in.txid_rank = m_rank;
+    in.warm_order = m_warm;
+    in.warm_reuse = m_reuse;
     out.prepare_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
     out.r = BuildTemplates(in, o);
 
     // This cycle's linearization is the next one's warm order; every slot is clean now.
-    m_prev_lin.resize(n);
-    for (uint32_t k = 0; k < n; ++k) {
-        const uint32_t s = m_sorted[out.r.linearization[k]];
-        m_prev_lin[k] = s;
-        m_slots[s].warm_pos = k;
-    }
+    m_bucket.resize(n);
+    for (uint32_t k = 0; k < n; ++k) m_bucket[out.r.linearization[k]] = k;  // index -> position
+    out.chunk_rate.resize(n);
     for (uint32_t i = 0; i < n; ++i) {
         Slot& x = m_slots[m_sorted[i]];
+        x.warm_pos = m_bucket[i];
         x.optimal = out.r.tx_optimal[i] != 0;
         x.dirty = false;
+        const uint32_t w = out.r.tx_chunk_weight[i];
+        out.chunk_rate[i] = w > 0 ? out.r.tx_chunk_fee[i] * 4 / w : 0;
     }
+    m_prev_n = n;
     out.slot_of_index = m_sorted;
     out.keys.resize(size_t{8} * n);
-    for (uint32_t i = 0; i < n; ++i) std::copy_n(m_slots[m_sorted[i]].key.begin(), 8, out.keys.begin() + size_t{8} * i);
+    if (n > 0) std::memcpy(out.keys.data(), m_sorted_keys.data(), sizeof(TxidKey) * n);
     return out;
 }
 

@@ -31,6 +31,7 @@ struct IncrementalResult {
     Result r;
     std::vector<uint32_t> slot_of_index;
     std::vector<uint32_t> keys;
+    std::vector<double> chunk_rate;  // per index: its chunk's fee rate, sat/vB (fee * 4 / Core's chunk weight)
     uint32_t dirty_slots{0};
     double prepare_ms{0};
 };
@@ -67,14 +68,20 @@ private:
         uint32_t weight{0}, sigops{0};
         TxidKey key{};
         std::vector<uint32_t> parents, children;
-        uint32_t warm_pos{UINT32_MAX};  // position in the previous linearization
+        uint32_t warm_pos{UINT32_MAX};  // position in the previous Build's linearization
         bool alive{false}, dirty{true}, fresh{false}, optimal{false};
     };
     std::vector<Slot> m_slots;
     std::vector<uint32_t> m_sorted;  // alive slots by key
     std::vector<uint32_t> m_fresh;   // slots added since the last Build (not yet in m_sorted)
-    std::vector<uint32_t> m_prev_lin;  // the last Build's linearization, as slots
+    std::vector<TxidKey> m_sorted_keys;  // keys of m_sorted, contiguous
+    uint32_t m_prev_n{0};                // transactions of the last Build (bound of warm_pos)
+    std::vector<uint32_t> m_bucket;      // scratch: position -> index and back
     std::vector<uint32_t> m_index;     // slot -> index of the Build in progress
+    // The cycle's input arrays, kept between builds so they are not reallocated each time.
+    std::vector<double> m_fee;
+    std::vector<uint32_t> m_weight, m_sigops, m_poff, m_pidx, m_rank, m_warm;
+    std::vector<uint8_t> m_reuse;
     bool m_sorted_stale{false};      // removals since the last Build
     uint32_t m_alive{0};
     void Unlink(uint32_t s);

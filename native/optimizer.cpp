@@ -129,7 +129,7 @@ Result BuildTemplates(const InputView& input, const Options& o)
                 helper_error = std::current_exception();
             }
             helper_linearized.store(true, std::memory_order_release);
-            if (helper_error) return;
+            if (helper_error || o.skip_v30) return;
             try {
                 Stopwatch sw;
                 r.v30 = BuildBaselineV30(g, cl, o);
@@ -228,7 +228,7 @@ Result BuildTemplates(const InputView& input, const Options& o)
     if (o.threads >= 2) {
         helper.Join();
         if (helper_error) std::rethrow_exception(helper_error);
-    } else {
+    } else if (!o.skip_v30) {
         Stopwatch sw;
         r.v30 = BuildBaselineV30(g, cl, o);
         v30_ms = sw.Lap();

@@ -22,7 +22,9 @@ export interface EngineDiff {
   parentSlots: Uint32Array;
 }
 
-export interface EngineResult extends OptimizerResult {
+export interface EngineResult extends Omit<OptimizerResult, 'txChunkFeeSat' | 'txChunkWeightWu' | 'linearization'> {
+  /** Per index: its chunk's fee rate (Core's sigop-adjusted chunk), sat/vB. */
+  txChunkFeeRateSatVb: Float64Array;
   /** Index (of the result's arrays) → slot; indices are in Core's txid order. */
   slotOfIndex: Uint32Array;
   /** KEY_WORDS per index, ascending: the txid keys of the result's transactions. */
@@ -49,11 +51,11 @@ export class IncrementalEngine {
     }
   }
 
-  /** One cycle of the current table (`full`: without reusing anything). @throws OptimizerError */
-  build(options: OptimizerOptions, full: boolean): EngineResult {
+  /** One cycle of the current table (`full`: without reusing anything; `withV30`: also the v30 baseline, else its totals are 0). @throws OptimizerError */
+  build(options: OptimizerOptions, full: boolean, withV30 = full): EngineResult {
     checkOptions(options);
     try {
-      return this.native.build(options, full) as EngineResult;
+      return this.native.build(options, full, withV30) as EngineResult;
     } catch (err) {
       rethrow(err);
     }

@@ -55,6 +55,8 @@ export interface StepResult extends StepOutput {
   tipHeight: number;
   tipHash: string;
   reset: boolean;
+  /** Main-thread time spent collecting and packing the changes, ms. */
+  packMs: number;
 }
 
 export interface IncrementalRunnerOptions {
@@ -141,6 +143,7 @@ export class IncrementalRunner {
    */
   step(optimizerOptions: OptimizerOptions, mode: { full: boolean; check: boolean }): Promise<StepResult> {
     const { mirror } = this.options;
+    const packStarted = performance.now();
     const takenAt = this.now();
     const tip = { tipHeight: mirror.tipHeight ?? 0, tipHash: mirror.tipHash ?? '' };
     const reset = this.needsReset;
@@ -164,6 +167,7 @@ export class IncrementalRunner {
     const worker = this.worker;
     this.counters.steps += 1;
     if (reset) this.counters.resets += 1;
+    const packMs = performance.now() - packStarted;
     return new Promise<StepOutput>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       const { feeSat, baseFeeSat, weightWu, vsize, sigopCost, parentOffsets } = batch;
@@ -171,7 +175,7 @@ export class IncrementalRunner {
         req,
         [feeSat, baseFeeSat, weightWu, vsize, sigopCost, parentOffsets].map((a) => a.buffer as ArrayBuffer),
       );
-    }).then((output) => ({ ...output, ...tip, takenAt, reset }));
+    }).then((output) => ({ ...output, ...tip, takenAt, reset, packMs }));
   }
 
   async close(): Promise<void> {

@@ -8,6 +8,8 @@ import type { StepOutput } from './incrementalWorker.js';
 
 const RECENT = 64;
 
+export type EngineWork = StepOutput['engine'] & { packMs: number; publishMs: number };
+
 function quantile(xs: readonly number[], q: number): number | null {
   if (xs.length === 0) return null;
   const sorted = [...xs].sort((a, b) => a - b);
@@ -56,11 +58,12 @@ export class IncrementalStats {
   /** Full cycles that compared the incremental state with a from-scratch one, and how many differed. */
   checks = 0;
   mismatches = 0;
-  lastEngine: StepOutput['engine'] | null = null;
+  /** The last incremental cycle's work: in the worker (apply, build) and on the main thread (pack, publish), ms. */
+  lastEngine: EngineWork | null = null;
 
   constructor(readonly intervalMs: number) {}
 
-  recordIncremental(durationMs: number, engine: StepOutput['engine'], at: number): void {
+  recordIncremental(durationMs: number, engine: EngineWork, at: number): void {
     this.incremental.record(durationMs, at);
     this.lastEngine = engine;
     this.lastError = null;

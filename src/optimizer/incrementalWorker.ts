@@ -6,7 +6,6 @@
  * happens here, off the event loop; the main thread only packs the changes (O(diff)).
  */
 import { parentPort } from 'node:worker_threads';
-import { feeRateSatVbOfWeight } from '../bitcoin/units.js';
 import { IncrementalEngine, type EngineDiff, type EngineResult } from './incrementalEngine.js';
 import { KEY_WORDS, writeTxidKey, type TxLookup } from './txLookup.js';
 import type { OptimizerOptions, OptimizerResult, TemplateSelection } from './native.js';
@@ -41,7 +40,8 @@ export interface StepRequest {
 export interface StepOutput {
   optimized: SelectionTxids;
   baselineV31: SelectionTxids;
-  baselineV30: Omit<TemplateSelection, 'indices'>;
+  /** Full cycles only (null on incremental ones). */
+  baselineV30: Omit<TemplateSelection, 'indices'> | null;
   v31WithinRequestLimits: boolean;
   upperBound: OptimizerResult['upperBound'];
   tailSearch: OptimizerResult['tailSearch'];
@@ -171,20 +171,17 @@ export function runStep(table: SlotTable, req: StepRequest): StepOutput {
     check.match = i.feeSat === r.optimized.feeSat && i.weightWu === r.optimized.weightWu && i.upperBoundFeeSat === r.upperBound.feeSat;
   }
   const t2 = performance.now();
-  const n = r.slotOfIndex.length;
-  const chunkFeeRateSatVb = new Float64Array(n);
-  for (let i = 0; i < n; i++) chunkFeeRateSatVb[i] = feeRateSatVbOfWeight(r.txChunkFeeSat[i] ?? 0, r.txChunkWeightWu[i] ?? 0);
   return {
     optimized: table.selection(r.optimized, r),
     baselineV31: table.selection(r.baselineV31, r),
-    baselineV30: totalsOf(r.baselineV30),
+    baselineV30: req.full ? totalsOf(r.baselineV30) : null,
     v31WithinRequestLimits: r.v31WithinRequestLimits,
     upperBound: r.upperBound,
     tailSearch: r.tailSearch,
     projectedBlocks: r.projectedBlocks,
     clusters: r.clusters,
     timingsMs: r.timingsMs,
-    lookup: { keys: r.keys, chunkFeeRateSatVb, projectedBlock: r.txProjectedBlock },
+    lookup: { keys: r.keys, chunkFeeRateSatVb: r.txChunkFeeRateSatVb, projectedBlock: r.txProjectedBlock },
     totals: { ...table.totals },
     engine: {
       dirtySlots: r.dirtySlots,

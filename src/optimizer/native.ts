@@ -219,7 +219,7 @@ interface NativeBinding {
 /** The native incremental engine's methods (see incrementalEngine.ts for the typed wrapper). */
 export interface NativeIncrementalEngine {
   apply(diff: unknown): number;
-  build(options: OptimizerOptions, full: boolean): unknown;
+  build(options: OptimizerOptions, full: boolean, withV30: boolean): unknown;
   size(): number;
   clear(): void;
 }

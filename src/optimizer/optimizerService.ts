@@ -167,8 +167,10 @@ export class OptimizerService extends EventEmitter<{ published: [TemplateCache];
     stats.lastStartedAt = started;
     try {
       const step = await runner.step({ ...this.optimizerOptions, seed: this.cycleCount + 1 }, { full: false, check: false });
+      const publishStarted = performance.now();
       const cache = this.publish(this.outputOf(step, 'incremental', step.takenAt), null);
-      stats.recordIncremental(this.now() - started, step.engine, cache.cachedAt);
+      const publishMs = performance.now() - publishStarted;
+      stats.recordIncremental(this.now() - started, { ...step.engine, packMs: step.packMs, publishMs }, cache.cachedAt);
     } catch (e) {
       stats.recordError(e as Error);
       this.options.logger?.error({ err: e }, 'incremental optimizer cycle failed; the previous cache keeps serving');

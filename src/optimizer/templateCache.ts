@@ -68,7 +68,8 @@ export interface TemplateCache {
   baseline: BaselineTemplate;
   /** The native re-implementations of Core, for the comparison table. */
   nativeV31: Omit<TemplateSummary, 'txids' | 'txidSet'>;
-  nativeV30: Omit<TemplateSummary, 'txids' | 'txidSet'>;
+  /** Full cycles only: null on incremental ones (v30's ancestor-set pass over the whole mempool is not incremental). */
+  nativeV30: Omit<TemplateSummary, 'txids' | 'txidSet'> | null;
   v31WithinRequestLimits: boolean;
   /** The sigop limit bound the optimized template (a chunk that fit by weight was left out for its sigops). */
   sigopsBinding: boolean;
@@ -97,7 +98,7 @@ export interface CycleOutput {
   tipHash: string;
   optimized: SelectionTxids;
   baselineV31: SelectionTxids;
-  baselineV30: Omit<TemplateSelection, 'indices'>;
+  baselineV30: Omit<TemplateSelection, 'indices'> | null;
   v31WithinRequestLimits: boolean;
   upperBound: OptimizerResult['upperBound'];
   tailSearch: OptimizerResult['tailSearch'];
@@ -241,7 +242,7 @@ export function publishCache({ cycle, now, output, nodeBaseline, weightLimitWu, 
     optimized,
     baseline,
     nativeV31: totals(output.baselineV31),
-    nativeV30: totals(output.baselineV30),
+    nativeV30: output.baselineV30 ? totals(output.baselineV30) : null,
     v31WithinRequestLimits: output.v31WithinRequestLimits,
     sigopsBinding: output.tailSearch.sigopsBinding,
     upperBound: output.upperBound,
