@@ -331,6 +331,11 @@ export class OptimizerService extends EventEmitter<{ published: [TemplateCache];
     }
   }
 
+  /** Changed transactions waiting for the next incremental cycle. */
+  get pendingIncrementalChanges(): number {
+    return this.options.incremental?.pendingChanges ?? 0;
+  }
+
   /** Full cycles run so far (whether or not incremental ones ran between them). */
   get fullCycleCount(): number {
     return this.incrementalStats.full.count;
