@@ -158,6 +158,20 @@ export class OptimizerService extends EventEmitter<{ published: [TemplateCache];
     }, delay);
   }
 
+  /**
+   * Runs an incremental cycle now (or joins the running one), whatever the schedule; resolves with
+   * the cache it published, undefined when there was nothing to do or it failed.
+   */
+  async refreshIncremental(): Promise<TemplateCache | undefined> {
+    await this.incrementalRunning;
+    const before = this.cache;
+    this.incrementalRunning ??= this.incrementalCycle().finally(() => {
+      this.incrementalRunning = undefined;
+    });
+    await this.incrementalRunning;
+    return this.cache !== before && this.cache?.kind === 'incremental' ? this.cache : undefined;
+  }
+
   /** One incremental cycle (skipped until a full cycle published; the worker runs steps in order, so one may run while a full cycle waits for its baseline). */
   private async incrementalCycle(): Promise<void> {
     const runner = this.options.incremental;
