@@ -63,13 +63,16 @@ public:
     void Clear();
 
 private:
+    // Hot fields first (one cache line for Build's pass in txid order); the key and children are
+    // read only when a slot is added or removed.
     struct Slot {
         double fee{0};
         uint32_t weight{0}, sigops{0};
-        TxidKey key{};
-        std::vector<uint32_t> parents, children;
         uint32_t warm_pos{UINT32_MAX};  // position in the previous Build's linearization
         bool alive{false}, dirty{true}, fresh{false}, optimal{false};
+        std::vector<uint32_t> parents;
+        std::vector<uint32_t> children;
+        TxidKey key{};
     };
     std::vector<Slot> m_slots;
     std::vector<uint32_t> m_sorted;  // alive slots by key

@@ -49,24 +49,30 @@ export function txidOfKey(keys: Uint32Array, i: number): string {
 }
 
 const probe = new Uint32Array(KEY_WORDS);
+const HEX64 = /^[0-9a-f]{64}$/i;
 
-/** Index of `txid` in an ascending key array, or -1. O(log n). */
+/**
+ * Index of `txid` in an ascending key array, or -1. O(log n): a binary search on the first word
+ * (8 hex characters parsed), then the full key compared on the few entries sharing it.
+ */
 export function findTxidKey(keys: Uint32Array, txid: string): number {
-  if (!/^[0-9a-f]{64}$/i.test(txid)) return -1;
-  writeTxidKey(txid, probe, 0);
+  if (txid.length !== 64 || !HEX64.test(txid)) return -1;
+  let first = 0;
+  for (let b = 0; b < 4; b++) first = first * 256 + hexDigit(txid.charCodeAt(62 - 2 * b)) * 16 + hexDigit(txid.charCodeAt(63 - 2 * b));
   let lo = 0;
   let hi = keys.length / KEY_WORDS;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    let cmp = 0;
-    for (let w = 0; w < KEY_WORDS && cmp === 0; w++) {
-      const a = keys[mid * KEY_WORDS + w] ?? 0;
-      const b = probe[w] ?? 0;
-      cmp = a < b ? -1 : a > b ? 1 : 0;
-    }
-    if (cmp === 0) return mid;
-    if (cmp < 0) lo = mid + 1;
+    if ((keys[mid * KEY_WORDS] ?? 0) < first) lo = mid + 1;
     else hi = mid;
+  }
+  const n = keys.length / KEY_WORDS;
+  if (lo >= n || keys[lo * KEY_WORDS] !== first) return -1;
+  writeTxidKey(txid, probe, 0);
+  for (let i = lo; i < n && keys[i * KEY_WORDS] === first; i++) {
+    let w = 1;
+    while (w < KEY_WORDS && keys[i * KEY_WORDS + w] === probe[w]) w++;
+    if (w === KEY_WORDS) return i;
   }
   return -1;
 }
