@@ -95,6 +95,7 @@ export function templateFrame(cache: TemplateCache): Frame {
   return {
     type: 'template',
     cycle: cache.cycle,
+    kind: cache.kind,
     height: cache.height,
     previousBlockHash: cache.previousBlockHash,
     optimized: totals(cache.optimized),

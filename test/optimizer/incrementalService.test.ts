@@ -5,6 +5,8 @@
  * incremental state; cache-stats and capabilities show both cadences.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Worker } from 'node:worker_threads';
+import type { IncrementalRunner } from '../../src/optimizer/incrementalRunner.js';
 import { verifyReceipt } from '../../src/optimizer/receipts.js';
 import type { TemplateCache } from '../../src/optimizer/templateCache.js';
 import { txChunkFeeRate, txProjectedPlacement } from '../../src/optimizer/templateCache.js';
@@ -79,6 +81,24 @@ describe('incremental optimizer cycles', () => {
     expect(service.incrementalStats.checks).toBeGreaterThan(0);
     expect(service.incrementalStats.mismatches).toBe(0);
     expect(cache?.snapshot.txCount).toBe(world.app.mempool.mirror.txs.size);
+  });
+
+  it('behavior: a crashed engine worker is replaced; the next cycle resends the mempool and publishes', async () => {
+    const service = world.app.optimizer.service;
+    const { mirror } = world.app.mempool;
+    const runner = (service as unknown as { options: { incremental: IncrementalRunner } }).options.incremental;
+    const worker = (runner as unknown as { worker: Worker | undefined }).worker;
+    expect(worker).toBeDefined();
+    const { resets, failures } = runner.counters;
+    await worker!.terminate();
+    expect(runner.counters.failures).toBe(failures + 1);
+    const added = await world.simnet.control.addTransactions(5);
+    const served = nextCache((c) => c.kind === 'incremental' && added.every((t) => txProjectedPlacement(c, t) !== undefined));
+    await mirror.poll();
+    void service.refreshIncremental();
+    const cache = await served;
+    expect(runner.counters.resets).toBe(resets + 1);
+    expect(cache.snapshot.txCount).toBe(mirror.txs.size);
   });
 
   it('default: cache-stats and capabilities show both cadences and the template age', async () => {
