@@ -114,11 +114,17 @@ opt::Options ReadOptions(const Napi::Value& value)
 }
 
 template <typename T, typename TA>
-TA Copy(Napi::Env env, const std::vector<T>& v)
+TA Copy(Napi::Env env, std::span<const T> v)
 {
     TA arr = TA::New(env, v.size());
     if (!v.empty()) std::memcpy(arr.Data(), v.data(), v.size() * sizeof(T));
     return arr;
+}
+
+template <typename T, typename TA>
+TA Copy(Napi::Env env, const std::vector<T>& v)
+{
+    return Copy<T, TA>(env, std::span<const T>(v));
 }
 
 Napi::Object SelectionObject(Napi::Env env, const opt::Selection& s)

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstring>
 #include <cmath>
 #include <numeric>
 #include <string>
@@ -256,8 +255,8 @@ IncrementalResult IncrementalEngine::Build(const Options& o, bool full)
     }
     m_prev_n = n;
     out.slot_of_index = m_sorted;
-    out.keys.resize(size_t{8} * n);
-    if (n > 0) std::memcpy(out.keys.data(), m_sorted_keys.data(), sizeof(TxidKey) * n);
+    static_assert(sizeof(TxidKey) == 8 * sizeof(uint32_t));
+    if (n > 0) out.keys = {m_sorted_keys.front().data(), size_t{8} * n};
     return out;
 }
 

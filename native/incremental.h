@@ -26,11 +26,11 @@ namespace opt {
 using TxidKey = std::array<uint32_t, 8>;  // the txid's internal bytes as big-endian words (memcmp order)
 
 /** One cycle's result plus what maps its indices back: index i is slot_of_index[i], its txid key
- *  keys[8i .. 8i+8) (ascending). */
+ *  keys[8i .. 8i+8) (ascending). Both view the engine's arrays: valid until its next call. */
 struct IncrementalResult {
     Result r;
-    std::vector<uint32_t> slot_of_index;
-    std::vector<uint32_t> keys;
+    std::span<const uint32_t> slot_of_index;
+    std::span<const uint32_t> keys;
     std::vector<double> chunk_rate;  // per index: its chunk's fee rate, sat/vB (fee * 4 / Core's chunk weight)
     uint32_t dirty_slots{0};
     double prepare_ms{0};
