@@ -255,8 +255,12 @@ IncrementalResult IncrementalEngine::Build(const Options& o, bool full)
     }
     m_prev_n = n;
     out.slot_of_index = m_sorted;
-    static_assert(sizeof(TxidKey) == 8 * sizeof(uint32_t));
-    if (n > 0) out.keys = {m_sorted_keys.front().data(), size_t{8} * n};
+    m_lookup_keys.resize(size_t{2} * n);
+    for (uint32_t i = 0; i < n; ++i) {
+        m_lookup_keys[2 * i] = m_sorted_keys[i][0];
+        m_lookup_keys[2 * i + 1] = m_sorted_keys[i][1];
+    }
+    out.keys = m_lookup_keys;
     return out;
 }
 

@@ -25,8 +25,9 @@ namespace opt {
 
 using TxidKey = std::array<uint32_t, 8>;  // the txid's internal bytes as big-endian words (memcmp order)
 
-/** One cycle's result plus what maps its indices back: index i is slot_of_index[i], its txid key
- *  keys[8i .. 8i+8) (ascending). Both view the engine's arrays: valid until its next call. */
+/** One cycle's result plus what maps its indices back: index i is slot_of_index[i], the first two
+ *  words of its txid key keys[2i .. 2i+2) (ascending; the lookups' keys, src/optimizer/txLookup.ts).
+ *  Both view the engine's arrays: valid until its next call. */
 struct IncrementalResult {
     Result r;
     std::span<const uint32_t> slot_of_index;
@@ -78,6 +79,7 @@ private:
     std::vector<uint32_t> m_sorted;  // alive slots by key
     std::vector<uint32_t> m_fresh;   // slots added since the last Build (not yet in m_sorted)
     std::vector<TxidKey> m_sorted_keys;  // keys of m_sorted, contiguous
+    std::vector<uint32_t> m_lookup_keys; // their first two words, for the lookups
     uint32_t m_prev_n{0};                // transactions of the last Build (bound of warm_pos)
     std::vector<uint32_t> m_bucket;      // scratch: position -> index and back
     std::vector<uint32_t> m_index;     // slot -> index of the Build in progress

@@ -27,7 +27,7 @@ export interface EngineResult extends Omit<OptimizerResult, 'txChunkFeeSat' | 't
   txChunkFeeRateSatVb: Float64Array;
   /** Index (of the result's arrays) → slot; indices are in Core's txid order. */
   slotOfIndex: Uint32Array;
-  /** KEY_WORDS per index, ascending: the txid keys of the result's transactions. */
+  /** LOOKUP_WORDS per index, ascending: the first words of the txid keys of the result's transactions. */
   keys: Uint32Array;
   /** Slots that changed since the previous build (all on a first build). */
   dirtySlots: number;

@@ -1,13 +1,16 @@
 /**
  * Per-tx lookups of a published cache, keyed by txid and serializable (typed arrays, no
- * process-local indices): the txids' keys in Core's order (each txid's internal bytes, i.e. the
- * byte-reversed display hex, as 8 big-endian uint32 words, so ascending keys = memcmp order) with
- * parallel value arrays, looked up by binary search.
+ * process-local indices): the txids' keys in Core's order with parallel value arrays, looked up by
+ * binary search. A txid's full key is its internal bytes (the byte-reversed display hex) as 8
+ * big-endian uint32 words, so ascending keys are Core's memcmp order; a lookup keeps the first
+ * LOOKUP_WORDS of it (64 bits: 1.2 MB per 150k transactions instead of 4.8, sent every cycle).
+ * Two mempool transactions sharing 64 bits can only be made on purpose (2^32 work, both by the
+ * same author); a txid that matches someone else's takes a 2^64 search.
  */
 import { feeRateSatVbOfWeight } from '../bitcoin/units.js';
 
 export interface TxLookup {
-  /** KEY_WORDS per tx, ascending (Core's txid order). */
+  /** LOOKUP_WORDS per tx (the key's first words), ascending (Core's txid order). */
   keys: Uint32Array;
   /** The tx's chunk fee rate (Core's sigop-adjusted chunk), sat/vB. */
   chunkFeeRateSatVb: Float64Array;
@@ -17,13 +20,15 @@ export interface TxLookup {
 
 /** Words per txid key: the txid's internal bytes (Core's memcmp order) as 8 big-endian uint32. */
 export const KEY_WORDS = 8;
+/** Words of a key kept by lookups. */
+export const LOOKUP_WORDS = 2;
 
 /**
  * Writes the txid's key at `out[offset .. offset + 8)`: display hex is the byte-reversed internal
  * form, so word k is built from hex characters 56 - 8k .. 64 - 8k read back to front by byte.
  */
-export function writeTxidKey(txid: string, out: Uint32Array, offset: number): void {
-  for (let w = 0; w < KEY_WORDS; w++) {
+export function writeTxidKey(txid: string, out: Uint32Array, offset: number, words = KEY_WORDS): void {
+  for (let w = 0; w < words; w++) {
     let v = 0;
     for (let b = 0; b < 4; b++) {
       const pos = 62 - 2 * (4 * w + b);
@@ -48,38 +53,29 @@ export function txidOfKey(keys: Uint32Array, i: number): string {
   return hex;
 }
 
-const probe = new Uint32Array(KEY_WORDS);
+const probe = new Uint32Array(LOOKUP_WORDS);
 const HEX64 = /^[0-9a-f]{64}$/i;
 
-/**
- * Index of `txid` in an ascending key array, or -1. O(log n): a binary search on the first word
- * (8 hex characters parsed), then the full key compared on the few entries sharing it.
- */
+/** Index of `txid` in a lookup's ascending keys, or -1. O(log n). */
 export function findTxidKey(keys: Uint32Array, txid: string): number {
   if (txid.length !== 64 || !HEX64.test(txid)) return -1;
-  let first = 0;
-  for (let b = 0; b < 4; b++) first = first * 256 + hexDigit(txid.charCodeAt(62 - 2 * b)) * 16 + hexDigit(txid.charCodeAt(63 - 2 * b));
+  writeTxidKey(txid, probe, 0, LOOKUP_WORDS);
+  const w0 = probe[0] ?? 0;
+  const w1 = probe[1] ?? 0;
   let lo = 0;
-  let hi = keys.length / KEY_WORDS;
+  let hi = keys.length / LOOKUP_WORDS;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if ((keys[mid * KEY_WORDS] ?? 0) < first) lo = mid + 1;
+    const a = keys[mid * LOOKUP_WORDS] ?? 0;
+    if (a < w0 || (a === w0 && (keys[mid * LOOKUP_WORDS + 1] ?? 0) < w1)) lo = mid + 1;
     else hi = mid;
   }
-  const n = keys.length / KEY_WORDS;
-  if (lo >= n || keys[lo * KEY_WORDS] !== first) return -1;
-  writeTxidKey(txid, probe, 0);
-  for (let i = lo; i < n && keys[i * KEY_WORDS] === first; i++) {
-    let w = 1;
-    while (w < KEY_WORDS && keys[i * KEY_WORDS + w] === probe[w]) w++;
-    if (w === KEY_WORDS) return i;
-  }
-  return -1;
+  return lo < keys.length / LOOKUP_WORDS && keys[lo * LOOKUP_WORDS] === w0 && keys[lo * LOOKUP_WORDS + 1] === w1 ? lo : -1;
 }
 
 /** Number of transactions in a lookup. */
 export function lookupSize(lookup: TxLookup): number {
-  return lookup.keys.length / KEY_WORDS;
+  return lookup.keys.length / LOOKUP_WORDS;
 }
 
 /**
@@ -107,11 +103,12 @@ export function lookupFromSnapshot(
   for (let i = 1; i < n && sorted; i++) sorted = cmp(i - 1, i) < 0;
   const order = Uint32Array.from({ length: n }, (_, i) => i);
   if (!sorted) order.sort(cmp);
-  const keys = sorted ? raw : new Uint32Array(n * KEY_WORDS);
+  const keys = new Uint32Array(n * LOOKUP_WORDS);
   const chunkFeeRateSatVb = new Float64Array(n);
   const projectedBlock = new Int32Array(n);
   order.forEach((i, pos) => {
-    if (!sorted) keys.set(raw.subarray(i * KEY_WORDS, (i + 1) * KEY_WORDS), pos * KEY_WORDS);
+    keys[pos * LOOKUP_WORDS] = raw[i * KEY_WORDS] ?? 0;
+    keys[pos * LOOKUP_WORDS + 1] = raw[i * KEY_WORDS + 1] ?? 0;
     chunkFeeRateSatVb[pos] = feeRateSatVbOfWeight(txChunkFeeSat[i] ?? 0, txChunkWeightWu[i] ?? 0);
     projectedBlock[pos] = txProjectedBlock[i] ?? -1;
   });

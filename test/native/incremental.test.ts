@@ -29,7 +29,7 @@ interface Tx {
 /** A mempool model with slots, turning its changes into engine diffs. */
 class Model {
   readonly txs = new Map<string, Tx>();
-  private readonly slotOf = new Map<string, number>();
+  readonly slotOf = new Map<string, number>();
   private readonly free: number[] = [];
   private nextSlot = 0;
   private removed: number[] = [];
@@ -117,9 +117,16 @@ function diffOf(txs: Tx[], slot: (txid: string) => number, removed: number[]): E
 }
 
 /** Per txid: its chunk fee rate (equal fractions give equal doubles: division rounds correctly). */
-function chunkRates(r: EngineResult): Map<string, number> {
+function chunkRates(r: EngineResult, txidOfSlot: (slot: number) => string): Map<string, number> {
   const out = new Map<string, number>();
-  for (let i = 0; i < r.slotOfIndex.length; i++) out.set(txidOfKey(r.keys, i), r.txChunkFeeRateSatVb[i] ?? NaN);
+  for (let i = 0; i < r.slotOfIndex.length; i++) {
+    const txid = txidOfSlot(r.slotOfIndex[i] ?? -1);
+    // The lookup key is the txid's first 64 bits in Core's order.
+    const key = new Uint32Array(KEY_WORDS);
+    writeTxidKey(txid, key, 0);
+    expect(Array.from(r.keys.subarray(2 * i, 2 * i + 2))).toEqual([key[0], key[1]]);
+    out.set(txid, r.txChunkFeeRateSatVb[i] ?? NaN);
+  }
   return out;
 }
 
@@ -196,8 +203,10 @@ describe('incremental engine', () => {
         expect(inc.upperBound, context).toEqual(full.upperBound);
         expect(inc.baselineV31.feeSat, context).toBe(full.baselineV31.feeSat);
         expect(inc.projectedBlocks.map((b) => b.feeSat), context).toEqual(full.projectedBlocks.map((b) => b.feeSat));
-        const a = chunkRates(inc);
-        const b = chunkRates(full);
+        const txidOfSlot = new Map([...model.slotOf].map(([t, s]) => [s, t]));
+        const all = [...model.txs.keys()];
+        const a = chunkRates(inc, (s) => txidOfSlot.get(s) ?? '');
+        const b = chunkRates(full, (s) => all[s] ?? '');
         expect([...a.keys()].sort(), context).toEqual([...b.keys()].sort());
         for (const [txid, rate] of a) expect(rate, `${context} ${txid}`).toBe(b.get(txid));
         if (step > 0) reused += inc.clusters.reusedCount;

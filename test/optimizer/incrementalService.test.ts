@@ -10,6 +10,7 @@ import type { IncrementalRunner } from '../../src/optimizer/incrementalRunner.js
 import { verifyReceipt } from '../../src/optimizer/receipts.js';
 import type { TemplateCache } from '../../src/optimizer/templateCache.js';
 import { txChunkFeeRate, txProjectedPlacement } from '../../src/optimizer/templateCache.js';
+import { lookupSize } from '../../src/optimizer/txLookup.js';
 import { startTestWorld, type TestWorld } from '../helpers/testWorld.js';
 
 let world: TestWorld;
@@ -49,7 +50,7 @@ describe('incremental optimizer cycles', () => {
     await world.node.sendRawTransaction(child.hex);
     await mirror.poll(); // the mirror sees it (as a ZMQ event would tell it)
     const cache = await served;
-    expect(full.lookup.keys.length / 8).toBe(full.snapshot.txCount);
+    expect(lookupSize(full.lookup)).toBe(full.snapshot.txCount);
     expect(txProjectedPlacement(full, child.txid)).toBeUndefined(); // new since the full cycle
 
     expect(cache.kind).toBe('incremental');
