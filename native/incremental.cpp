@@ -55,6 +55,8 @@ void CheckDiff(const DiffView& d)
 void IncrementalEngine::Clear()
 {
     m_slots.clear();
+    m_keys.clear();
+    m_children.clear();
     m_sorted.clear();
     m_fresh.clear();
     m_sorted_keys.clear();
@@ -67,15 +69,15 @@ void IncrementalEngine::Unlink(uint32_t s)
 {
     Slot& x = m_slots[s];
     for (uint32_t p : x.parents) {
-        EraseOne(m_slots[p].children, s);
+        EraseOne(m_children[p], s);
         m_slots[p].dirty = true;
     }
-    for (uint32_t c : x.children) {
+    for (uint32_t c : m_children[s]) {
         EraseOne(m_slots[c].parents, s);
         m_slots[c].dirty = true;
     }
     x.parents.clear();
-    x.children.clear();
+    m_children[s].clear();
 }
 
 void IncrementalEngine::Apply(const DiffView& d)
@@ -92,12 +94,17 @@ void IncrementalEngine::Apply(const DiffView& d)
     // slot is alive with its data, then the parent links are set.
     for (size_t i = 0; i < d.slots.size(); ++i) {
         const uint32_t s = d.slots[i];
-        if (s >= m_slots.size()) m_slots.resize(std::max<size_t>(s + 1, m_slots.size() * 3 / 2));
+        if (s >= m_slots.size()) {
+            const size_t size = std::max<size_t>(s + 1, m_slots.size() * 3 / 2);
+            m_slots.resize(size);
+            m_keys.resize(size);
+            m_children.resize(size);
+        }
         TxidKey key;
         std::copy_n(d.keys.begin() + 8 * i, 8, key.begin());
         const uint32_t sigops = d.sigops.empty() ? 0 : d.sigops[i];
         Slot& x = m_slots[s];
-        if (x.alive && x.key != key) {  // another transaction in a live slot: replace it
+        if (x.alive && m_keys[s] != key) {  // another transaction in a live slot: replace it
             Unlink(s);
             x.alive = false;
             m_sorted_stale = true;
@@ -107,9 +114,9 @@ void IncrementalEngine::Apply(const DiffView& d)
             x.alive = true;
             ++m_alive;
             x.fresh = true;
-            x.key = key;
+            m_keys[s] = key;
             x.warm_pos = UINT32_MAX;
-            x.children.clear();
+            m_children[s].clear();
             x.parents.clear();
             x.dirty = true;
             m_fresh.push_back(s);
@@ -135,11 +142,11 @@ void IncrementalEngine::Apply(const DiffView& d)
         std::sort(old.begin(), old.end());
         if (old == parents) continue;
         for (uint32_t p : x.parents) {
-            EraseOne(m_slots[p].children, s);
+            EraseOne(m_children[p], s);
             m_slots[p].dirty = true;
         }
         x.parents = parents;
-        for (uint32_t p : parents) m_slots[p].children.push_back(s);
+        for (uint32_t p : parents) m_children[p].push_back(s);
         x.dirty = true;
     }
 }
@@ -167,20 +174,20 @@ void IncrementalEngine::SortIn()
         }
     }
     m_fresh.clear();
-    std::sort(add.begin(), add.end(), [&](uint32_t a, uint32_t b) { return m_slots[a].key < m_slots[b].key; });
+    std::sort(add.begin(), add.end(), [&](uint32_t a, uint32_t b) { return m_keys[a] < m_keys[b]; });
     std::vector<uint32_t> merged;
     std::vector<TxidKey> merged_keys;
     merged.reserve(w + add.size());
     merged_keys.reserve(w + add.size());
     size_t i = 0, j = 0;
     while (i < w || j < add.size()) {
-        if (j == add.size() || (i < w && m_sorted_keys[i] < m_slots[add[j]].key)) {
+        if (j == add.size() || (i < w && m_sorted_keys[i] < m_keys[add[j]])) {
             merged.push_back(m_sorted[i]);
             merged_keys.push_back(m_sorted_keys[i]);
             ++i;
         } else {
             merged.push_back(add[j]);
-            merged_keys.push_back(m_slots[add[j]].key);
+            merged_keys.push_back(m_keys[add[j]]);
             ++j;
         }
     }

@@ -64,18 +64,18 @@ public:
     void Clear();
 
 private:
-    // Hot fields first (one cache line for Build's pass in txid order); the key and children are
-    // read only when a slot is added or removed.
+    // What Build reads of every transaction, in 48 bytes (it visits them all, in txid order, so
+    // in random slot order); keys and children, needed only when a slot changes, live apart.
     struct Slot {
         double fee{0};
         uint32_t weight{0}, sigops{0};
         uint32_t warm_pos{UINT32_MAX};  // position in the previous Build's linearization
         bool alive{false}, dirty{true}, fresh{false}, optimal{false};
         std::vector<uint32_t> parents;
-        std::vector<uint32_t> children;
-        TxidKey key{};
     };
     std::vector<Slot> m_slots;
+    std::vector<TxidKey> m_keys;                    // by slot
+    std::vector<std::vector<uint32_t>> m_children;  // by slot
     std::vector<uint32_t> m_sorted;  // alive slots by key
     std::vector<uint32_t> m_fresh;   // slots added since the last Build (not yet in m_sorted)
     std::vector<TxidKey> m_sorted_keys;  // keys of m_sorted, contiguous
