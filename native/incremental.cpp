@@ -61,7 +61,8 @@ void IncrementalEngine::Clear()
     m_fresh.clear();
     m_sorted_keys.clear();
     m_prev_n = 0;
-    m_sorted_stale = false;
+    m_dropped.clear();
+    m_index.clear();
     m_alive = 0;
 }
 
@@ -87,7 +88,7 @@ void IncrementalEngine::Apply(const DiffView& d)
         if (s >= m_slots.size() || !m_slots[s].alive) continue;
         Unlink(s);
         m_slots[s].alive = false;
-        m_sorted_stale = true;
+        m_dropped.push_back(s);
         --m_alive;
     }
     // Two passes, so a parent may come after its child in the same diff: first every upserted
@@ -107,7 +108,7 @@ void IncrementalEngine::Apply(const DiffView& d)
         if (x.alive && m_keys[s] != key) {  // another transaction in a live slot: replace it
             Unlink(s);
             x.alive = false;
-            m_sorted_stale = true;
+            m_dropped.push_back(s);
             --m_alive;
         }
         if (!x.alive) {
@@ -153,19 +154,23 @@ void IncrementalEngine::Apply(const DiffView& d)
 
 void IncrementalEngine::SortIn()
 {
-    if (!m_sorted_stale && m_fresh.empty()) return;
-    // Survivors keep their order (and their keys, carried along contiguously); new slots are
-    // sorted and merged in: O(n + k log k), with no random access to the slot table for survivors.
+    if (m_dropped.empty() && m_fresh.empty()) return;
+    // Survivors keep their order (and their keys, carried along contiguously); the dropped ones
+    // are found by their index in the last Build (m_index), so this pass touches no slot.
+    const size_t old_n = m_sorted.size();
+    m_drop.assign(old_n, 0);
+    for (uint32_t s : m_dropped) {
+        if (s < m_index.size() && m_index[s] < old_n && m_sorted[m_index[s]] == s) m_drop[m_index[s]] = 1;
+    }
+    m_dropped.clear();
     size_t w = 0;
-    for (size_t i = 0; i < m_sorted.size(); ++i) {
-        const Slot& x = m_slots[m_sorted[i]];
-        if (!x.alive || x.fresh) continue;
+    for (size_t i = 0; i < old_n; ++i) {
+        if (m_drop[i]) continue;
         m_sorted[w] = m_sorted[i];
         m_sorted_keys[w] = m_sorted_keys[i];
         ++w;
     }
-    m_sorted.resize(w);
-    m_sorted_keys.resize(w);
+    // New slots are sorted and merged in: O(n + k log k).
     std::vector<uint32_t> add;
     for (uint32_t s : m_fresh) {
         if (m_slots[s].alive && m_slots[s].fresh) {
@@ -175,25 +180,20 @@ void IncrementalEngine::SortIn()
     }
     m_fresh.clear();
     std::sort(add.begin(), add.end(), [&](uint32_t a, uint32_t b) { return m_keys[a] < m_keys[b]; });
-    std::vector<uint32_t> merged;
-    std::vector<TxidKey> merged_keys;
-    merged.reserve(w + add.size());
-    merged_keys.reserve(w + add.size());
-    size_t i = 0, j = 0;
+    m_merged.resize(w + add.size());
+    m_merged_keys.resize(w + add.size());
+    size_t i = 0, j = 0, o = 0;
     while (i < w || j < add.size()) {
         if (j == add.size() || (i < w && m_sorted_keys[i] < m_keys[add[j]])) {
-            merged.push_back(m_sorted[i]);
-            merged_keys.push_back(m_sorted_keys[i]);
-            ++i;
+            m_merged[o] = m_sorted[i];
+            m_merged_keys[o++] = m_sorted_keys[i++];
         } else {
-            merged.push_back(add[j]);
-            merged_keys.push_back(m_keys[add[j]]);
-            ++j;
+            m_merged[o] = add[j];
+            m_merged_keys[o++] = m_keys[add[j++]];
         }
     }
-    m_sorted.swap(merged);
-    m_sorted_keys.swap(merged_keys);
-    m_sorted_stale = false;
+    m_sorted.swap(m_merged);
+    m_sorted_keys.swap(m_merged_keys);
 }
 
 IncrementalResult IncrementalEngine::Build(const Options& o, bool full)

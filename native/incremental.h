@@ -87,7 +87,10 @@ private:
     std::vector<double> m_fee;
     std::vector<uint32_t> m_weight, m_sigops, m_poff, m_pidx, m_rank, m_warm;
     std::vector<uint8_t> m_reuse;
-    bool m_sorted_stale{false};      // removals since the last Build
+    std::vector<uint32_t> m_dropped;  // slots taken out of m_sorted's set since the last Build
+    std::vector<uint8_t> m_drop;      // scratch of SortIn: positions to drop
+    std::vector<uint32_t> m_merged;   // scratch of SortIn (swapped with m_sorted)
+    std::vector<TxidKey> m_merged_keys;
     uint32_t m_alive{0};
     void Unlink(uint32_t s);
     void SortIn();
