@@ -70,6 +70,8 @@ export class IncrementalRunner {
   private readonly pending = new Map<number, { resolve: (o: StepOutput) => void; reject: (e: Error) => void }>();
   private nextId = 1;
   private touched = new Set<string>();
+  /** A block arrived (the template is for the next height even if no transaction changed). */
+  private tipChanged = false;
   private needsReset = true;
   private readonly now: () => number;
   private readonly onDiff = (d: MempoolDiff) => this.note(d);
@@ -85,7 +87,7 @@ export class IncrementalRunner {
 
   /** Whether the mempool changed since the last step (or the engine needs a reset). */
   get hasChanges(): boolean {
-    return this.needsReset || this.touched.size > 0;
+    return this.needsReset || this.touched.size > 0 || this.tipChanged;
   }
 
   /** Whether the next step resends the whole mirror. */
@@ -101,6 +103,7 @@ export class IncrementalRunner {
   private note(d: MempoolDiff): void {
     for (const tx of d.added) this.touched.add(tx.txid);
     for (const r of d.removed) this.touched.add(r.tx.txid);
+    if (d.blocks.length) this.tipChanged = true;
     if (d.added.length || d.removed.length || d.blocks.length) this.onChange?.();
   }
 
@@ -160,6 +163,7 @@ export class IncrementalRunner {
     }
     this.touched = new Set();
     this.needsReset = false;
+    this.tipChanged = false;
     const batch = packBatch(upserts);
     const id = this.nextId++;
     const req: StepRequest = { id, reset, upserts: batch, removed: removed.join(''), options: optimizerOptions, full: mode.full, check: mode.check };
