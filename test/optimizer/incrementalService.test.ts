@@ -72,6 +72,25 @@ describe('incremental optimizer cycles', () => {
     expect(check.json()).toMatchObject({ cachedAt: new Date(cache.cachedAt).toISOString() });
   });
 
+  it('behavior: a mined block: the next incremental template is for the new tip, without the mined txs', async () => {
+    const service = world.app.optimizer.service;
+    const { mirror } = world.app.mempool;
+    const before = service.cache!;
+    const mined = before.optimized.txids.slice(0, 50);
+    const [hash] = await world.simnet.control.mineBlocks(1);
+    const served = nextCache((c) => c.previousBlockHash === hash);
+    await mirror.poll();
+    void service.refreshIncremental();
+    const cache = await served;
+    expect(cache.kind).toBe('incremental');
+    expect(cache.height).toBe(before.height + 1);
+    const block = await world.node.getBlock(hash!, 1);
+    const confirmed = mined.filter((t) => block.tx.includes(t));
+    expect(confirmed.length).toBeGreaterThan(0);
+    for (const t of confirmed) expect(txProjectedPlacement(cache, t)).toBeUndefined();
+    expect(cache.snapshot.txCount).toBe(mirror.txs.size);
+  });
+
   it('behavior: a full cycle checks the incremental state and agrees with it', async () => {
     const service = world.app.optimizer.service;
     await world.simnet.control.addTransactions(40);
