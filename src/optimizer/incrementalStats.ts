@@ -69,8 +69,12 @@ export class IncrementalStats {
     this.lastError = null;
   }
 
-  recordFull(durationMs: number, at: number, match: boolean | null): void {
+  /** Main-thread ms of the last full cycle through the engine (packing the changes, or the whole mempool on a reset, and publishing). */
+  lastFullMainMs: number | null = null;
+
+  recordFull(durationMs: number, at: number, match: boolean | null, mainMs: number | null = null): void {
     this.full.record(durationMs, at);
+    if (mainMs !== null) this.lastFullMainMs = mainMs;
     if (match === null) return;
     this.checks += 1;
     if (!match) this.mismatches += 1;
