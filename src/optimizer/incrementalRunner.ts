@@ -49,18 +49,23 @@ export function packBatch(txs: readonly MirrorTx[]): TxBatch {
   return b;
 }
 
+/** Transactions per message of a reset. */
+const RESET_SLICE = 10_000;
+
 export interface StepResult extends StepOutput {
   /** When the changes were taken from the mirror (ms since the epoch): the state the cycle reflects. */
   takenAt: number;
   tipHeight: number;
   tipHash: string;
   reset: boolean;
-  /** Main-thread time spent collecting and packing the changes, ms. */
+  /** Main-thread time spent collecting and packing the changes, ms (a reset's slices added up). */
   packMs: number;
 }
 
 export interface IncrementalRunnerOptions {
   mirror: MempoolMirror;
+  /** Transactions per message of a reset (default RESET_SLICE). */
+  resetSlice?: number;
   logger?: FastifyBaseLogger;
   now?: () => number;
 }
@@ -69,6 +74,7 @@ export class IncrementalRunner {
   private worker: Worker | undefined;
   private readonly pending = new Map<number, { resolve: (o: StepOutput) => void; reject: (e: Error) => void }>();
   private nextId = 1;
+  private sending: Promise<void> = Promise.resolve();
   private touched = new Set<string>();
   /** A block arrived (the template is for the next height even if no transaction changed). */
   private tipChanged = false;
@@ -145,16 +151,28 @@ export class IncrementalRunner {
    * of the same state first. Main-thread work: O(changes), except on a reset.
    */
   step(optimizerOptions: OptimizerOptions, mode: { full: boolean; check: boolean }): Promise<StepResult> {
+    // Steps are sent one after the other: a reset goes out in slices, and nothing may come between.
+    const run = this.sending.then(() => this.send(optimizerOptions, mode));
+    this.sending = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run.then(({ reply, ...rest }) => reply.then((output) => ({ ...output, ...rest })));
+  }
+
+  private async send(
+    optimizerOptions: OptimizerOptions,
+    mode: { full: boolean; check: boolean },
+  ): Promise<Omit<StepResult, keyof StepOutput> & { reply: Promise<StepOutput> }> {
     const { mirror } = this.options;
-    const packStarted = performance.now();
+    let started = performance.now();
     const takenAt = this.now();
     const tip = { tipHeight: mirror.tipHeight ?? 0, tipHash: mirror.tipHash ?? '' };
     const reset = this.needsReset;
-    const upserts: MirrorTx[] = [];
+    let upserts: MirrorTx[] = [];
     const removed: string[] = [];
-    if (reset) {
-      for (const tx of mirror.txs.values()) upserts.push(tx);
-    } else {
+    if (reset) upserts = Array.from(mirror.txs.values());
+    else {
       for (const txid of this.touched) {
         const tx = mirror.txs.get(txid);
         if (tx) upserts.push(tx);
@@ -164,22 +182,53 @@ export class IncrementalRunner {
     this.touched = new Set();
     this.needsReset = false;
     this.tipChanged = false;
-    const batch = packBatch(upserts);
-    const id = this.nextId++;
-    const req: StepRequest = { id, reset, upserts: batch, removed: removed.join(''), options: optimizerOptions, full: mode.full, check: mode.check };
     this.worker ??= this.spawn();
     const worker = this.worker;
     this.counters.steps += 1;
     if (reset) this.counters.resets += 1;
-    const packMs = performance.now() - packStarted;
-    return new Promise<StepOutput>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      const { feeSat, baseFeeSat, weightWu, vsize, sigopCost, parentOffsets } = batch;
-      worker.postMessage(
-        req,
-        [feeSat, baseFeeSat, weightWu, vsize, sigopCost, parentOffsets].map((a) => a.buffer as ArrayBuffer),
-      );
-    }).then((output) => ({ ...output, ...tip, takenAt, reset, packMs }));
+    let packMs = 0;
+    // A reset (the whole mempool) goes in slices with a turn of the event loop between them.
+    const slice = this.options.resetSlice ?? RESET_SLICE;
+    for (let k = 0; k + slice < upserts.length; k += slice) {
+      this.post(worker, {
+        id: 0,
+        reset: reset && k === 0,
+        upserts: packBatch(upserts.slice(k, k + slice)),
+        removed: '',
+        options: optimizerOptions,
+        full: false,
+        check: false,
+        build: false,
+      });
+      packMs += performance.now() - started;
+      await new Promise((resolve) => setImmediate(resolve));
+      started = performance.now();
+    }
+    const last = upserts.length > slice ? upserts.slice(upserts.length - ((upserts.length - 1) % slice) - 1) : upserts;
+    const id = this.nextId++;
+    const req: StepRequest = {
+      id,
+      reset: reset && last.length === upserts.length,
+      upserts: packBatch(last),
+      removed: removed.join(''),
+      options: optimizerOptions,
+      full: mode.full,
+      check: mode.check,
+      build: true,
+    };
+    if (this.worker !== worker) throw new Error('the incremental optimizer worker failed while the mempool was sent');
+    const reply = new Promise<StepOutput>((resolve, reject) => this.pending.set(id, { resolve, reject }));
+    this.post(worker, req);
+    packMs += performance.now() - started;
+    return { ...tip, takenAt, reset, packMs, reply };
+  }
+
+  private post(worker: Worker, req: StepRequest): void {
+    const { feeSat, baseFeeSat, weightWu, vsize, sigopCost, parentOffsets } = req.upserts;
+    worker.postMessage(
+      req,
+      [feeSat, baseFeeSat, weightWu, vsize, sigopCost, parentOffsets].map((a) => a.buffer as ArrayBuffer),
+    );
   }
 
   async close(): Promise<void> {

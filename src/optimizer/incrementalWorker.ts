@@ -35,6 +35,8 @@ export interface StepRequest {
   /** A from-scratch cycle of the table; with `check`, an incremental one first, compared. */
   full: boolean;
   check: boolean;
+  /** false: apply only, no cycle and no reply (the first slices of a reset). */
+  build: boolean;
 }
 
 export interface StepOutput {
@@ -198,9 +200,26 @@ export function runStep(table: SlotTable, req: StepRequest): StepOutput {
 if (parentPort) {
   const port = parentPort;
   const table = new SlotTable();
+  /** An apply-only message failed: the next cycle answers with this error (its table is partial). */
+  let failed: Error | null = null;
   port.on('message', (req: StepRequest) => {
+    if (!req.build) {
+      try {
+        if (req.reset) {
+          table.reset();
+          failed = null;
+        }
+        table.apply(req.removed, req.upserts);
+      } catch (e) {
+        table.reset();
+        failed = e as Error;
+      }
+      return;
+    }
     let reply: StepReply;
     try {
+      if (failed && !req.reset) throw failed;
+      failed = null;
       const output = runStep(table, req);
       reply = { id: req.id, ok: true, output };
       const { keys, chunkFeeRateSatVb, projectedBlock } = output.lookup;

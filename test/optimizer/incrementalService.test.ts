@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Worker } from 'node:worker_threads';
-import type { IncrementalRunner } from '../../src/optimizer/incrementalRunner.js';
+import { IncrementalRunner } from '../../src/optimizer/incrementalRunner.js';
 import { verifyReceipt } from '../../src/optimizer/receipts.js';
 import type { TemplateCache } from '../../src/optimizer/templateCache.js';
 import { txChunkFeeRate, txProjectedPlacement } from '../../src/optimizer/templateCache.js';
@@ -119,6 +119,23 @@ describe('incremental optimizer cycles', () => {
     const cache = await served;
     expect(runner.counters.resets).toBe(resets + 1);
     expect(cache.snapshot.txCount).toBe(mirror.txs.size);
+  });
+
+  it('behavior: a reset sent in slices builds the same templates as the service', async () => {
+    const service = world.app.optimizer.service;
+    const cache = (await service.refresh())!;
+    const runner = new IncrementalRunner({ mirror: world.app.mempool.mirror, resetSlice: 7 });
+    try {
+      expect(world.app.mempool.mirror.txs.size).toBeGreaterThan(3 * 7);
+      const step = await runner.step({ ...service.optimizerOptions, seed: cache.cycle }, { full: true, check: false });
+      expect(step.reset).toBe(true);
+      expect(step.totals.txCount).toBe(cache.snapshot.txCount);
+      expect(step.optimized.feeSat).toBe(cache.optimized.feeSat);
+      expect(step.optimized.txids).toEqual(cache.optimized.txids);
+      expect(step.upperBound).toEqual(cache.upperBound);
+    } finally {
+      await runner.close();
+    }
   });
 
   it('default: cache-stats and capabilities show both cadences and the template age', async () => {
