@@ -35,7 +35,7 @@ export interface StepRequest {
   /** A from-scratch cycle of the table; with `check`, an incremental one first, compared. */
   full: boolean;
   check: boolean;
-  /** false: apply only, no cycle and no reply (the first slices of a reset). */
+  /** false: no cycle and no reply; applied with the next message that asks for one (the first slices of a reset). */
   build: boolean;
 }
 
@@ -197,40 +197,82 @@ export function runStep(table: SlotTable, req: StepRequest): StepOutput {
   };
 }
 
-if (parentPort) {
-  const port = parentPort;
-  const table = new SlotTable();
-  /** An apply-only message failed: the next cycle answers with this error (its table is partial). */
-  let failed: Error | null = null;
-  port.on('message', (req: StepRequest) => {
+/** Concatenates batches into one (parents stay txids, so a parent may sit in a later batch). */
+export function concatBatches(batches: readonly TxBatch[]): TxBatch {
+  if (batches.length === 1 && batches[0]) return batches[0];
+  const count = batches.reduce((n, b) => n + b.count, 0);
+  const out: TxBatch = {
+    count,
+    txids: batches.map((b) => b.txids).join(''),
+    feeSat: new Float64Array(count),
+    baseFeeSat: new Float64Array(count),
+    weightWu: new Uint32Array(count),
+    vsize: new Uint32Array(count),
+    sigopCost: new Uint32Array(count),
+    parentOffsets: new Uint32Array(count + 1),
+    parents: batches.map((b) => b.parents).join(''),
+  };
+  let at = 0;
+  let links = 0;
+  for (const b of batches) {
+    out.feeSat.set(b.feeSat, at);
+    out.baseFeeSat.set(b.baseFeeSat, at);
+    out.weightWu.set(b.weightWu, at);
+    out.vsize.set(b.vsize, at);
+    out.sigopCost.set(b.sigopCost, at);
+    for (let i = 0; i < b.count; i++) out.parentOffsets[at + i] = links + (b.parentOffsets[i] ?? 0);
+    at += b.count;
+    links += b.parentOffsets[b.count] ?? 0;
+  }
+  out.parentOffsets[count] = links;
+  return out;
+}
+
+/**
+ * The worker's message handling: apply-only messages (the first slices of a large send) wait, and
+ * the message that asks for a cycle applies them all with its own as one diff, so parent links
+ * resolve whatever slice a parent came in. Returns the reply, or null for an apply-only message.
+ */
+export class WorkerState {
+  readonly table = new SlotTable();
+  private waiting: StepRequest[] = [];
+
+  handle(req: StepRequest): StepReply | null {
+    if (req.reset) this.waiting = [];
     if (!req.build) {
-      try {
-        if (req.reset) {
-          table.reset();
-          failed = null;
-        }
-        table.apply(req.removed, req.upserts);
-      } catch (e) {
-        table.reset();
-        failed = e as Error;
-      }
-      return;
+      this.waiting.push(req);
+      return null;
     }
-    let reply: StepReply;
+    const all = [...this.waiting, req];
+    this.waiting = [];
     try {
-      if (failed && !req.reset) throw failed;
-      failed = null;
-      const output = runStep(table, req);
-      reply = { id: req.id, ok: true, output };
-      const { keys, chunkFeeRateSatVb, projectedBlock } = output.lookup;
-      port.postMessage(reply, [keys.buffer as ArrayBuffer, chunkFeeRateSatVb.buffer as ArrayBuffer, projectedBlock.buffer as ArrayBuffer]);
-      return;
+      const merged: StepRequest = {
+        ...req,
+        reset: all.some((r) => r.reset),
+        removed: all.map((r) => r.removed).join(''),
+        upserts: concatBatches(all.map((r) => r.upserts)),
+      };
+      return { id: req.id, ok: true, output: runStep(this.table, merged) };
     } catch (e) {
       // The table may be half-applied: forget it; the main thread resends everything next time.
-      table.reset();
+      this.table.reset();
       const err = e as { code?: unknown; message?: unknown };
-      reply = { id: req.id, ok: false, error: { code: typeof err.code === 'string' ? err.code : null, message: String(err.message ?? e) } };
+      return { id: req.id, ok: false, error: { code: typeof err.code === 'string' ? err.code : null, message: String(err.message ?? e) } };
     }
-    port.postMessage(reply);
+  }
+}
+
+if (parentPort) {
+  const port = parentPort;
+  const state = new WorkerState();
+  port.on('message', (req: StepRequest) => {
+    const reply = state.handle(req);
+    if (!reply) return;
+    if (!reply.ok) {
+      port.postMessage(reply);
+      return;
+    }
+    const { keys, chunkFeeRateSatVb, projectedBlock } = reply.output.lookup;
+    port.postMessage(reply, [keys.buffer as ArrayBuffer, chunkFeeRateSatVb.buffer as ArrayBuffer, projectedBlock.buffer as ArrayBuffer]);
   });
 }
