@@ -58,6 +58,8 @@ export interface StepResult extends StepOutput {
   tipHeight: number;
   tipHash: string;
   reset: boolean;
+  /** The mirror's transaction count when the changes were taken (the engine's count should equal it). */
+  mirrorTxCount: number;
   /** Main-thread time spent collecting and packing the changes, ms (a reset's slices added up). */
   packMs: number;
 }
@@ -167,7 +169,7 @@ export class IncrementalRunner {
     const { mirror } = this.options;
     let started = performance.now();
     const takenAt = this.now();
-    const tip = { tipHeight: mirror.tipHeight ?? 0, tipHash: mirror.tipHash ?? '' };
+    const tip = { tipHeight: mirror.tipHeight ?? 0, tipHash: mirror.tipHash ?? '', mirrorTxCount: mirror.txs.size };
     const reset = this.needsReset;
     let upserts: MirrorTx[] = [];
     const removed: string[] = [];

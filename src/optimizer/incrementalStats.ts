@@ -58,6 +58,8 @@ export class IncrementalStats {
   /** Full cycles that compared the incremental state with a from-scratch one, and how many differed. */
   checks = 0;
   mismatches = 0;
+  /** Full cycles that found the engine's transaction count different from the mirror's (the engine was resent). */
+  resyncs = 0;
   /** The last incremental cycle's work: in the worker (apply, build) and on the main thread (pack, publish), ms. */
   lastEngine: EngineWork | null = null;
 

@@ -282,6 +282,12 @@ export class OptimizerService extends EventEmitter<{ published: [TemplateCache];
         txCount = step.totals.txCount;
         phasesMs.optimize = this.now() - t;
         t = this.enter('publish');
+        if (step.totals.txCount !== step.mirrorTxCount) {
+          // The engine's table drifted from the mirror (a diff it never got): the next step resends everything.
+          runner.invalidate();
+          this.incrementalStats.resyncs += 1;
+          logger?.warn({ engine: step.totals.txCount, mirror: step.mirrorTxCount }, 'incremental optimizer table differs from the mempool view; resending it');
+        }
         if (step.check && !step.check.match) {
           logger?.warn(
             { check: step.check, full: { feeSat: step.optimized.feeSat, weightWu: step.optimized.weightWu, upperBoundFeeSat: step.upperBound.feeSat } },

@@ -121,6 +121,29 @@ describe('incremental optimizer cycles', () => {
     expect(cache.snapshot.txCount).toBe(mirror.txs.size);
   });
 
+  it('behavior: a full cycle that finds the engine out of step with the mempool view resends the view', async () => {
+    const service = world.app.optimizer.service;
+    const { mirror } = world.app.mempool;
+    const runner = (service as unknown as { options: { incremental: IncrementalRunner } }).options.incremental;
+    const onDiff = (runner as unknown as { onDiff: (...args: unknown[]) => void }).onDiff;
+    // The engine misses a diff.
+    mirror.off('diff', onDiff);
+    const missed = await world.simnet.control.addTransactions(3);
+    try {
+      await mirror.poll();
+    } finally {
+      mirror.on('diff', onDiff);
+    }
+    const { resyncs } = service.incrementalStats;
+    const first = (await service.refresh())!;
+    expect(service.incrementalStats.resyncs).toBe(resyncs + 1);
+    expect(missed.some((t) => txProjectedPlacement(first, t) !== undefined)).toBe(false);
+    const second = (await service.refresh())!;
+    for (const t of missed) expect(txProjectedPlacement(second, t)).toBeDefined();
+    expect(second.snapshot.txCount).toBe(mirror.txs.size);
+    expect(service.incrementalStats.resyncs).toBe(resyncs + 1);
+  });
+
   it('behavior: a reset sent in slices builds the same templates as the service', async () => {
     const service = world.app.optimizer.service;
     const cache = (await service.refresh())!;

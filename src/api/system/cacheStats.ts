@@ -48,6 +48,7 @@ export const Cadence = z.object({
     lastError: z.string().nullable(),
     checks: z.number().int().describe('Full cycles that rebuilt the incremental state from scratch and compared'),
     mismatches: z.number().int().describe('Checks where the incremental state differed (logged; the full state replaced it)'),
+    resyncs: z.number().int().describe('Full cycles that found the engine out of step with the mempool view (it was resent whole)'),
     lastWork: z
       .object({
         upserts: z.number().int(),
@@ -83,6 +84,7 @@ export function cadence(ctx: ApiContext): z.input<typeof Cadence> {
       lastError: stats.lastError,
       checks: stats.checks,
       mismatches: stats.mismatches,
+      resyncs: stats.resyncs,
       lastWork: work
         ? {
             upserts: work.upserts,
