@@ -55,6 +55,9 @@ describe.runIf(available.run)('incremental cycles on real Bitcoin Core v31.99', 
     expect(inc.optimized.feeSat).toBeGreaterThanOrEqual(inc.nativeV31.feeSat);
 
     // The same state from scratch (no change since: the full cycle checks the incremental state too).
+    // getblocktemplate answers from a cache for 5 s after its last build while the tip is unchanged:
+    // wait it out, so Core's template is of this mempool.
+    await new Promise((r) => setTimeout(r, 5_100));
     const full = await service.refresh();
     expect(full?.kind).toBe('full');
     expect(full?.snapshot.txCount).toBe(inc.snapshot.txCount);
@@ -62,7 +65,9 @@ describe.runIf(available.run)('incremental cycles on real Bitcoin Core v31.99', 
     expect(full?.nativeV31.feeSat).toBe(inc.nativeV31.feeSat);
     expect(full?.upperBound.feeSat).toBe(inc.upperBound.feeSat);
     expect(service.incrementalStats.mismatches).toBe(0);
-    // And the incremental v31 model is Core's getblocktemplate of that state.
+    // And the incremental v31 model is Core's getblocktemplate of that state (the full cycle's baseline).
+    expect(full?.baseline.source).toBe('node_getblocktemplate');
+    expect(full?.baseline.feeSat).toBe(inc.nativeV31.feeSat);
     const gbt = await core.rpc<{ transactions: Array<{ fee: number }> }>('getblocktemplate', { rules: ['segwit'] });
     expect(gbt.transactions.reduce((s, t) => s + t.fee, 0)).toBe(inc.nativeV31.feeSat);
   }, 300_000);
