@@ -15,7 +15,8 @@
         "native/bound_exact.cpp",
         "native/bound_choose.cpp",
         "native/projected.cpp",
-        "native/optimizer.cpp"
+        "native/optimizer.cpp",
+        "native/incremental.cpp"
       ],
       "include_dirs": [
         "<!(node -p \"require('node-addon-api').include_dir\")",

@@ -10,6 +10,7 @@
 #include <span>
 #include <string>
 
+#include "incremental.h"
 #include "optimizer.h"
 
 namespace {
@@ -113,11 +114,17 @@ opt::Options ReadOptions(const Napi::Value& value)
 }
 
 template <typename T, typename TA>
-TA Copy(Napi::Env env, const std::vector<T>& v)
+TA Copy(Napi::Env env, std::span<const T> v)
 {
     TA arr = TA::New(env, v.size());
     if (!v.empty()) std::memcpy(arr.Data(), v.data(), v.size() * sizeof(T));
     return arr;
+}
+
+template <typename T, typename TA>
+TA Copy(Napi::Env env, const std::vector<T>& v)
+{
+    return Copy<T, TA>(env, std::span<const T>(v));
 }
 
 Napi::Object SelectionObject(Napi::Env env, const opt::Selection& s)
@@ -132,7 +139,9 @@ Napi::Object SelectionObject(Napi::Env env, const opt::Selection& s)
     return o;
 }
 
-Napi::Object ResultObject(Napi::Env env, const opt::Result& r)
+/** The result as JavaScript; `engine`: without the per-tx chunk fee/weight and the linearization
+ *  (the incremental engine keeps the linearization and gives chunk rates itself). */
+Napi::Object ResultObject(Napi::Env env, const opt::Result& r, bool engine = false)
 {
     auto num = [&](double d) { return Napi::Number::New(env, d); };
     Napi::Object o = Napi::Object::New(env);
@@ -149,8 +158,10 @@ Napi::Object ResultObject(Napi::Env env, const opt::Result& r)
     ub.Set("freeClusters", num(r.bound.free_clusters));
     ub.Set("searchNodes", num(static_cast<double>(r.bound.search_nodes)));
     o.Set("upperBound", ub);
-    o.Set("txChunkFeeSat", Copy<double, Napi::Float64Array>(env, r.tx_chunk_fee));
-    o.Set("txChunkWeightWu", Copy<uint32_t, Napi::Uint32Array>(env, r.tx_chunk_weight));
+    if (!engine) {
+        o.Set("txChunkFeeSat", Copy<double, Napi::Float64Array>(env, r.tx_chunk_fee));
+        o.Set("txChunkWeightWu", Copy<uint32_t, Napi::Uint32Array>(env, r.tx_chunk_weight));
+    }
     o.Set("txProjectedBlock", Copy<int32_t, Napi::Int32Array>(env, r.tx_block));
     Napi::Array blocks = Napi::Array::New(env, r.blocks.size());
     for (uint32_t b = 0; b < r.blocks.size(); ++b) {
@@ -165,7 +176,7 @@ Napi::Object ResultObject(Napi::Env env, const opt::Result& r)
         blocks.Set(b, bo);
     }
     o.Set("projectedBlocks", blocks);
-    o.Set("linearization", Copy<uint32_t, Napi::Uint32Array>(env, r.linearization));
+    if (!engine) o.Set("linearization", Copy<uint32_t, Napi::Uint32Array>(env, r.linearization));
     Napi::Object cl = Napi::Object::New(env);
     cl.Set("count", num(r.cluster_count));
     cl.Set("largest", num(r.largest));
@@ -174,6 +185,7 @@ Napi::Object ResultObject(Napi::Env env, const opt::Result& r)
     cl.Set("linearizeCost", num(static_cast<double>(r.linearize_cost)));
     cl.Set("chunkCount", num(r.chunk_count));
     cl.Set("realWeightRelinearized", num(r.real_relinearized));
+    cl.Set("reusedCount", num(r.reused_count));
     o.Set("clusters", cl);
     Napi::Object ts = Napi::Object::New(env);
     ts.Set("nodes", num(static_cast<double>(r.tail.nodes)));
@@ -252,6 +264,75 @@ Napi::Value SelfCheckJs(const Napi::CallbackInfo& info)
     });
 }
 
+opt::DiffView ReadDiff(const Napi::Value& value)
+{
+    if (!value.IsObject()) throw opt::InputError(opt::ErrorCode::INVALID_ARGUMENT, "diff must be an object");
+    const auto obj = value.As<Napi::Object>();
+    opt::DiffView d;
+    d.removed = ReadArray<uint32_t>(obj, "removed", napi_uint32_array, false);
+    d.slots = ReadArray<uint32_t>(obj, "slots", napi_uint32_array, false);
+    d.fee = ReadArray<double>(obj, "feeSat", napi_float64_array, false);
+    d.weight = ReadArray<uint32_t>(obj, "weightWu", napi_uint32_array, false);
+    d.sigops = ReadArray<uint32_t>(obj, "sigopCost", napi_uint32_array, true);
+    d.keys = ReadArray<uint32_t>(obj, "keys", napi_uint32_array, false);
+    d.parent_offsets = ReadArray<uint32_t>(obj, "parentOffsets", napi_uint32_array, false);
+    d.parent_slots = ReadArray<uint32_t>(obj, "parentSlots", napi_uint32_array, false);
+    return d;
+}
+
+/** The incremental engine (incremental.h) as a JavaScript class: one per thread that owns it. */
+class EngineWrap : public Napi::ObjectWrap<EngineWrap>
+{
+    opt::IncrementalEngine m_engine;
+
+public:
+    static Napi::Function Define(Napi::Env env)
+    {
+        return DefineClass(env, "IncrementalEngine",
+                           {InstanceMethod<&EngineWrap::Apply>("apply"), InstanceMethod<&EngineWrap::Build>("build"),
+                            InstanceMethod<&EngineWrap::Size>("size"), InstanceMethod<&EngineWrap::Clear>("clear")});
+    }
+    explicit EngineWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<EngineWrap>(info) {}
+
+    Napi::Value Apply(const Napi::CallbackInfo& info)
+    {
+        Napi::Env env = info.Env();
+        return Guard(env, [&]() -> Napi::Value {
+            const opt::DiffView d = ReadDiff(info[0]);
+            if (env.IsExceptionPending()) return env.Undefined();
+            m_engine.Apply(d);
+            return Napi::Number::New(env, m_engine.Size());
+        });
+    }
+
+    Napi::Value Build(const Napi::CallbackInfo& info)
+    {
+        Napi::Env env = info.Env();
+        return Guard(env, [&]() -> Napi::Value {
+            opt::Options o = ReadOptions(info[0]);
+            const bool full = info[1].IsBoolean() && info[1].As<Napi::Boolean>().Value();
+            o.skip_v30 = !(info[2].IsBoolean() && info[2].As<Napi::Boolean>().Value());
+            if (env.IsExceptionPending()) return env.Undefined();
+            const opt::IncrementalResult ir = m_engine.Build(o, full);
+            Napi::Object res = ResultObject(env, ir.r, true);
+            res.Set("txChunkFeeRateSatVb", Copy<double, Napi::Float64Array>(env, ir.chunk_rate));
+            res.Set("slotOfIndex", Copy<uint32_t, Napi::Uint32Array>(env, ir.slot_of_index));
+            res.Set("keys", Copy<uint32_t, Napi::Uint32Array>(env, ir.keys));
+            res.Set("dirtySlots", Napi::Number::New(env, ir.dirty_slots));
+            res.Set("prepareMs", Napi::Number::New(env, ir.prepare_ms));
+            return res;
+        });
+    }
+
+    Napi::Value Size(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), m_engine.Size()); }
+
+    Napi::Value Clear(const Napi::CallbackInfo& info)
+    {
+        m_engine.Clear();
+        return info.Env().Undefined();
+    }
+};
+
 Napi::Value VersionJs(const Napi::CallbackInfo& info) { return Napi::String::New(info.Env(), VERSION); }
 
 Napi::Object Init(Napi::Env env, Napi::Object exports)
@@ -260,6 +341,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports)
     exports.Set("inspectClusters", Napi::Function::New(env, InspectClustersJs, "inspectClusters"));
     exports.Set("selfCheck", Napi::Function::New(env, SelfCheckJs, "selfCheck"));
     exports.Set("version", Napi::Function::New(env, VersionJs, "version"));
+    exports.Set("IncrementalEngine", EngineWrap::Define(env));
     return exports;
 }
 

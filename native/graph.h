@@ -33,6 +33,10 @@ struct InputView {
     std::span<const uint32_t> parent_indices;
     std::span<const uint32_t> txid_rank;
     std::span<const uint32_t> warm_order;
+    /** Incremental cycles (incremental.h), per input transaction: 0 = its cluster may have changed
+     *  since warm_order was computed; 1 = unchanged and proven optimal then; 2 = unchanged, not proven.
+     *  A cluster whose transactions are all 1 or 2 takes warm_order as its final linearization. */
+    std::span<const uint8_t> warm_reuse;
 };
 
 /** Options of one cycle; defaults are Core's (cited where they are copied). */
@@ -52,6 +56,7 @@ struct Options {
     int64_t tail_window_pct{10};            // the search window: chunks within +pct % of the cutoff
     uint64_t seed{0};
     int64_t threads{2};                     // 1: single-threaded; 2: a helper thread (see linearize.h)
+    bool skip_v30{false};                   // incremental cycles: no v30 baseline (Result::v30 stays empty)
 };
 
 /** A validated mempool graph (owns the derived arrays, views the caller's inputs). */

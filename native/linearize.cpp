@@ -176,6 +176,8 @@ struct ClusterLinearizer::State {
     const Options& o;
     Linearization res;
     std::vector<uint32_t> warm_pos;
+    std::span<const uint8_t> warm_reuse;
+    std::vector<uint8_t> reused;  // per cluster
     std::atomic<uint32_t> next{0};
     Workers finish_workers;  // used by Finish on the caller's thread
     ClusterLinearizer::OnCluster on_cluster;
@@ -183,10 +185,14 @@ struct ClusterLinearizer::State {
 };
 
 ClusterLinearizer::ClusterLinearizer(const Graph& g, const Clusters& cl, const Options& o, std::span<const uint32_t> warm_order,
-                                     OnCluster on_cluster)
+                                     OnCluster on_cluster, std::span<const uint8_t> warm_reuse)
     : m_state(std::make_unique<State>(g, cl, o))
 {
     m_state->on_cluster = std::move(on_cluster);
+    if (!warm_order.empty() && warm_reuse.size() == g.n) {
+        m_state->warm_reuse = warm_reuse;
+        m_state->reused.assign(cl.count, 0);
+    }
     Linearization& res = m_state->res;
     res.lin.resize(g.n);
     res.optimal.assign(cl.count, 0);
@@ -207,6 +213,14 @@ void ClusterLinearizer::Work()
     const Options& o = st.o;
     Linearization& res = st.res;
     auto w = std::make_unique<Workers>();
+    // Every transaction marked unchanged (and placed by the warm order): the cluster is reused.
+    auto reusable = [&](std::span<const uint32_t> txs) {
+        if (st.warm_reuse.empty()) return false;
+        for (uint32_t t : txs) {
+            if (st.warm_reuse[t] == 0 || st.warm_pos[t] == UINT32_MAX) return false;
+        }
+        return true;
+    };
     constexpr uint32_t BATCH = 64;
     while (true) {
         const uint32_t first = st.next.fetch_add(BATCH, std::memory_order_relaxed);
@@ -219,6 +233,14 @@ void ClusterLinearizer::Work()
             if (k <= 2 || IsChain(g, txs)) {
                 std::copy(txs.begin(), txs.end(), out);  // the unique topological order
                 res.optimal[c] = 1;
+            } else if (reusable(txs)) {
+                // Unchanged since the previous cycle: its order then is final (topological, since
+                // neither its members nor their parent links changed).
+                std::copy(txs.begin(), txs.end(), out);
+                std::sort(out, out + k, [&](uint32_t a, uint32_t b) { return st.warm_pos[a] < st.warm_pos[b]; });
+                res.optimal[c] = 1;
+                for (uint32_t t : txs) res.optimal[c] &= static_cast<uint8_t>(st.warm_reuse[t] == 1);
+                st.reused[c] = 1;
             } else {
                 const uint64_t seed = MixSeed(o.seed, g.rank[txs[0]]);
                 RunResult r{false, 0};
@@ -248,6 +270,10 @@ Linearization ClusterLinearizer::Finish()
         const uint32_t k = cl.Size(c);
         res.largest = std::max(res.largest, k);
         if (k > 64) ++res.over64_count;
+        if (!st.reused.empty() && st.reused[c]) {
+            ++res.reused_count;  // had its second chance in the cycle that produced it
+            continue;
+        }
         if (!res.optimal[c] && k <= 512) retry.push_back(c);
     }
     // Second chance for clusters SFL did not finish, warm-started from their current order.

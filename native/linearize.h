@@ -32,6 +32,7 @@ struct Linearization {
     uint32_t optimal_count{0};
     uint32_t over64_count{0};
     uint64_t total_cost{0};
+    uint32_t reused_count{0};  // clusters that took a reused linearization (warm_reuse)
 };
 
 /** Linearizes the clusters of a mempool, possibly from several threads at once.
@@ -49,7 +50,7 @@ public:
      *  produced it (so it must be safe for distinct clusters in parallel). */
     using OnCluster = std::function<void(uint32_t cluster, std::span<const uint32_t> order)>;
     ClusterLinearizer(const Graph& g, const Clusters& cl, const Options& options, std::span<const uint32_t> warm_order,
-                      OnCluster on_cluster = {});
+                      OnCluster on_cluster = {}, std::span<const uint8_t> warm_reuse = {});
     ~ClusterLinearizer();
     /** Thread-safe. Complexity: O(SFL work of the clusters taken), bounded by the budgets. */
     void Work();

@@ -60,6 +60,7 @@ struct Prepared {
     Clusters cl;
     std::vector<uint32_t> original;  // internal index -> input index
     std::vector<uint32_t> warm;
+    std::vector<uint8_t> warm_reuse;  // internal indices (InputView::warm_reuse)
 };
 
 Prepared Prepare(const InputView& input, const Options& o, Timings* t)
@@ -78,6 +79,10 @@ Prepared Prepare(const InputView& input, const Options& o, Timings* t)
         for (uint32_t i = 0; i < p.g.n; ++i) internal[p.original[i]] = i;
         p.warm.reserve(input.warm_order.size());
         for (uint32_t x : input.warm_order) p.warm.push_back(internal[x]);
+        if (input.warm_reuse.size() == p.g.n) {
+            p.warm_reuse.resize(p.g.n);
+            for (uint32_t i = 0; i < p.g.n; ++i) p.warm_reuse[i] = input.warm_reuse[p.original[i]];
+        }
     }
     if (t) t->clusters = lap.Lap();
     return p;
@@ -111,7 +116,7 @@ Result BuildTemplates(const InputView& input, const Options& o)
     ClusterLinearizer lz(g, cl, o, p.warm, [&](uint32_t c, std::span<const uint32_t> order) {
         const uint32_t base = cl.offsets[c];
         chunk_counts[c] = ChunkCluster(g, c, order, base, chunks.chunks.data() + base);
-    });
+    }, p.warm_reuse);
     std::atomic<bool> helper_linearized{false};
     std::exception_ptr helper_error;  // an exception must not escape a thread: rethrown here
     double v30_ms = 0;
@@ -124,7 +129,7 @@ Result BuildTemplates(const InputView& input, const Options& o)
                 helper_error = std::current_exception();
             }
             helper_linearized.store(true, std::memory_order_release);
-            if (helper_error) return;
+            if (helper_error || o.skip_v30) return;
             try {
                 Stopwatch sw;
                 r.v30 = BuildBaselineV30(g, cl, o);
@@ -148,6 +153,9 @@ Result BuildTemplates(const InputView& input, const Options& o)
     r.optimal_count = lin.optimal_count;
     r.over64_count = lin.over64_count;
     r.linearize_cost = lin.total_cost;
+    r.reused_count = lin.reused_count;
+    r.tx_optimal.resize(g.n);
+    for (uint32_t x = 0; x < g.n; ++x) r.tx_optimal[p.original[x]] = lin.optimal[cl.cluster_of[x]];
     r.timings.linearize = lap.Lap();
 
     chunks.txs = lin.lin;
@@ -220,7 +228,7 @@ Result BuildTemplates(const InputView& input, const Options& o)
     if (o.threads >= 2) {
         helper.Join();
         if (helper_error) std::rethrow_exception(helper_error);
-    } else {
+    } else if (!o.skip_v30) {
         Stopwatch sw;
         r.v30 = BuildBaselineV30(g, cl, o);
         v30_ms = sw.Lap();

@@ -181,6 +181,11 @@ const VARIABLES = {
   // --- optimizer ---
   OPTIMIZER_ENABLED: { schema: bool, default: 'true', doc: 'Run the template optimizer cycle.' },
   OPTIMIZER_INTERVAL_SEC: { schema: positiveInt.max(3600), default: '60', doc: 'Seconds between optimizer cycles.' },
+  OPTIMIZER_INCREMENTAL_MS: {
+    schema: nonNegativeInt.max(600_000),
+    default: '2000',
+    doc: 'Incremental optimizer cycles: when the mempool changed, a new template (and signed receipt) at most this often, ms, from the changes only; the full cycle still runs every `OPTIMIZER_INTERVAL_SEC` and checks it. 0: full cycles only.',
+  },
   OPTIMIZER_TIMEOUT_SEC: { schema: positiveInt.max(3600), default: '240', doc: 'A cycle running longer is abandoned; the previous cache keeps serving.' },
   BASELINE_TIMEOUT_SEC: { schema: positiveInt.max(600), default: '15', doc: 'Timeout of the node `getblocktemplate` baseline.' },
   OPTIMIZER_MAX_TX_COUNT: { schema: positiveInt.max(100_000), default: '4000', doc: 'Most transactions in the optimized template.' },

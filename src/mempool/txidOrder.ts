@@ -4,8 +4,8 @@
  * memcmp over their internal little-endian bytes (`base_blob::Compare`), i.e. in the order of the
  * byte-reversed display hex; `coreTxidKey` is that string.
  *
- * A few inserts or removals are O(log n) searches plus an O(n) array move each (pointers only);
- * a larger batch (a block's worth of removals, a burst of arrivals) is one O(n) merge or filter.
+ * Changes are O(1) each and wait; the next read merges them: a few inserts or removals are O(log n)
+ * searches plus an O(n) array move each (pointers only); more are one O(n) merge or filter.
  */
 export function coreTxidKey(txid: string): string {
   // Through a Buffer: the result is a flat string. Built by concatenation it was a rope, and
@@ -25,9 +25,26 @@ const byKey = <T>(a: Entry<T>, b: Entry<T>): number => (a.key < b.key ? -1 : a.k
 
 export class TxidOrder<T> {
   private entries: Entry<T>[] = [];
+  /**
+   * Changes not merged yet (the last one per txid wins; null = removed): the order is only read
+   * by full optimizer snapshots, while the mirror changes on every event batch, so the O(n)
+   * merge runs once per read instead of once per batch (incremental cycles never read it).
+   */
+  private pending = new Map<string, T | null>();
 
   get size(): number {
+    this.flush();
     return this.entries.length;
+  }
+
+  private flush(): void {
+    if (this.pending.size === 0) return;
+    const pending = this.pending;
+    this.pending = new Map();
+    this.removeNow([...pending.keys()]);
+    const adds: Array<{ txid: string; value: T }> = [];
+    for (const [txid, value] of pending) if (value !== null) adds.push({ txid, value });
+    this.addNow(adds);
   }
 
   private search(key: string): number {
@@ -41,8 +58,13 @@ export class TxidOrder<T> {
     return lo;
   }
 
-  /** Adds values with their txids. O(k log n + k n) for k <= 32, else O(k log k + n) (sort, then merge). */
+  /** Adds values with their txids (replacing a value of the same txid). O(k) now; merged on the next read. */
   addAll(items: ReadonlyArray<{ txid: string; value: T }>): void {
+    for (const { txid, value } of items) this.pending.set(txid, value);
+  }
+
+  /** O(k log n + k n) for k <= 32, else O(k log k + n) (sort, then merge). */
+  private addNow(items: ReadonlyArray<{ txid: string; value: T }>): void {
     if (items.length <= IN_PLACE) {
       for (const { txid, value } of items) {
         const key = coreTxidKey(txid);
@@ -72,8 +94,13 @@ export class TxidOrder<T> {
     this.deleteAll([txid]);
   }
 
-  /** Removes the entries of these txids (absent ones are ignored). O(k (log n + n)) for k <= 32, else O(k log n + n). */
+  /** Removes the entries of these txids (absent ones are ignored). O(k) now; merged on the next read. */
   deleteAll(txids: readonly string[]): void {
+    for (const txid of txids) this.pending.set(txid, null);
+  }
+
+  /** O(k (log n + n)) for k <= 32, else O(k log n + n). */
+  private removeNow(txids: readonly string[]): void {
     if (txids.length <= IN_PLACE) {
       for (const txid of txids) {
         const key = coreTxidKey(txid);
@@ -99,6 +126,7 @@ export class TxidOrder<T> {
 
   /** Values in Core's txid order. */
   *values(): IterableIterator<T> {
+    this.flush();
     for (const e of this.entries) yield e.value;
   }
 }

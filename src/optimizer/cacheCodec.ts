@@ -7,10 +7,11 @@
  * The JSON header holds every summary field of `TemplateCache` (totals, comparison, projected
  * blocks, the signed receipt …), the leader's recent cycle records and baseline status (so every
  * replica's cache-stats and dashboard show the same cycles), and the element count of each section. The sections are the
- * per-tx lookups as typed arrays in the host's byte order (little-endian everywhere we run) and
- * txid lists as raw 32-byte values: snapshot txids, optimized and baseline txids, chunk fee rates
- * (f64), projected block (i32), linearization (u32). Never a JS Map: the lookups a follower needs
- * are rebuilt from the txid list.
+ * per-tx lookups as typed arrays in the host's byte order (little-endian everywhere we run) —
+ * txid keys (u32 × LOOKUP_WORDS, ascending), chunk fee rates (f64), projected block (i32) — and
+ * the optimized and baseline txid lists as raw 32-byte values. Never a JS Map and no per-tx
+ * strings: a follower serves the lookups as they arrive (txLookup.ts, binary search). The warm-start
+ * data of full-only mode stays with the leader (a new leader's first cycle starts cold).
  *
  * Everything read is external input: the header is zod-parsed, every section length is checked
  * against the blob, indices against the snapshot, the txid lists against the receipt's digests.
@@ -21,6 +22,7 @@ import { z } from 'zod';
 import type { BaselineStatus, CycleRecord } from './optimizerService.js';
 import { txidsDigest } from './receipts.js';
 import type { TemplateCache } from './templateCache.js';
+import { LOOKUP_WORDS } from './txLookup.js';
 
 export const CACHE_WIRE_SCHEMA = 'btc-intel-cache/1';
 const MAGIC = Buffer.from('BTCICACH', 'latin1');
@@ -83,9 +85,9 @@ const Header = z.object({
     snapshot: int.nonnegative().max(2_000_000),
     optimized: int.nonnegative().max(2_000_000),
     baseline: int.nonnegative().max(2_000_000),
-    linearization: int.nonnegative().max(2_000_000),
   }),
   cycle: int.positive(),
+  kind: z.enum(['full', 'incremental']),
   cachedAt: num,
   height: int.nonnegative(),
   previousBlockHash: hash,
@@ -101,7 +103,7 @@ const Header = z.object({
     weightLimitWu: int.positive(),
   }),
   nativeV31: totals,
-  nativeV30: totals,
+  nativeV30: totals.nullable(),
   v31WithinRequestLimits: z.boolean(),
   sigopsBinding: z.boolean(),
   upperBound: z.object({
@@ -148,6 +150,7 @@ const Header = z.object({
     linearizeCost: num,
     chunkCount: int.nonnegative(),
     realWeightRelinearized: int.nonnegative(),
+    reusedCount: int.nonnegative(),
   }),
   nativeTimingsMs: z.object({
     validate: num,
@@ -203,12 +206,12 @@ export function encodeCache(cache: TemplateCache, leaderId: string, leader: Lead
     leaderId,
     leader: { history: leader.history, baseline: leader.baseline },
     counts: {
-      snapshot: cache.snapshotTxids.length,
+      snapshot: cache.lookup.chunkFeeRateSatVb.length,
       optimized: optimized.txids.length,
       baseline: baseline.txids.length,
-      linearization: cache.linearization.length,
     },
     cycle: cache.cycle,
+    kind: cache.kind,
     cachedAt: cache.cachedAt,
     height: cache.height,
     previousBlockHash: cache.previousBlockHash,
@@ -245,12 +248,11 @@ export function encodeCache(cache: TemplateCache, leaderId: string, leader: Lead
     MAGIC,
     length,
     json,
-    bytesOf(cache.txChunkFeeRateSatVb),
-    bytesOf(cache.txProjectedBlock),
-    bytesOf(cache.linearization),
+    bytesOf(cache.lookup.keys),
+    bytesOf(cache.lookup.chunkFeeRateSatVb),
+    bytesOf(cache.lookup.projectedBlock),
     txidBytes(optimized.txids),
     txidBytes(baseline.txids),
-    txidBytes(cache.snapshotTxids),
   ]);
 }
 
@@ -294,15 +296,14 @@ async function hexTxids(raw: Buffer, n: number): Promise<string[]> {
   return out;
 }
 
-/** txid → snapshot index, built as `buildTemplateCache` builds it, `SLICE` at a time. */
-async function indexOf(txids: readonly string[]): Promise<Map<string, number>> {
-  const index = new Map<string, number>();
-  for (let start = 0; start < txids.length; start += SLICE) {
-    if (start > 0) await yieldToLoop();
-    const end = Math.min(txids.length, start + SLICE);
-    for (let i = start; i < end; i++) index.set(txids[i] as string, i);
+/** Lookups are found by binary search: their keys must ascend strictly. */
+function checkAscending(keys: Uint32Array): void {
+  for (let i = LOOKUP_WORDS; i < keys.length; i += LOOKUP_WORDS) {
+    const a0 = keys[i - LOOKUP_WORDS] ?? 0;
+    const b0 = keys[i] ?? 0;
+    if (a0 < b0 || (a0 === b0 && (keys[i - LOOKUP_WORDS + 1] ?? 0) < (keys[i + 1] ?? 0))) continue;
+    throw new CacheDecodeError(`lookup keys not in ascending order at ${i / LOOKUP_WORDS}`);
   }
-  return index;
 }
 
 function checkRange(values: Int32Array | Uint32Array, min: number, max: number, what: string): void {
@@ -331,28 +332,24 @@ export async function decodeCache(blob: Buffer): Promise<DecodedCache> {
   const { counts } = h;
 
   const read = new Reader(blob, headerStart + headerLength);
-  const txChunkFeeRateSatVb = read.typed((n) => new Float64Array(n), counts.snapshot, 'chunk fee rates');
-  const txProjectedBlock = read.typed((n) => new Int32Array(n), counts.snapshot, 'projected blocks');
-  const linearization = read.typed((n) => new Uint32Array(n), counts.linearization, 'linearization');
+  const keys = read.typed((n) => new Uint32Array(n), counts.snapshot * LOOKUP_WORDS, 'lookup keys');
+  const chunkFeeRateSatVb = read.typed((n) => new Float64Array(n), counts.snapshot, 'chunk fee rates');
+  const projectedBlock = read.typed((n) => new Int32Array(n), counts.snapshot, 'projected blocks');
   const optimizedRaw = read.txids(counts.optimized, 'optimized txids');
   const baselineRaw = read.txids(counts.baseline, 'baseline txids');
-  const snapshotRaw = read.txids(counts.snapshot, 'snapshot txids');
   read.end();
-  checkRange(txProjectedBlock, -1, h.projectedBlocks.length - 1, 'projected block');
-  checkRange(linearization, 0, counts.snapshot - 1, 'linearization index');
+  checkRange(projectedBlock, -1, h.projectedBlocks.length - 1, 'projected block');
+  checkAscending(keys);
 
   const optimizedTxids = await hexTxids(optimizedRaw, counts.optimized);
   const baselineTxids = await hexTxids(baselineRaw, counts.baseline);
   // The lists the receipt signs must be the lists served.
   if (txidsDigest(optimizedTxids) !== h.receipt.payload.optimized.txidsSha256) throw new CacheDecodeError('optimized txids do not match the receipt');
   if (txidsDigest(baselineTxids) !== h.receipt.payload.baseline.txidsSha256) throw new CacheDecodeError('baseline txids do not match the receipt');
-  await yieldToLoop();
-  const snapshotTxids = await hexTxids(snapshotRaw, counts.snapshot);
-  await yieldToLoop();
-  const txIndex = await indexOf(snapshotTxids);
 
   const cache: TemplateCache = {
     cycle: h.cycle,
+    kind: h.kind,
     cachedAt: h.cachedAt,
     height: h.height,
     previousBlockHash: h.previousBlockHash,
@@ -371,11 +368,8 @@ export async function decodeCache(blob: Buffer): Promise<DecodedCache> {
     clusters: h.clusters,
     nativeTimingsMs: h.nativeTimingsMs,
     receipt: h.receipt,
-    txIndex,
-    txChunkFeeRateSatVb,
-    txProjectedBlock,
-    linearization,
-    snapshotTxids,
+    lookup: { keys, chunkFeeRateSatVb, projectedBlock },
+    warm: null,
   };
   return { leaderId: h.leaderId, leader: h.leader, cache };
 }

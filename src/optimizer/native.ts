@@ -151,6 +151,8 @@ export interface OptimizerResult {
     chunkCount: number;
     /** Clusters with a sigop-adjusted transaction, re-linearized by real weight for the optimized template and the bound. */
     realWeightRelinearized: number;
+    /** Clusters unchanged since the previous incremental cycle whose linearization was reused (0 on a from-scratch cycle). */
+    reusedCount: number;
   };
   tailSearch: {
     /** Search nodes spent on block 1 and whether its window was searched exhaustively. */
@@ -222,6 +224,15 @@ interface NativeBinding {
   inspectClusters(input: OptimizerInput, options: OptimizerOptions): ClusterDetail[];
   selfCheck(input: OptimizerInput, options: OptimizerOptions, every: number): string;
   version(): string;
+  IncrementalEngine: new () => NativeIncrementalEngine;
+}
+
+/** The native incremental engine's methods (see incrementalEngine.ts for the typed wrapper). */
+export interface NativeIncrementalEngine {
+  apply(diff: unknown): number;
+  build(options: OptimizerOptions, full: boolean, withV30: boolean): unknown;
+  size(): number;
+  clear(): void;
 }
 
 let binding: NativeBinding | undefined;
@@ -237,7 +248,8 @@ function packageRoot(): string {
   }
 }
 
-function loadBinding(): NativeBinding {
+/** The loaded native module. @throws OptimizerError ERR_OPTIMIZER_LOAD_FAILED */
+export function loadBinding(): NativeBinding {
   if (binding) return binding;
   const root = packageRoot();
   const require = createRequire(import.meta.url);
@@ -320,6 +332,11 @@ function checkInput(input: OptimizerInput, options: OptimizerOptions): void {
     checkArray('input.warmOrder', input.warmOrder, Uint32Array, undefined);
     if (input.warmOrder.length > n) throw invalid('input.warmOrder', `at most ${n} entries`, input.warmOrder);
   }
+  checkOptions(options);
+}
+
+/** Option checks shared with the incremental engine. */
+export function checkOptions(options: OptimizerOptions): void {
   if (typeof options !== 'object' || options === null) throw invalid('options', 'an object', options);
   for (const [key, value] of Object.entries(options)) {
     if (value === undefined) continue;
@@ -336,7 +353,7 @@ function checkInput(input: OptimizerInput, options: OptimizerOptions): void {
 }
 
 /** Re-throw a native error as an OptimizerError created here, so the stack is the caller's. */
-function rethrow(err: unknown): never {
+export function rethrow(err: unknown): never {
   const e = err as { code?: unknown; message?: unknown };
   const code = typeof e.code === 'string' && e.code.startsWith('ERR_OPTIMIZER_') ? (e.code as OptimizerErrorCode) : 'ERR_OPTIMIZER_INTERNAL';
   throw new OptimizerError(code, typeof e.message === 'string' ? e.message : String(err), { cause: err });

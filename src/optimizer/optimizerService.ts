@@ -1,10 +1,20 @@
 /**
  * The optimizer cycle: every `OPTIMIZER_INTERVAL_SEC`, never overlapping, abandoned after
  * `OPTIMIZER_TIMEOUT_SEC`. Each cycle fetches the node's `getblocktemplate` baseline, snapshots the
- * mempool mirror into typed arrays right after, runs the native optimizer in the worker pool,
- * compares, signs a receipt and publishes a new cache atomically. A failed cycle records
- * `lastError`; the previous cache keeps serving. The running phase and its timings are public
- * (cache-stats), so a slow cycle is visible while it runs.
+ * mempool mirror right after, runs the native optimizer off the event loop, compares, signs a
+ * receipt and publishes a new cache atomically. A failed cycle records `lastError`; the previous
+ * cache keeps serving. The running phase and its timings are public (cache-stats), so a slow cycle
+ * is visible while it runs.
+ *
+ * With incremental cycles (`OPTIMIZER_INCREMENTAL_MS` > 0, an `IncrementalRunner`), the mempool
+ * lives in the incremental engine's worker: a full cycle sends it the changes since the last step
+ * and runs a from-scratch cycle there, checked against an incremental cycle of the same state
+ * (a mismatch is logged and counted; the from-scratch state replaces it). Between full cycles,
+ * each mempool change schedules an incremental cycle at most every `OPTIMIZER_INCREMENTAL_MS`:
+ * only the changed clusters are re-linearized, and the cache it publishes compares the optimized
+ * template with our native Core v31 model of the same state (the node's getblocktemplate is
+ * fetched by full cycles only). Without them, the full cycle snapshots the mirror into typed
+ * arrays and runs in the piscina pool, warm-started from the previous cycle.
  */
 import { EventEmitter } from 'node:events';
 import type { FastifyBaseLogger } from 'fastify';
@@ -19,7 +29,9 @@ import type { OptimizerOptions } from './native.js';
 import { fetchNodeBaseline } from './nodeBaseline.js';
 import type { OptimizerPool } from './optimizerPool.js';
 import type { ReceiptSigner } from './receipts.js';
-import { buildTemplateCache, type NodeBaseline, type TemplateCache } from './templateCache.js';
+import { buildTemplateCache, publishCache, type CacheKind, type CycleOutput, type NodeBaseline, type TemplateCache } from './templateCache.js';
+import type { IncrementalRunner, StepResult } from './incrementalRunner.js';
+import { IncrementalStats } from './incrementalStats.js';
 
 export type CyclePhase = 'idle' | 'baseline' | 'snapshot' | 'optimize' | 'publish';
 export type CycleStatus = 'ok' | 'baseline_fallback' | 'error' | 'timeout';
@@ -50,6 +62,8 @@ export interface OptimizerServiceOptions {
   node: BitcoinNode;
   pool: OptimizerPool;
   signer: ReceiptSigner;
+  /** Incremental cycles (used when `OPTIMIZER_INCREMENTAL_MS` > 0). */
+  incremental?: IncrementalRunner;
   logger?: FastifyBaseLogger;
   now?: () => number;
 }
@@ -69,14 +83,21 @@ export class OptimizerService extends EventEmitter<{ published: [TemplateCache];
   lastSuccessAt: number | null = null;
   readonly baseline: BaselineStatus = { lastStatus: null, lastError: null, lastDurationMs: null, lastSuccessAt: null };
   readonly history: CycleRecord[] = [];
+  /** Full and incremental publishes, timings, checks (cache-stats, capabilities). */
+  readonly incrementalStats: IncrementalStats;
 
   private running: Promise<TemplateCache | undefined> | undefined;
+  private incrementalRunning: Promise<void> | undefined;
+  private incrementalTimer: NodeJS.Timeout | undefined;
+  private started = false;
   private readonly schedule: PeriodicTask;
   private readonly now: () => number;
 
   constructor(private readonly options: OptimizerServiceOptions) {
     super();
     this.now = options.now ?? Date.now;
+    this.incrementalStats = new IncrementalStats(options.config.OPTIMIZER_INCREMENTAL_MS);
+    if (this.incrementalEnabled && options.incremental) options.incremental.onChange = () => this.scheduleIncremental();
     this.schedule = new PeriodicTask(
       () => this.refresh(),
       () => options.config.OPTIMIZER_INTERVAL_SEC * 1000,
@@ -103,14 +124,91 @@ export class OptimizerService extends EventEmitter<{ published: [TemplateCache];
     };
   }
 
+  /** Whether cycles go through the incremental engine. */
+  get incrementalEnabled(): boolean {
+    return this.options.config.OPTIMIZER_INCREMENTAL_MS > 0 && this.options.incremental !== undefined;
+  }
+
   /** Starts the schedule: a first cycle now, then one every interval after the previous ends. */
   start(): void {
+    this.started = true;
     this.schedule.start();
   }
 
   async stop(): Promise<void> {
+    this.started = false;
     this.schedule.stop();
+    clearTimeout(this.incrementalTimer);
+    this.incrementalTimer = undefined;
     await this.running?.catch(() => undefined);
+    await this.incrementalRunning;
+  }
+
+  /** An incremental cycle as soon as `OPTIMIZER_INCREMENTAL_MS` has passed since the last one started. */
+  private scheduleIncremental(): void {
+    if (!this.started || !this.incrementalEnabled || this.incrementalTimer) return;
+    const last = this.incrementalStats.lastStartedAt ?? 0;
+    const delay = Math.max(0, last + this.options.config.OPTIMIZER_INCREMENTAL_MS - this.now());
+    this.incrementalTimer = setTimeout(() => {
+      this.incrementalTimer = undefined;
+      this.incrementalRunning ??= this.incrementalCycle().finally(() => {
+        this.incrementalRunning = undefined;
+        if (this.options.incremental?.hasChanges) this.scheduleIncremental();
+      });
+    }, delay);
+  }
+
+  /**
+   * Runs an incremental cycle now (or joins the running one), whatever the schedule; resolves with
+   * the cache it published, undefined when there was nothing to do or it failed.
+   */
+  async refreshIncremental(): Promise<TemplateCache | undefined> {
+    await this.incrementalRunning;
+    const before = this.cache;
+    this.incrementalRunning ??= this.incrementalCycle().finally(() => {
+      this.incrementalRunning = undefined;
+    });
+    await this.incrementalRunning;
+    return this.cache !== before && this.cache?.kind === 'incremental' ? this.cache : undefined;
+  }
+
+  /** One incremental cycle (skipped until a full cycle published; the worker runs steps in order, so one may run while a full cycle waits for its baseline). */
+  private async incrementalCycle(): Promise<void> {
+    const runner = this.options.incremental;
+    if (!runner || !this.cache || !runner.hasChanges) return;
+    const stats = this.incrementalStats;
+    const started = this.now();
+    stats.lastStartedAt = started;
+    try {
+      const step = await runner.step({ ...this.optimizerOptions, seed: this.cycleCount + 1 }, { full: false, check: false });
+      const publishStarted = performance.now();
+      const cache = this.publish(this.outputOf(step, 'incremental', step.takenAt), null);
+      const publishMs = performance.now() - publishStarted;
+      stats.recordIncremental(this.now() - started, { ...step.engine, packMs: step.packMs, publishMs }, cache.cachedAt);
+    } catch (e) {
+      stats.recordError(e as Error);
+      this.options.logger?.error({ err: e }, 'incremental optimizer cycle failed; the previous cache keeps serving');
+    }
+  }
+
+  private outputOf(step: StepResult, kind: CacheKind, takenAt: number): CycleOutput {
+    return { ...step, kind, snapshot: { ...step.totals, takenAt, source: 'mempool_mirror' }, warm: null };
+  }
+
+  private publish(output: CycleOutput, nodeBaseline: NodeBaseline | null): TemplateCache {
+    const cache = publishCache({
+      cycle: this.cycleCount + 1,
+      now: this.now(),
+      output,
+      nodeBaseline,
+      weightLimitWu: MAX_BLOCK_WEIGHT_WU,
+      maxTxCount: this.optimizerOptions.maxTxCount,
+      signer: this.options.signer,
+    });
+    this.cache = cache;
+    this.cycleCount = cache.cycle;
+    this.emit('published', cache);
+    return cache;
   }
 
   /** When the next scheduled cycle starts (ms since the epoch), or null. */
@@ -172,10 +270,42 @@ export class OptimizerService extends EventEmitter<{ published: [TemplateCache];
       // The snapshot is as old as the view it reads.
       const takenAt = mirror.lastPollAt;
       if (takenAt === undefined) throw new Error('the mempool view has no successful poll yet');
+      const runner = this.incrementalEnabled ? this.options.incremental : undefined;
+      if (runner) {
+        // The engine holds the mempool: it gets the changes since its last step, runs from scratch
+        // and checks its incremental state against that.
+        phasesMs.snapshot = this.now() - t;
+        t = this.enter('optimize');
+        const check = !runner.willReset;
+        const stepped = runner.step({ ...this.optimizerOptions, seed: cycle }, { full: true, check });
+        const step = await abortable(stepped, abort.signal);
+        txCount = step.totals.txCount;
+        phasesMs.optimize = this.now() - t;
+        t = this.enter('publish');
+        if (step.totals.txCount !== step.mirrorTxCount) {
+          // The engine's table drifted from the mirror (a diff it never got): the next step resends everything.
+          runner.invalidate();
+          this.incrementalStats.resyncs += 1;
+          logger?.warn({ engine: step.totals.txCount, mirror: step.mirrorTxCount }, 'incremental optimizer table differs from the mempool view; resending it');
+        }
+        if (step.check && !step.check.match) {
+          logger?.warn(
+            { check: step.check, full: { feeSat: step.optimized.feeSat, weightWu: step.optimized.weightWu, upperBoundFeeSat: step.upperBound.feeSat } },
+            'incremental optimizer state differed from a full rebuild; replaced',
+          );
+        }
+        const publishStarted = performance.now();
+        const cache = this.publish(this.outputOf(step, 'full', takenAt), nodeBaseline);
+        const mainMs = step.packMs + performance.now() - publishStarted;
+        this.incrementalStats.recordFull(this.now() - started, cache.cachedAt, step.check?.match ?? null, mainMs);
+        phasesMs.publish = this.now() - t;
+        this.lastSuccessAt = this.now();
+        return cache;
+      }
       const snapshot = snapshotFromMirror(mirror, takenAt);
       // Warm start: last cycle's linearization, mapped to this snapshot (never worse than the hint).
-      const previous = this.cache;
-      if (previous) snapshot.input.warmOrder = warmOrderFromPrevious({ txids: previous.snapshotTxids, linearization: previous.linearization }, snapshot);
+      const warm = this.cache?.warm;
+      if (warm) snapshot.input.warmOrder = warmOrderFromPrevious({ txids: warm.snapshotTxids, linearization: warm.linearization }, snapshot);
       txCount = snapshot.txids.length;
       phasesMs.snapshot = this.now() - t;
 
@@ -185,7 +315,7 @@ export class OptimizerService extends EventEmitter<{ published: [TemplateCache];
 
       t = this.enter('publish');
       const cache = buildTemplateCache({
-        cycle,
+        cycle: this.cycleCount + 1,
         now: this.now(),
         snapshot,
         result,
@@ -195,9 +325,10 @@ export class OptimizerService extends EventEmitter<{ published: [TemplateCache];
         signer,
       });
       this.cache = cache;
-      this.cycleCount = cycle;
+      this.cycleCount = cache.cycle;
       phasesMs.publish = this.now() - t;
       this.lastSuccessAt = this.now();
+      this.incrementalStats.recordFull(this.now() - started, cache.cachedAt, null);
       this.emit('published', cache);
       return cache;
     } catch (e) {
@@ -235,10 +366,20 @@ export class OptimizerService extends EventEmitter<{ published: [TemplateCache];
     }
     this.cache = cache;
     this.cycleCount = cache.cycle;
-    this.lastStatus = cache.baseline.source === 'node_getblocktemplate' ? 'ok' : 'baseline_fallback';
+    this.lastStatus = cache.kind === 'incremental' || cache.baseline.source === 'node_getblocktemplate' ? 'ok' : 'baseline_fallback';
     this.lastError = null;
     this.lastSuccessAt = cache.cachedAt;
     this.emit('published', cache);
+  }
+
+  /** Changed transactions waiting for the next incremental cycle. */
+  get pendingIncrementalChanges(): number {
+    return this.options.incremental?.pendingChanges ?? 0;
+  }
+
+  /** Full cycles run so far (whether or not incremental ones ran between them). */
+  get fullCycleCount(): number {
+    return this.incrementalStats.full.count;
   }
 
   private baselineDone(started: number, baseline: NodeBaseline | null, error: Error | null): NodeBaseline | null {
@@ -254,4 +395,14 @@ export class OptimizerService extends EventEmitter<{ published: [TemplateCache];
     }
     return baseline;
   }
+}
+
+/** The promise, or a rejection with the signal's reason when it aborts first (the work itself is not stopped). */
+function abortable<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }

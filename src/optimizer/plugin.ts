@@ -1,13 +1,14 @@
 /**
- * The optimizer concern: the receipt signer, the worker pool, and the cycle service with its
- * published cache. The first cycle starts when the app is ready; the pool closes with the app.
- * With `REDIS_URL`, the replicas elect one leader that runs the cycles; the others serve its cache
- * (leadership.ts).
+ * The optimizer concern: the receipt signer, the worker pool, the incremental engine's worker, and
+ * the cycle service with its published cache. The first cycle starts when the app is ready; the
+ * pool closes with the app. With `REDIS_URL`, the replicas elect one leader that runs the cycles;
+ * the others serve its cache (leadership.ts).
  */
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import type { BitcoinNode } from '../node/bitcoinNode.js';
+import { IncrementalRunner } from './incrementalRunner.js';
 import { newReplicaId, OptimizerLeadership, singleStatus, type LeaseStatus } from './leadership.js';
 import { OptimizerPool } from './optimizerPool.js';
 import { OptimizerService } from './optimizerService.js';
@@ -38,7 +39,10 @@ export interface OptimizerPluginOptions {
 async function optimizerPlugin(app: FastifyInstance, { config, node, now, autoStart = true }: OptimizerPluginOptions): Promise<void> {
   const signer = loadReceiptSigner(config.RECEIPT_SECRET_KEY, config.DATA_DIR);
   const pool = new OptimizerPool(config.OPTIMIZER_THREADS, app.log);
-  const service = new OptimizerService({ config, mirror: app.mempool.mirror, node, pool, signer, logger: app.log, now });
+  const mirror = app.mempool.mirror;
+  // Incremental cycles: the engine's worker follows the mirror's diffs (OPTIMIZER_INCREMENTAL_MS = 0: full cycles only).
+  const incremental = config.OPTIMIZER_ENABLED && config.OPTIMIZER_INCREMENTAL_MS > 0 ? new IncrementalRunner({ mirror, logger: app.log, now }) : undefined;
+  const service = new OptimizerService({ config, mirror, node, pool, signer, incremental, logger: app.log, now });
   const clock = now ?? Date.now;
   const startedAt = clock();
   // As /health judges it (api/freshness.ts): polls failing for longer than NODE_STALE_AFTER_MS.
@@ -70,6 +74,7 @@ async function optimizerPlugin(app: FastifyInstance, { config, node, now, autoSt
   app.addHook('onClose', async () => {
     await leadership?.stop();
     await service.stop();
+    await incremental?.close();
     await pool.close();
   });
 }

@@ -1,13 +1,17 @@
 /**
  * The published optimizer cache: one immutable object per cycle, swapped atomically. Paid template
  * routes answer from it (membership checks, fee ladder, optimized txids); capabilities and
- * cache-stats describe it. Built by `buildTemplateCache` from the mempool snapshot, the native
- * result and the baseline.
+ * cache-stats describe it. `publishCache` builds it from a cycle's output (the incremental
+ * engine's worker gives one directly; `buildTemplateCache` makes one from a mempool snapshot and
+ * a native result) and the baseline, in O(template) work plus the signature.
  */
-import { feeRateSatVbOfWeight } from '../bitcoin/units.js';
 import type { OptimizerResult, TemplateSelection } from './native.js';
 import { txidsDigest, type ReceiptSigner, type SignedReceipt } from './receipts.js';
 import type { CycleSnapshot } from './mirrorSnapshot.js';
+import { findTxidKey, lookupFromSnapshot, type TxLookup } from './txLookup.js';
+
+/** `full`: a from-scratch cycle, compared with the node's getblocktemplate; `incremental`: a cycle of the changes since, compared with our Core v31 model of the same state. */
+export type CacheKind = 'full' | 'incremental';
 
 export type BaselineSource = 'node_getblocktemplate' | 'native_v31';
 
@@ -50,6 +54,7 @@ export interface BaselineComparison {
 
 export interface TemplateCache {
   cycle: number;
+  kind: CacheKind;
   /** ms since the epoch */
   cachedAt: number;
   /** Height of the block the templates are for (tip + 1). */
@@ -63,7 +68,8 @@ export interface TemplateCache {
   baseline: BaselineTemplate;
   /** The native re-implementations of Core, for the comparison table. */
   nativeV31: Omit<TemplateSummary, 'txids' | 'txidSet'>;
-  nativeV30: Omit<TemplateSummary, 'txids' | 'txidSet'>;
+  /** Full cycles only: null on incremental ones (v30's ancestor-set pass over the whole mempool is not incremental). */
+  nativeV30: Omit<TemplateSummary, 'txids' | 'txidSet'> | null;
   v31WithinRequestLimits: boolean;
   /** The sigop limit bound the optimized template (a chunk that fit by weight was left out for its sigops). */
   sigopsBinding: boolean;
@@ -73,16 +79,37 @@ export interface TemplateCache {
   clusters: OptimizerResult['clusters'];
   nativeTimingsMs: OptimizerResult['timingsMs'];
   receipt: SignedReceipt;
-  /** Per-tx lookups over the whole snapshot. */
-  txIndex: ReadonlyMap<string, number>;
-  txChunkFeeRateSatVb: Float64Array;
-  txProjectedBlock: Int32Array;
-  /** Kept for the next cycle's warm start: the linearization, in indices of `snapshotTxids`. */
-  linearization: Uint32Array;
-  snapshotTxids: readonly string[];
+  /** Per-tx lookups over the whole snapshot, by txid (`txChunkFeeRate`, `txProjectedPlacement`). */
+  lookup: TxLookup;
+  /** Kept for the next full cycle's warm start (snapshot cycles only): the linearization, in indices of `snapshotTxids`. */
+  warm: { linearization: Uint32Array; snapshotTxids: readonly string[] } | null;
 }
 
-function summary(selection: TemplateSelection, txids: readonly string[]): TemplateSummary {
+/** A template as the cycle output carries it: txids in block order and totals. */
+export interface SelectionTxids extends Omit<TemplateSelection, 'indices'> {
+  txids: string[];
+}
+
+/** What a cycle produced, whatever ran it. */
+export interface CycleOutput {
+  kind: CacheKind;
+  snapshot: CycleSnapshot['totals'] & { takenAt: number; source: string };
+  tipHeight: number;
+  tipHash: string;
+  optimized: SelectionTxids;
+  baselineV31: SelectionTxids;
+  baselineV30: Omit<TemplateSelection, 'indices'> | null;
+  v31WithinRequestLimits: boolean;
+  upperBound: OptimizerResult['upperBound'];
+  tailSearch: OptimizerResult['tailSearch'];
+  projectedBlocks: OptimizerResult['projectedBlocks'];
+  clusters: OptimizerResult['clusters'];
+  timingsMs: OptimizerResult['timingsMs'];
+  lookup: TxLookup;
+  warm: TemplateCache['warm'];
+}
+
+function withTxids(selection: TemplateSelection, txids: readonly string[]): SelectionTxids {
   const list = Array.from(selection.indices, (i) => {
     const txid = txids[i];
     if (txid === undefined) throw new RangeError(`template index ${i} outside the snapshot of ${txids.length}`);
@@ -90,15 +117,19 @@ function summary(selection: TemplateSelection, txids: readonly string[]): Templa
   });
   return {
     txids: list,
-    txidSet: new Set(list),
     txCount: selection.txCount,
     feeSat: selection.feeSat,
     weightWu: selection.weightWu,
+    adjustedWeightWu: selection.adjustedWeightWu,
     sigopCost: selection.sigopCost,
   };
 }
 
-function totals(selection: TemplateSelection): Omit<TemplateSummary, 'txids' | 'txidSet'> {
+function summary(s: SelectionTxids): TemplateSummary {
+  return { txids: s.txids, txidSet: new Set(s.txids), txCount: s.txCount, feeSat: s.feeSat, weightWu: s.weightWu, sigopCost: s.sigopCost };
+}
+
+function totals(selection: Omit<TemplateSelection, 'indices'>): Omit<TemplateSummary, 'txids' | 'txidSet'> {
   return { txCount: selection.txCount, feeSat: selection.feeSat, weightWu: selection.weightWu, sigopCost: selection.sigopCost };
 }
 
@@ -126,10 +157,47 @@ export interface BuildCacheParams {
   signer: ReceiptSigner;
 }
 
-export function buildTemplateCache({ cycle, now, snapshot, result, nodeBaseline, weightLimitWu, maxTxCount, signer }: BuildCacheParams): TemplateCache {
+/** The output of a from-scratch cycle on a snapshot (index-keyed native result → txids and a txid-keyed lookup). O(n). */
+export function cycleOutputOf(snapshot: CycleSnapshot, result: OptimizerResult): CycleOutput {
   const { txids } = snapshot;
-  const optimized = summary(result.optimized, txids);
-  const height = snapshot.tipHeight + 1;
+  return {
+    kind: 'full',
+    snapshot: { ...snapshot.totals, takenAt: snapshot.takenAt, source: snapshot.source },
+    tipHeight: snapshot.tipHeight,
+    tipHash: snapshot.tipHash,
+    optimized: withTxids(result.optimized, txids),
+    baselineV31: withTxids(result.baselineV31, txids),
+    baselineV30: result.baselineV30,
+    v31WithinRequestLimits: result.v31WithinRequestLimits,
+    upperBound: result.upperBound,
+    tailSearch: result.tailSearch,
+    projectedBlocks: result.projectedBlocks,
+    clusters: result.clusters,
+    timingsMs: result.timingsMs,
+    lookup: lookupFromSnapshot(txids, result.txChunkFeeSat, result.txChunkWeightWu, result.txProjectedBlock),
+    warm: { linearization: result.linearization, snapshotTxids: txids },
+  };
+}
+
+export function buildTemplateCache({ snapshot, result, ...rest }: BuildCacheParams): TemplateCache {
+  return publishCache({ ...rest, output: cycleOutputOf(snapshot, result) });
+}
+
+export interface PublishParams {
+  cycle: number;
+  now: number;
+  output: CycleOutput;
+  /** The node's getblocktemplate (full cycles); null: our native v31 model of the same state is the baseline. */
+  nodeBaseline: NodeBaseline | null;
+  weightLimitWu: number;
+  maxTxCount?: number;
+  signer: ReceiptSigner;
+}
+
+/** The cache of one cycle, with its signed receipt. O(template size + baseline size · log n). */
+export function publishCache({ cycle, now, output, nodeBaseline, weightLimitWu, maxTxCount, signer }: PublishParams): TemplateCache {
+  const optimized = summary(output.optimized);
+  const height = output.tipHeight + 1;
   const baseline: BaselineTemplate = nodeBaseline
     ? {
         source: 'node_getblocktemplate',
@@ -144,17 +212,13 @@ export function buildTemplateCache({ cycle, now, snapshot, result, nodeBaseline,
         coinbaseValueSat: nodeBaseline.coinbaseValueSat,
         weightLimitWu: nodeBaseline.weightLimitWu,
       }
-    : { source: 'native_v31', ...summary(result.baselineV31, txids), height, previousBlockHash: snapshot.tipHash, coinbaseValueSat: null, weightLimitWu };
-  const txIndex = new Map<string, number>();
-  txids.forEach((txid, i) => txIndex.set(txid, i));
-  const comparison = compare(optimized, baseline, snapshot, height, txIndex);
-  const txChunkFeeRateSatVb = new Float64Array(txids.length);
-  for (let i = 0; i < txids.length; i++) txChunkFeeRateSatVb[i] = feeRateSatVbOfWeight(result.txChunkFeeSat[i] ?? 0, result.txChunkWeightWu[i] ?? 0);
+    : { source: 'native_v31', ...summary(output.baselineV31), height, previousBlockHash: output.tipHash, coinbaseValueSat: null, weightLimitWu };
+  const comparison = compare(optimized, baseline, output, height);
   const cachedAt = now;
   const receipt = signer.sign({
     cycle,
     height,
-    previousBlockHash: snapshot.tipHash,
+    previousBlockHash: output.tipHash,
     cachedAt: new Date(cachedAt).toISOString(),
     optimized: { txidsSha256: txidsDigest(optimized.txids), txCount: optimized.txCount, feeSat: optimized.feeSat, weightWu: optimized.weightWu },
     baseline: {
@@ -164,46 +228,38 @@ export function buildTemplateCache({ cycle, now, snapshot, result, nodeBaseline,
       weightWu: baseline.weightWu,
       source: baseline.source,
     },
-    upperBound: { feeSat: result.upperBound.feeSat, exact: result.upperBound.exact },
+    upperBound: { feeSat: output.upperBound.feeSat, exact: output.upperBound.exact },
   });
   return {
     cycle,
+    kind: output.kind,
     cachedAt,
     height,
-    previousBlockHash: snapshot.tipHash,
+    previousBlockHash: output.tipHash,
     weightLimitWu,
     maxTxCount: maxTxCount ?? null,
-    snapshot: { ...snapshot.totals, takenAt: snapshot.takenAt, source: snapshot.source },
+    snapshot: output.snapshot,
     optimized,
     baseline,
-    nativeV31: totals(result.baselineV31),
-    nativeV30: totals(result.baselineV30),
-    v31WithinRequestLimits: result.v31WithinRequestLimits,
-    sigopsBinding: result.tailSearch.sigopsBinding,
-    upperBound: result.upperBound,
+    nativeV31: totals(output.baselineV31),
+    nativeV30: output.baselineV30 ? totals(output.baselineV30) : null,
+    v31WithinRequestLimits: output.v31WithinRequestLimits,
+    sigopsBinding: output.tailSearch.sigopsBinding,
+    upperBound: output.upperBound,
     comparison,
-    projectedBlocks: result.projectedBlocks,
-    clusters: result.clusters,
-    nativeTimingsMs: result.timingsMs,
+    projectedBlocks: output.projectedBlocks,
+    clusters: output.clusters,
+    nativeTimingsMs: output.timingsMs,
     receipt,
-    txIndex,
-    txChunkFeeRateSatVb,
-    txProjectedBlock: result.txProjectedBlock,
-    linearization: result.linearization,
-    snapshotTxids: txids,
+    lookup: output.lookup,
+    warm: output.warm,
   };
 }
 
-function compare(
-  optimized: TemplateSummary,
-  baseline: BaselineTemplate,
-  snapshot: CycleSnapshot,
-  height: number,
-  inSnapshot: ReadonlyMap<string, number>,
-): BaselineComparison {
+function compare(optimized: TemplateSummary, baseline: BaselineTemplate, output: CycleOutput, height: number): BaselineComparison {
   let overlap = 0;
   for (const txid of optimized.txids) if (baseline.txidSet.has(txid)) overlap++;
-  const sameTip = baseline.previousBlockHash === snapshot.tipHash;
+  const sameTip = baseline.previousBlockHash === output.tipHash;
   return {
     available: sameTip,
     reason: sameTip ? null : 'the node built its template on another tip than our mempool snapshot (a block arrived during the cycle)',
@@ -214,17 +270,17 @@ function compare(
     optimizedFeeSat: optimized.feeSat,
     baselineFeeSat: baseline.feeSat,
     feeDeltaSat: optimized.feeSat - baseline.feeSat,
-    baselineTxidsNotInSnapshot: baseline.txids.filter((txid) => !inSnapshot.has(txid)).length,
+    baselineTxidsNotInSnapshot: baseline.txids.filter((txid) => findTxidKey(output.lookup.keys, txid) < 0).length,
     optimizedHeight: height,
     baselineHeight: baseline.height,
-    previousBlockHash: snapshot.tipHash,
+    previousBlockHash: output.tipHash,
   };
 }
 
-/** Chunk fee rate (sat/vB) of a snapshot transaction in the cycle's linearization, or undefined when not in the snapshot. O(1). */
+/** Chunk fee rate (sat/vB) of a snapshot transaction in the cycle's linearization, or undefined when not in the snapshot. O(log n). */
 export function txChunkFeeRate(cache: TemplateCache, txid: string): number | undefined {
-  const i = cache.txIndex.get(txid);
-  return i === undefined ? undefined : cache.txChunkFeeRateSatVb[i];
+  const i = findTxidKey(cache.lookup.keys, txid);
+  return i < 0 ? undefined : cache.lookup.chunkFeeRateSatVb[i];
 }
 
 /** Where a snapshot transaction lands in the cycle's projection. */
@@ -235,10 +291,10 @@ export interface ProjectedPlacement {
   beyond: boolean;
 }
 
-/** The projected block of a snapshot transaction, or undefined when not in the snapshot. O(1). */
+/** The projected block of a snapshot transaction, or undefined when not in the snapshot. O(log n). */
 export function txProjectedPlacement(cache: TemplateCache, txid: string): ProjectedPlacement | undefined {
-  const i = cache.txIndex.get(txid);
-  const block = i === undefined ? undefined : cache.txProjectedBlock[i];
+  const i = findTxidKey(cache.lookup.keys, txid);
+  const block = i < 0 ? undefined : cache.lookup.projectedBlock[i];
   if (block === undefined) return undefined;
   return block < 0 ? { block: cache.projectedBlocks.length + 1, beyond: true } : { block: block + 1, beyond: false };
 }

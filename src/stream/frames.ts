@@ -5,7 +5,7 @@
  * in sats, `vsize`, `rate`).
  */
 import type { MempoolDiff, MempoolMirror, MirrorTx } from '../mempool/mirror.js';
-import type { TemplateCache } from '../optimizer/templateCache.js';
+import { txChunkFeeRate, txProjectedPlacement, type TemplateCache } from '../optimizer/templateCache.js';
 import { round } from '../util/round.js';
 
 export const FRAME_TYPES = ['hello', 'mempool', 'txs', 'removed', 'replacement', 'block', 'template'] as const;
@@ -25,14 +25,12 @@ export interface OptimizerView {
 export function optimizerView(cache: TemplateCache | undefined): OptimizerView {
   return {
     effectiveRate(txid) {
-      const i = cache?.txIndex.get(txid);
-      const rate = i === undefined ? undefined : cache?.txChunkFeeRateSatVb[i];
+      const rate = cache ? txChunkFeeRate(cache, txid) : undefined;
       return rate === undefined ? null : round(rate);
     },
     projectedBlock(txid) {
-      const i = cache?.txIndex.get(txid);
-      const block = i === undefined ? undefined : cache?.txProjectedBlock[i];
-      return block === undefined || block < 0 ? null : block;
+      const placement = cache ? txProjectedPlacement(cache, txid) : undefined;
+      return placement === undefined || placement.beyond ? null : placement.block - 1;
     },
   };
 }
@@ -99,6 +97,7 @@ export function templateFrame(cache: TemplateCache): Frame {
   return {
     type: 'template',
     cycle: cache.cycle,
+    kind: cache.kind,
     height: cache.height,
     previousBlockHash: cache.previousBlockHash,
     optimized: totals(cache.optimized),

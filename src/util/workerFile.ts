@@ -4,7 +4,12 @@
  * `tsx`) it is the `.ts` file, and the worker needs tsx's loader because neither vite's transform
  * nor the parent's loader reaches worker threads (TOOLCHAIN §2.4).
  */
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker, type WorkerOptions } from 'node:worker_threads';
+import { z } from 'zod';
 
 export interface WorkerFile {
   /** Absolute path of the worker module. */
@@ -32,4 +37,24 @@ export function moduleUrl(callerUrl: string, path: string): string {
 export function workerFile(callerUrl: string, basename: string): WorkerFile {
   const filename = fileURLToPath(moduleUrl(callerUrl, `./${basename}`));
   return { filename, execArgv: filename.endsWith('.ts') ? ['--import', 'tsx'] : [] };
+}
+
+/** The part of tsx's package.json that locates its ESM register API. */
+const TsxPackage = z.object({ exports: z.object({ './esm/api': z.object({ import: z.object({ default: z.string() }) }) }) });
+
+/**
+ * Starts a `node:worker_threads` worker on the module `basename` next to the caller. From
+ * TypeScript sources `--import tsx` in a worker's `execArgv` does not register tsx's hooks on
+ * Node 20 (it registers them on the main thread only), so a small bootstrap registers them through
+ * tsx's API and then imports the worker module (as src/simnet does for its own worker).
+ */
+export function startWorker(callerUrl: string, basename: string, options: WorkerOptions = {}): Worker {
+  const { filename, execArgv } = workerFile(callerUrl, basename);
+  if (execArgv.length === 0) return new Worker(filename, options);
+  const require = createRequire(import.meta.url);
+  const tsxDir = dirname(require.resolve('tsx/package.json'));
+  const { exports } = TsxPackage.parse(JSON.parse(readFileSync(join(tsxDir, 'package.json'), 'utf8')));
+  const api = pathToFileURL(join(tsxDir, exports['./esm/api'].import.default)).href;
+  const code = `import(${JSON.stringify(api)}).then(({ register }) => { register(); return import(${JSON.stringify(pathToFileURL(filename).href)}); })`;
+  return new Worker(code, { ...options, eval: true });
 }

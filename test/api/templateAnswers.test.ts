@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { templateCheck } from '../../src/api/template/templateAnswers.js';
+import { lookupFromSnapshot } from '../../src/optimizer/txLookup.js';
 
 type Cache = Parameters<typeof templateCheck>[0];
 
@@ -12,9 +13,7 @@ function cache(): Cache {
     optimized: { txidSet: new Set([txids[0]]) },
     baseline: { txidSet: new Set([txids[0]]), source: 'native_v31' },
     comparison: { available: true, optimizedOnlyTxidCount: 0, overlapTxidCount: 1, baselineOnlyTxidCount: 0 },
-    txIndex: new Map(txids.map((t, i) => [t, i])),
-    txChunkFeeRateSatVb: Float64Array.from([20, 3, 1.5]),
-    txProjectedBlock: Int32Array.from([0, 7, -1]),
+    lookup: lookupFromSnapshot(txids, Float64Array.from([20, 3, 1.5]), Uint32Array.from([4, 4, 4]), Int32Array.from([0, 7, -1])),
     projectedBlocks: new Array(8).fill({ txCount: 1, feeSat: 0, weightWu: 4_000_000, minFeeRateSatVb: 1, medianFeeRateSatVb: 1, maxFeeRateSatVb: 1 }),
   } as unknown as Cache;
 }

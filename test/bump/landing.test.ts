@@ -5,6 +5,7 @@
  * and the certain block the plan named; well above the cutoff, in block 1 exactly.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { txProjectedPlacement } from '../../src/optimizer/templateCache.js';
 import { refresh, startTestWorld, type TestWorld } from '../helpers/testWorld.js';
 
 let world: TestWorld;
@@ -23,8 +24,8 @@ async function lateAndOwned(count: number): Promise<string[]> {
   const out: string[] = [];
   for (const [txid, e] of Object.entries(pool)) {
     if (e.ancestorcount !== 1 || e.descendantcount !== 1) continue;
-    const i = cache.txIndex.get(txid);
-    if (i === undefined || (cache.txProjectedBlock[i] ?? 0) < 1) continue;
+    const placement = txProjectedPlacement(cache, txid);
+    if (placement === undefined || placement.block < 2) continue;
     const owned = await world.simnet.control.createSpend({ fromTxid: txid, feeRateSatVb: 50 }).then(
       () => true,
       () => false,

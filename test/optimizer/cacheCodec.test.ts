@@ -34,12 +34,10 @@ describe('optimizer cache codec', () => {
     expect(leaderId).toBe('leader-1');
     expect(leader).toEqual({ history, baseline });
     expect(JSON.stringify(back.receipt)).toBe(JSON.stringify(cache.receipt));
-    expect(back.snapshotTxids).toEqual(cache.snapshotTxids);
+    expect(back.kind).toBe(cache.kind);
     expect(back.optimized.txids).toEqual(cache.optimized.txids);
     expect(back.baseline.txids).toEqual(cache.baseline.txids);
-    expect(back.linearization).toEqual(cache.linearization);
-    expect(back.txChunkFeeRateSatVb).toEqual(cache.txChunkFeeRateSatVb);
-    expect(back.txProjectedBlock).toEqual(cache.txProjectedBlock);
+    expect(back.lookup).toEqual(cache.lookup);
     const { txidSet: _set, txids: _txids, ...optimized } = back.optimized;
     expect(optimized).toEqual({
       txCount: cache.optimized.txCount,
@@ -49,7 +47,10 @@ describe('optimizer cache codec', () => {
     });
     for (const key of ['cycle', 'cachedAt', 'height', 'snapshot', 'comparison', 'projectedBlocks', 'clusters', 'upperBound', 'nativeV31', 'nativeV30'] as const)
       expect(back[key], key).toEqual(cache[key]);
-    for (const txid of cache.snapshotTxids) {
+    const mempool = [...world.app.mempool.mirror.txs.keys()];
+    expect(mempool.length).toBeGreaterThan(100);
+    for (const txid of mempool) {
+      expect(txChunkFeeRate(back, txid)).toBeDefined();
       expect(txChunkFeeRate(back, txid)).toBe(txChunkFeeRate(cache, txid));
       expect(txProjectedPlacement(back, txid)).toEqual(txProjectedPlacement(cache, txid));
     }
@@ -75,9 +76,9 @@ describe('optimizer cache codec', () => {
   it('error: a txid list changed on the wire no longer matches the signed receipt', async () => {
     const blob = encodeCache(cache, 'leader-1');
     const length = blob.readUInt32LE(8);
-    const n = cache.snapshotTxids.length;
-    // The optimized txids follow the chunk rates (f64), projected blocks (i32) and linearization (u32).
-    const optimizedAt = 12 + length + n * 8 + n * 4 + cache.linearization.length * 4;
+    const n = cache.lookup.chunkFeeRateSatVb.length;
+    // The optimized txids follow the lookup keys (2 × u32), chunk rates (f64) and projected blocks (i32).
+    const optimizedAt = 12 + length + n * 8 + n * 8 + n * 4;
     const tampered = Buffer.from(blob);
     tampered.writeUInt8(tampered.readUInt8(optimizedAt) ^ 1, optimizedAt);
     await expect(decodeCache(tampered)).rejects.toThrow(/optimized txids do not match the receipt/);
@@ -86,9 +87,13 @@ describe('optimizer cache codec', () => {
   it('error: out-of-range indices in the lookups are refused', async () => {
     const blob = encodeCache(cache, 'leader-1');
     const length = blob.readUInt32LE(8);
-    const n = cache.snapshotTxids.length;
+    const n = cache.lookup.chunkFeeRateSatVb.length;
     const tampered = Buffer.from(blob);
-    tampered.writeInt32LE(99, 12 + length + n * 8);
+    tampered.writeInt32LE(99, 12 + length + n * 8 + n * 8);
     await expect(decodeCache(tampered)).rejects.toThrow(/projected block/);
+    // Keys out of order would break the binary search: refused.
+    const unordered = Buffer.from(blob);
+    unordered.writeUInt32LE(0xffffffff, 12 + length);
+    await expect(decodeCache(unordered)).rejects.toThrow(/ascending/);
   });
 });

@@ -5,7 +5,8 @@ import { startTestWorld, type TestWorld } from '../helpers/testWorld.js';
 
 let world: TestWorld;
 beforeAll(async () => {
-  world = await startTestWorld({ initialTxs: 300, seed: 13, env: { OPTIMIZER_TIMEOUT_SEC: '1' } });
+  // Full cycles only (the piscina pool path); incremental cycles: incrementalService.test.ts.
+  world = await startTestWorld({ initialTxs: 300, seed: 13, env: { OPTIMIZER_TIMEOUT_SEC: '1', OPTIMIZER_INCREMENTAL_MS: '0' } });
   await world.app.mempool.mirror.poll();
 });
 afterAll(() => world?.close());

@@ -19,7 +19,7 @@ export const TemplateTable = z.object({
   optimized: TemplateRow,
   baseline: TemplateRow.extend({ source: z.enum(['node_getblocktemplate', 'native_v31']) }),
   nativeV31: TemplateRow,
-  nativeV30: TemplateRow,
+  nativeV30: TemplateRow.nullable().describe('Our Core v30 model: full cycles only, null on incremental ones'),
   upperBound: z.object({
     feeSat: z.number(),
     exact: z.boolean(),
@@ -32,6 +32,80 @@ export const TemplateTable = z.object({
   v31WithinRequestLimits: z.boolean(),
   sigopsBinding: z.boolean().describe('The consensus sigop limit (80,000 minus the coinbase) bound the optimized template'),
 });
+
+const CadenceRow = z.object({
+  count: z.number().int(),
+  lastPublishedAt: IsoTime.nullable(),
+  lastDurationMs: z.number().nullable(),
+  recentP50Ms: z.number().nullable().describe('Median duration of the recent cycles of this kind, ms'),
+  recentMaxMs: z.number().nullable(),
+});
+
+/** Full and incremental cycles side by side (also in capabilities). */
+export const Cadence = z.object({
+  mode: z.enum(['incremental', 'full_only']),
+  fullIntervalSec: z.number().int(),
+  incrementalIntervalMs: z.number().int().describe('At most one incremental cache this often when the mempool changed (0: full cycles only)'),
+  servedKind: z.enum(['full', 'incremental']).nullable(),
+  templateAgeMs: z.number().nullable().describe('Age of the mempool state the served template reflects, ms'),
+  full: CadenceRow,
+  incremental: CadenceRow.extend({
+    pendingChanges: z.number().int().describe('Changed transactions waiting for the next incremental cycle'),
+    errors: z.number().int(),
+    lastError: z.string().nullable(),
+    checks: z.number().int().describe('Full cycles that rebuilt the incremental state from scratch and compared'),
+    mismatches: z.number().int().describe('Checks where the incremental state differed (logged; the full state replaced it)'),
+    resyncs: z.number().int().describe('Full cycles that found the engine out of step with the mempool view (it was resent whole)'),
+    lastWork: z
+      .object({
+        upserts: z.number().int(),
+        removed: z.number().int(),
+        dirtySlots: z.number().int(),
+        applyMs: z.number(),
+        buildMs: z.number(),
+        packMs: z.number(),
+        publishMs: z.number(),
+      })
+      .nullable()
+      .describe('The last incremental cycle: changes sent, slots re-examined, worker (apply, build) and main-thread (pack, publish) ms'),
+  }),
+});
+
+export function cadence(ctx: ApiContext): z.input<typeof Cadence> {
+  const { service } = ctx.optimizer;
+  const stats = service.incrementalStats;
+  const cache = service.cache;
+  const row = (c: ReturnType<typeof stats.full.summary>) => ({ ...c, lastPublishedAt: isoFromMs(c.lastPublishedAt) });
+  const work = stats.lastEngine;
+  return {
+    mode: service.incrementalEnabled ? 'incremental' : 'full_only',
+    fullIntervalSec: ctx.config.OPTIMIZER_INTERVAL_SEC,
+    incrementalIntervalMs: service.incrementalEnabled ? ctx.config.OPTIMIZER_INCREMENTAL_MS : 0,
+    servedKind: cache?.kind ?? null,
+    templateAgeMs: cache ? Math.max(0, ctx.now() - cache.snapshot.takenAt) : null,
+    full: row(stats.full.summary()),
+    incremental: {
+      ...row(stats.incremental.summary()),
+      pendingChanges: service.pendingIncrementalChanges,
+      errors: stats.errors,
+      lastError: stats.lastError,
+      checks: stats.checks,
+      mismatches: stats.mismatches,
+      resyncs: stats.resyncs,
+      lastWork: work
+        ? {
+            upserts: work.upserts,
+            removed: work.removed,
+            dirtySlots: work.dirtySlots,
+            applyMs: round(work.applyMs, 2),
+            buildMs: round(work.buildMs, 2),
+            packMs: round(work.packMs, 2),
+            publishMs: round(work.publishMs, 2),
+          }
+        : null,
+    },
+  };
+}
 
 const PhaseTimings = z.object({ baseline: z.number().nullable(), snapshot: z.number(), optimize: z.number(), publish: z.number() });
 
@@ -56,9 +130,12 @@ export const CacheStatsResponse = z.object({
     lastDurationMs: z.number().nullable(),
     lastSuccessAt: IsoTime.nullable(),
   }),
+  cadence: Cadence,
   cache: z
     .object({
       cycle: z.number().int(),
+      kind: z.enum(['full', 'incremental']).describe('full: compared with the node getblocktemplate; incremental: with our Core v31 model of the same state'),
+      templateAgeMs: z.number().describe('Age of the mempool state the template reflects, ms'),
       cachedAt: IsoTime,
       cacheAgeMs: z.number(),
       height: z.number().int(),
@@ -104,7 +181,7 @@ export function templateTable(cache: TemplateCache): z.input<typeof TemplateTabl
     optimized: row(cache.optimized),
     baseline: { source: cache.baseline.source, ...row(cache.baseline) },
     nativeV31: row(cache.nativeV31),
-    nativeV30: row(cache.nativeV30),
+    nativeV30: cache.nativeV30 ? row(cache.nativeV30) : null,
     upperBound: { feeSat: round(bound, 1), exact: cache.upperBound.exact, solved: cache.upperBound.solved },
     optimizedMinusBaselineSat: cache.optimized.feeSat - cache.baseline.feeSat,
     optimizedMinusNativeV31Sat: cache.optimized.feeSat - cache.nativeV31.feeSat,
@@ -139,9 +216,12 @@ export function cacheStats(ctx: ApiContext): z.input<typeof CacheStatsResponse> 
     lastSuccessAt: isoFromMs(service.lastSuccessAt),
     nextRefreshAt: isoFromMs(service.nextRefreshAt),
     baseline: { ...service.baseline, lastSuccessAt: isoFromMs(service.baseline.lastSuccessAt) },
+    cadence: cadence(ctx),
     cache: cache
       ? {
           cycle: cache.cycle,
+          kind: cache.kind,
+          templateAgeMs: Math.max(0, now - cache.snapshot.takenAt),
           cachedAt: isoFromMs(cache.cachedAt),
           cacheAgeMs: now - cache.cachedAt,
           height: cache.height,

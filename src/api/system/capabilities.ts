@@ -10,6 +10,7 @@ import { round } from '../../util/round.js';
 import { SERVICE_VERSION } from '../../version.js';
 import type { ApiContext } from '../define.js';
 import { staleReason } from '../freshness.js';
+import { Cadence, cadence } from './cacheStats.js';
 import { Hash, IsoTime, Sat, SatVb, Success } from '../schemas.js';
 import { BATCH_CHECK_MAX_TXIDS, OPTIMIZED_TXIDS_MAX } from '../template/endpoints.js';
 import { TEMPLATE_MODE, TEMPLATE_NOTE, TEMPLATE_SOURCE } from '../template/templateAnswers.js';
@@ -33,6 +34,7 @@ export const CapabilitiesResponse = z.object({
     note: z.string(),
   }),
   optimizerCache: z.object({
+    cadence: Cadence,
     enabled: z.boolean(),
     lease: OptimizerLease,
     configured: z.boolean(),
@@ -180,6 +182,7 @@ export function capabilities(ctx: ApiContext): z.input<typeof CapabilitiesRespon
       note: TEMPLATE_NOTE,
     },
     optimizerCache: {
+      cadence: cadence(ctx),
       enabled,
       lease: optimizerLease(ctx),
       configured: enabled,

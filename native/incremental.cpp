@@ -1,0 +1,274 @@
+// The incremental engine; see incremental.h.
+#include "incremental.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <numeric>
+#include <string>
+
+namespace opt {
+
+namespace {
+
+constexpr uint32_t MAX_SLOT = 1u << 26;  // 67 M slots: far above any mempool
+
+void EraseOne(std::vector<uint32_t>& v, uint32_t x)
+{
+    const auto it = std::find(v.begin(), v.end(), x);
+    if (it != v.end()) {
+        *it = v.back();
+        v.pop_back();
+    }
+}
+
+void CheckDiff(const DiffView& d)
+{
+    const size_t m = d.slots.size();
+    auto fail = [](const std::string& what) { throw InputError(ErrorCode::LENGTH_MISMATCH, "diff: " + what); };
+    if (d.fee.size() != m || d.weight.size() != m || (!d.sigops.empty() && d.sigops.size() != m)) {
+        fail("feeSat, weightWu and sigopCost must have one entry per slot");
+    }
+    if (d.keys.size() != 8 * m) fail("keys must have 8 words per slot");
+    if (d.parent_offsets.size() != m + 1 || d.parent_offsets[0] != 0 || d.parent_offsets[m] != d.parent_slots.size()) {
+        fail("parentOffsets must have slots + 1 entries, from 0 to parentSlots.length");
+    }
+    for (size_t i = 0; i < m; ++i) {
+        if (d.parent_offsets[i] > d.parent_offsets[i + 1]) fail("parentOffsets must be non-decreasing");
+        if (d.slots[i] >= MAX_SLOT) throw InputError(ErrorCode::INDEX_OUT_OF_RANGE, "diff: slot " + std::to_string(d.slots[i]) + " too large");
+        const double f = d.fee[i];
+        if (!std::isfinite(f) || f < 0 || f >= 9007199254740992.0 || f != std::floor(f)) {
+            throw InputError(ErrorCode::INVALID_FEE, "diff: feeSat[" + std::to_string(i) + "] must be an integer in [0, 2^53)");
+        }
+        if (d.weight[i] == 0) throw InputError(ErrorCode::INVALID_WEIGHT, "diff: weightWu[" + std::to_string(i) + "] must be >= 1");
+    }
+    for (uint32_t s : d.parent_slots) {
+        if (s >= MAX_SLOT) throw InputError(ErrorCode::INDEX_OUT_OF_RANGE, "diff: parent slot " + std::to_string(s) + " too large");
+    }
+    for (uint32_t s : d.removed) {
+        if (s >= MAX_SLOT) throw InputError(ErrorCode::INDEX_OUT_OF_RANGE, "diff: removed slot " + std::to_string(s) + " too large");
+    }
+}
+
+} // namespace
+
+void IncrementalEngine::Clear()
+{
+    m_slots.clear();
+    m_keys.clear();
+    m_children.clear();
+    m_sorted.clear();
+    m_fresh.clear();
+    m_sorted_keys.clear();
+    m_prev_n = 0;
+    m_dropped.clear();
+    m_index.clear();
+    m_alive = 0;
+}
+
+void IncrementalEngine::Unlink(uint32_t s)
+{
+    Slot& x = m_slots[s];
+    for (uint32_t p : x.parents) {
+        EraseOne(m_children[p], s);
+        m_slots[p].dirty = true;
+    }
+    for (uint32_t c : m_children[s]) {
+        EraseOne(m_slots[c].parents, s);
+        m_slots[c].dirty = true;
+    }
+    x.parents.clear();
+    m_children[s].clear();
+}
+
+void IncrementalEngine::Apply(const DiffView& d)
+{
+    CheckDiff(d);
+    for (uint32_t s : d.removed) {
+        if (s >= m_slots.size() || !m_slots[s].alive) continue;
+        Unlink(s);
+        m_slots[s].alive = false;
+        m_dropped.push_back(s);
+        --m_alive;
+    }
+    // Two passes, so a parent may come after its child in the same diff: first every upserted
+    // slot is alive with its data, then the parent links are set.
+    for (size_t i = 0; i < d.slots.size(); ++i) {
+        const uint32_t s = d.slots[i];
+        if (s >= m_slots.size()) {
+            const size_t size = std::max<size_t>(s + 1, m_slots.size() * 3 / 2);
+            m_slots.resize(size);
+            m_keys.resize(size);
+            m_children.resize(size);
+        }
+        TxidKey key;
+        std::copy_n(d.keys.begin() + 8 * i, 8, key.begin());
+        const uint32_t sigops = d.sigops.empty() ? 0 : d.sigops[i];
+        Slot& x = m_slots[s];
+        if (x.alive && m_keys[s] != key) {  // another transaction in a live slot: replace it
+            Unlink(s);
+            x.alive = false;
+            m_dropped.push_back(s);
+            --m_alive;
+        }
+        if (!x.alive) {
+            x.alive = true;
+            ++m_alive;
+            x.fresh = true;
+            m_keys[s] = key;
+            x.warm_pos = UINT32_MAX;
+            m_children[s].clear();
+            x.parents.clear();
+            x.dirty = true;
+            m_fresh.push_back(s);
+        } else if (x.fee != d.fee[i] || x.weight != d.weight[i] || x.sigops != sigops) {
+            x.dirty = true;
+        }
+        x.fee = d.fee[i];
+        x.weight = d.weight[i];
+        x.sigops = sigops;
+    }
+    std::vector<uint32_t> parents, old;
+    for (size_t i = 0; i < d.slots.size(); ++i) {
+        const uint32_t s = d.slots[i];
+        parents.clear();
+        for (uint32_t k = d.parent_offsets[i]; k < d.parent_offsets[i + 1]; ++k) {
+            const uint32_t p = d.parent_slots[k];
+            if (p != s && p < m_slots.size() && m_slots[p].alive) parents.push_back(p);
+        }
+        std::sort(parents.begin(), parents.end());
+        parents.erase(std::unique(parents.begin(), parents.end()), parents.end());
+        Slot& x = m_slots[s];
+        old = x.parents;
+        std::sort(old.begin(), old.end());
+        if (old == parents) continue;
+        for (uint32_t p : x.parents) {
+            EraseOne(m_children[p], s);
+            m_slots[p].dirty = true;
+        }
+        x.parents = parents;
+        for (uint32_t p : parents) m_children[p].push_back(s);
+        x.dirty = true;
+    }
+}
+
+void IncrementalEngine::SortIn()
+{
+    if (m_dropped.empty() && m_fresh.empty()) return;
+    // Survivors keep their order (and their keys, carried along contiguously); the dropped ones
+    // are found by their index in the last Build (m_index), so this pass touches no slot.
+    const size_t old_n = m_sorted.size();
+    m_drop.assign(old_n, 0);
+    for (uint32_t s : m_dropped) {
+        if (s < m_index.size() && m_index[s] < old_n && m_sorted[m_index[s]] == s) m_drop[m_index[s]] = 1;
+    }
+    m_dropped.clear();
+    size_t w = 0;
+    for (size_t i = 0; i < old_n; ++i) {
+        if (m_drop[i]) continue;
+        m_sorted[w] = m_sorted[i];
+        m_sorted_keys[w] = m_sorted_keys[i];
+        ++w;
+    }
+    // New slots are sorted and merged in: O(n + k log k).
+    std::vector<uint32_t> add;
+    for (uint32_t s : m_fresh) {
+        if (m_slots[s].alive && m_slots[s].fresh) {
+            m_slots[s].fresh = false;
+            add.push_back(s);
+        }
+    }
+    m_fresh.clear();
+    std::sort(add.begin(), add.end(), [&](uint32_t a, uint32_t b) { return m_keys[a] < m_keys[b]; });
+    m_merged.resize(w + add.size());
+    m_merged_keys.resize(w + add.size());
+    size_t i = 0, j = 0, o = 0;
+    while (i < w || j < add.size()) {
+        if (j == add.size() || (i < w && m_sorted_keys[i] < m_keys[add[j]])) {
+            m_merged[o] = m_sorted[i];
+            m_merged_keys[o++] = m_sorted_keys[i++];
+        } else {
+            m_merged[o] = add[j];
+            m_merged_keys[o++] = m_keys[add[j++]];
+        }
+    }
+    m_sorted.swap(m_merged);
+    m_sorted_keys.swap(m_merged_keys);
+}
+
+IncrementalResult IncrementalEngine::Build(const Options& o, bool full)
+{
+    const auto started = std::chrono::steady_clock::now();
+    SortIn();
+    IncrementalResult out;
+    const uint32_t n = static_cast<uint32_t>(m_sorted.size());
+    m_index.resize(m_slots.size());
+    for (uint32_t i = 0; i < n; ++i) m_index[m_sorted[i]] = i;
+
+    // One pass over the table in txid order: the cycle's input, each tx's reuse mark, and its
+    // position in the previous linearization (bucketed by that position into the warm order).
+    m_fee.resize(n);
+    m_weight.resize(n);
+    m_sigops.resize(n);
+    m_poff.resize(n + 1);
+    m_pidx.clear();
+    m_reuse.assign(full ? 0 : n, 0);
+    m_bucket.assign(full ? 0 : m_prev_n, UINT32_MAX);
+    if (m_rank.size() != n) {
+        m_rank.resize(n);
+        std::iota(m_rank.begin(), m_rank.end(), 0u);
+    }
+    for (uint32_t i = 0; i < n; ++i) {
+        const Slot& x = m_slots[m_sorted[i]];
+        m_fee[i] = x.fee;
+        m_weight[i] = x.weight;
+        m_sigops[i] = x.sigops;
+        m_poff[i] = static_cast<uint32_t>(m_pidx.size());
+        for (uint32_t p : x.parents) m_pidx.push_back(m_index[p]);
+        out.dirty_slots += x.dirty;
+        if (!full) {
+            m_reuse[i] = x.dirty ? 0 : (x.optimal ? 1 : 2);
+            if (x.warm_pos < m_prev_n) m_bucket[x.warm_pos] = i;
+        }
+    }
+    m_poff[n] = static_cast<uint32_t>(m_pidx.size());
+    m_warm.clear();
+    for (uint32_t i : m_bucket) {
+        if (i != UINT32_MAX) m_warm.push_back(i);
+    }
+    InputView in;
+    in.fee = m_fee;
+    in.weight = m_weight;
+    in.sigops = m_sigops;
+    in.parent_offsets = m_poff;
+    in.parent_indices = m_pidx;
+    in.txid_rank = m_rank;
+    in.warm_order = m_warm;
+    in.warm_reuse = m_reuse;
+    out.prepare_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    out.r = BuildTemplates(in, o);
+
+    // This cycle's linearization is the next one's warm order; every slot is clean now.
+    m_bucket.resize(n);
+    for (uint32_t k = 0; k < n; ++k) m_bucket[out.r.linearization[k]] = k;  // index -> position
+    out.chunk_rate.resize(n);
+    for (uint32_t i = 0; i < n; ++i) {
+        Slot& x = m_slots[m_sorted[i]];
+        x.warm_pos = m_bucket[i];
+        x.optimal = out.r.tx_optimal[i] != 0;
+        x.dirty = false;
+        const uint32_t w = out.r.tx_chunk_weight[i];
+        out.chunk_rate[i] = w > 0 ? out.r.tx_chunk_fee[i] * 4 / w : 0;
+    }
+    m_prev_n = n;
+    out.slot_of_index = m_sorted;
+    m_lookup_keys.resize(size_t{2} * n);
+    for (uint32_t i = 0; i < n; ++i) {
+        m_lookup_keys[2 * i] = m_sorted_keys[i][0];
+        m_lookup_keys[2 * i + 1] = m_sorted_keys[i][1];
+    }
+    out.keys = m_lookup_keys;
+    return out;
+}
+
+} // namespace opt

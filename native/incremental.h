@@ -1,0 +1,99 @@
+// Incremental optimizer cycles: a mempool kept by stable slot between cycles, changed by diffs.
+//
+// The engine owns the transaction table (fee, weight, sigop cost, parents and children by slot,
+// the 32-byte txid key in Core's memcmp order) and, from the previous Build, each transaction's
+// position in the linearization and whether its cluster was proven optimal. Apply() records which
+// slots changed (added, fee/weight/parents changed, or a neighbour of a removed transaction);
+// Build() renumbers the live slots in txid order (so rank = index, as the mirror snapshot does)
+// and runs BuildTemplates with the previous linearization as warm order and every unchanged
+// cluster marked reusable: only clusters holding a changed slot are linearized again. Build(full)
+// ignores the previous state (a from-scratch cycle of the same table, the periodic check).
+//
+// Invariants (between calls): alive slots are exactly those in `sorted`, ordered by key; parents
+// and children of an alive slot are alive and mirror each other; a slot with dirty = 0 is in the
+// same cluster, with the same data, as at the last Build.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "optimizer.h"
+
+namespace opt {
+
+using TxidKey = std::array<uint32_t, 8>;  // the txid's internal bytes as big-endian words (memcmp order)
+
+/** One cycle's result plus what maps its indices back: index i is slot_of_index[i], the first two
+ *  words of its txid key keys[2i .. 2i+2) (ascending; the lookups' keys, src/optimizer/txLookup.ts).
+ *  Both view the engine's arrays: valid until its next call. */
+struct IncrementalResult {
+    Result r;
+    std::span<const uint32_t> slot_of_index;
+    std::span<const uint32_t> keys;
+    std::vector<double> chunk_rate;  // per index: its chunk's fee rate, sat/vB (fee * 4 / Core's chunk weight)
+    uint32_t dirty_slots{0};
+    double prepare_ms{0};
+};
+
+/** The diff of one step, as arrays (views of the caller's). Upserts: slot, fee, weight, sigops,
+ *  8 key words each, parents as CSR over parent slots (slots not alive are ignored). */
+struct DiffView {
+    std::span<const uint32_t> removed;
+    std::span<const uint32_t> slots;
+    std::span<const double> fee;
+    std::span<const uint32_t> weight;
+    std::span<const uint32_t> sigops;
+    std::span<const uint32_t> keys;
+    std::span<const uint32_t> parent_offsets;
+    std::span<const uint32_t> parent_slots;
+};
+
+class IncrementalEngine
+{
+public:
+    /** Removals first, then upserts (a new slot, or new data for a live one). Throws InputError on
+     *  inconsistent arrays; the table is unchanged then. Complexity: O(diff + their links). */
+    void Apply(const DiffView& diff);
+    /** Build the templates of the current table. Complexity: O(n + e) plus the changed clusters'
+     *  linearization (everything when full) and the template phases of BuildTemplates. */
+    IncrementalResult Build(const Options& options, bool full);
+    uint32_t Size() const noexcept { return m_alive; }
+    /** Forget everything (slots included). */
+    void Clear();
+
+private:
+    // What Build reads of every transaction, in 48 bytes (it visits them all, in txid order, so
+    // in random slot order); keys and children, needed only when a slot changes, live apart.
+    struct Slot {
+        double fee{0};
+        uint32_t weight{0}, sigops{0};
+        uint32_t warm_pos{UINT32_MAX};  // position in the previous Build's linearization
+        bool alive{false}, dirty{true}, fresh{false}, optimal{false};
+        std::vector<uint32_t> parents;
+    };
+    std::vector<Slot> m_slots;
+    std::vector<TxidKey> m_keys;                    // by slot
+    std::vector<std::vector<uint32_t>> m_children;  // by slot
+    std::vector<uint32_t> m_sorted;  // alive slots by key
+    std::vector<uint32_t> m_fresh;   // slots added since the last Build (not yet in m_sorted)
+    std::vector<TxidKey> m_sorted_keys;  // keys of m_sorted, contiguous
+    std::vector<uint32_t> m_lookup_keys; // their first two words, for the lookups
+    uint32_t m_prev_n{0};                // transactions of the last Build (bound of warm_pos)
+    std::vector<uint32_t> m_bucket;      // scratch: position -> index and back
+    std::vector<uint32_t> m_index;     // slot -> index of the Build in progress
+    // The cycle's input arrays, kept between builds so they are not reallocated each time.
+    std::vector<double> m_fee;
+    std::vector<uint32_t> m_weight, m_sigops, m_poff, m_pidx, m_rank, m_warm;
+    std::vector<uint8_t> m_reuse;
+    std::vector<uint32_t> m_dropped;  // slots taken out of m_sorted's set since the last Build
+    std::vector<uint8_t> m_drop;      // scratch of SortIn: positions to drop
+    std::vector<uint32_t> m_merged;   // scratch of SortIn (swapped with m_sorted)
+    std::vector<TxidKey> m_merged_keys;
+    uint32_t m_alive{0};
+    void Unlink(uint32_t s);
+    void SortIn();
+};
+
+} // namespace opt

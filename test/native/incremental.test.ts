@@ -1,0 +1,230 @@
+/**
+ * The incremental engine against a from-scratch cycle of the same mempool, on random diff
+ * sequences: additions (children of existing transactions included), mined ancestor-closed sets,
+ * replacements (the replaced tx and its descendants out, a new one in), evictions and fee changes.
+ * After every step the incremental build and a fresh engine's full build of the same mempool agree
+ * on the optimized template's fee and weight, the upper bound, the v31 baseline and every
+ * transaction's chunk fee rate (the chunk diagram of each cluster), and the incremental build
+ * reused the clusters nothing touched.
+ *
+ * NATIVE_FUZZ_SEED / NATIVE_FUZZ_ROUNDS as in fuzz.test.ts (the debug run uses more rounds).
+ */
+import { describe, expect, it } from 'vitest';
+
+import { IncrementalEngine, type EngineDiff, type EngineResult } from '../../src/optimizer/incrementalEngine.js';
+import { KEY_WORDS, txidOfKey, writeTxidKey } from '../../src/optimizer/txLookup.js';
+import { rng } from './oracle.js';
+
+const SEED = Number(process.env.NATIVE_FUZZ_SEED ?? 1);
+const ROUNDS = Math.max(4, Math.round(Number(process.env.NATIVE_FUZZ_ROUNDS ?? 30) / 3));
+
+interface Tx {
+  txid: string;
+  fee: number;
+  weight: number;
+  sigops: number;
+  parents: string[];
+}
+
+/** A mempool model with slots, turning its changes into engine diffs. */
+class Model {
+  readonly txs = new Map<string, Tx>();
+  readonly slotOf = new Map<string, number>();
+  private readonly free: number[] = [];
+  private nextSlot = 0;
+  private removed: number[] = [];
+  private upserts: Tx[] = [];
+
+  add(tx: Tx): void {
+    this.txs.set(tx.txid, tx);
+    this.upserts.push(tx);
+  }
+  setFee(txid: string, fee: number): void {
+    const tx = this.txs.get(txid);
+    if (!tx) return;
+    tx.fee = fee;
+    this.upserts.push(tx);
+  }
+  remove(txid: string): void {
+    if (!this.txs.delete(txid)) return;
+    const slot = this.slotOf.get(txid);
+    if (slot !== undefined) {
+      this.removed.push(slot);
+      this.slotOf.delete(txid);
+      this.free.push(slot);
+    }
+    for (const tx of this.txs.values()) tx.parents = tx.parents.filter((p) => p !== txid);
+  }
+  children(txid: string): Tx[] {
+    return [...this.txs.values()].filter((t) => t.parents.includes(txid));
+  }
+  descendants(txid: string, out = new Set<string>()): Set<string> {
+    for (const c of this.children(txid)) if (!out.has(c.txid)) this.descendants(c.txid, out.add(c.txid));
+    return out;
+  }
+  ancestors(txid: string, out = new Set<string>()): Set<string> {
+    for (const p of this.txs.get(txid)?.parents ?? []) if (!out.has(p)) this.ancestors(p, out.add(p));
+    return out;
+  }
+
+  /** The pending changes as one diff (live txs only), in the order given. */
+  takeDiff(): EngineDiff {
+    // Newest first: children come before their parents in the diff (the engine links in a second pass).
+    const ups = [...new Map(this.upserts.filter((t) => this.txs.get(t.txid) === t).map((t) => [t.txid, t])).values()].reverse();
+    for (const t of ups) {
+      if (!this.slotOf.has(t.txid)) this.slotOf.set(t.txid, this.free.pop() ?? this.nextSlot++);
+    }
+    return diffOf(ups, (t) => this.slotOf.get(t) ?? -1, this.take());
+  }
+  private take(): number[] {
+    const r = this.removed;
+    this.removed = [];
+    this.upserts = [];
+    return r;
+  }
+  /** The whole mempool as one diff for a fresh engine (slots 0..n-1). */
+  everything(): EngineDiff {
+    const all = [...this.txs.values()];
+    const slots = new Map(all.map((t, i) => [t.txid, i]));
+    return diffOf(all, (t) => slots.get(t) ?? -1, []);
+  }
+}
+
+function diffOf(txs: Tx[], slot: (txid: string) => number, removed: number[]): EngineDiff {
+  const m = txs.length;
+  const d: EngineDiff = {
+    removed: Uint32Array.from(removed),
+    slots: new Uint32Array(m),
+    feeSat: new Float64Array(m),
+    weightWu: new Uint32Array(m),
+    sigopCost: new Uint32Array(m),
+    keys: new Uint32Array(m * KEY_WORDS),
+    parentOffsets: new Uint32Array(m + 1),
+    parentSlots: new Uint32Array(txs.reduce((s, t) => s + t.parents.length, 0)),
+  };
+  let k = 0;
+  txs.forEach((t, i) => {
+    d.slots[i] = slot(t.txid);
+    d.feeSat[i] = t.fee;
+    d.weightWu[i] = t.weight;
+    d.sigopCost[i] = t.sigops;
+    writeTxidKey(t.txid, d.keys, i * KEY_WORDS);
+    d.parentOffsets[i] = k;
+    for (const p of t.parents) d.parentSlots[k++] = slot(p);
+  });
+  d.parentOffsets[m] = k;
+  return d;
+}
+
+/** Per txid: its chunk fee rate (equal fractions give equal doubles: division rounds correctly). */
+function chunkRates(r: EngineResult, txidOfSlot: (slot: number) => string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (let i = 0; i < r.slotOfIndex.length; i++) {
+    const txid = txidOfSlot(r.slotOfIndex[i] ?? -1);
+    // The lookup key is the txid's first 64 bits in Core's order.
+    const key = new Uint32Array(KEY_WORDS);
+    writeTxidKey(txid, key, 0);
+    expect(Array.from(r.keys.subarray(2 * i, 2 * i + 2))).toEqual([key[0], key[1]]);
+    out.set(txid, r.txChunkFeeRateSatVb[i] ?? NaN);
+  }
+  return out;
+}
+
+const OPTIONS = { weightLimitWu: 40_000, coinbaseReserveWu: 1_000, maxSigopCost: 4_000, coinbaseSigopCost: 100, maxTxCount: 60, minFeeRateSatVb: 0, projectedBlocks: 3, seed: 7 };
+
+describe('incremental engine', () => {
+  it('txid keys: round trip, and ascending keys are Core order (memcmp of the byte-reversed txid)', () => {
+    const txids = ['00'.repeat(31) + 'ff', 'ff' + '00'.repeat(31), '01'.repeat(32), 'ab'.repeat(16) + 'cd'.repeat(16)];
+    const keys = new Uint32Array(txids.length * KEY_WORDS);
+    txids.forEach((t, i) => writeTxidKey(t, keys, i * KEY_WORDS));
+    txids.forEach((t, i) => expect(txidOfKey(keys, i)).toBe(t));
+    const coreOrder = [...txids].sort((a, b) => Buffer.compare(Buffer.from(a, 'hex').reverse(), Buffer.from(b, 'hex').reverse()));
+    const byKey = txids
+      .map((t, i) => ({ t, k: Array.from(keys.subarray(i * KEY_WORDS, (i + 1) * KEY_WORDS)) }))
+      .sort((a, b) => {
+        for (let w = 0; w < KEY_WORDS; w++) if (a.k[w] !== b.k[w]) return (a.k[w] ?? 0) - (b.k[w] ?? 0);
+        return 0;
+      })
+      .map((x) => x.t);
+    expect(byKey).toEqual(coreOrder);
+  });
+
+  it(`behavior: ${ROUNDS} random diff sequences from seed ${SEED}: incremental == from scratch`, () => {
+    const r = rng(SEED + 1000);
+    const pick = (lo: number, hi: number) => lo + Math.floor(r() * (hi - lo + 1));
+    let counter = 0;
+    let reused = 0;
+    const newTxid = () => (++counter).toString(16).padStart(8, '0') + Math.floor(r() * 2 ** 32).toString(16).padStart(8, '0') + '00'.repeat(24);
+    const newTx = (model: Model, parentsFrom: string[]): Tx => {
+      const parents = new Set<string>();
+      const want = parentsFrom.length && r() < 0.35 ? pick(1, 2) : 0;
+      for (let i = 0; i < want; i++) parents.add(parentsFrom[pick(0, parentsFrom.length - 1)] ?? '');
+      parents.delete('');
+      // Keep clusters small enough that every linearization is proven optimal.
+      const ok = [...parents].filter((p) => model.ancestors(p).size + model.descendants(p).size < 14);
+      return { txid: newTxid(), fee: pick(0, 20_000), weight: pick(200, 4_000), sigops: r() < 0.1 ? pick(100, 1_000) : 0, parents: ok };
+    };
+    for (let round = 0; round < ROUNDS; round++) {
+      const model = new Model();
+      const engine = new IncrementalEngine();
+      for (let i = 0; i < pick(20, 120); i++) model.add(newTx(model, [...model.txs.keys()]));
+      for (let step = 0; step < 8; step++) {
+        const ids = () => [...model.txs.keys()];
+        if (step > 0) {
+          for (let i = pick(0, 15); i > 0; i--) model.add(newTx(model, ids()));
+          for (let i = pick(0, 3); i > 0 && model.txs.size; i--) {
+            const victim = ids()[pick(0, model.txs.size - 1)] ?? '';
+            const kind = pick(0, 3);
+            if (kind === 0) {
+              // mined: an ancestor-closed set leaves, its descendants stay
+              for (const a of [...model.ancestors(victim), victim]) model.remove(a);
+            } else if (kind === 1) {
+              // replaced: it and its descendants leave, a replacement spending the same parents arrives
+              const parents = model.txs.get(victim)?.parents ?? [];
+              for (const d of [...model.descendants(victim), victim]) model.remove(d);
+              model.add({ ...newTx(model, []), parents: [...parents] });
+            } else if (kind === 2) {
+              for (const d of [...model.descendants(victim), victim]) model.remove(d);
+            } else {
+              model.setFee(victim, pick(0, 40_000));
+            }
+          }
+        }
+        engine.apply(model.takeDiff());
+        const inc = engine.build(OPTIONS, false);
+        const fresh = new IncrementalEngine();
+        fresh.apply(model.everything());
+        const full = fresh.build(OPTIONS, true);
+        const context = `round ${round} step ${step} (seed ${SEED})`;
+        expect(inc.slotOfIndex.length, context).toBe(model.txs.size);
+        expect(inc.clusters.optimalCount, context).toBe(inc.clusters.count);
+        expect(inc.optimized.feeSat, context).toBe(full.optimized.feeSat);
+        expect(inc.optimized.weightWu, context).toBe(full.optimized.weightWu);
+        expect(inc.upperBound, context).toEqual(full.upperBound);
+        expect(inc.baselineV31.feeSat, context).toBe(full.baselineV31.feeSat);
+        expect(inc.projectedBlocks.map((b) => b.feeSat), context).toEqual(full.projectedBlocks.map((b) => b.feeSat));
+        const txidOfSlot = new Map([...model.slotOf].map(([t, s]) => [s, t]));
+        const all = [...model.txs.keys()];
+        const a = chunkRates(inc, (s) => txidOfSlot.get(s) ?? '');
+        const b = chunkRates(full, (s) => all[s] ?? '');
+        expect([...a.keys()].sort(), context).toEqual([...b.keys()].sort());
+        for (const [txid, rate] of a) expect(rate, `${context} ${txid}`).toBe(b.get(txid));
+        if (step > 0) reused += inc.clusters.reusedCount;
+        else expect(inc.clusters.reusedCount, context).toBe(0);
+      }
+    }
+    // Untouched clusters of three or more transactions (smaller ones need no search) were reused.
+    expect(reused).toBeGreaterThan(0);
+  });
+
+  it('refuses an inconsistent diff and keeps its table', () => {
+    const engine = new IncrementalEngine();
+    const m = new Model();
+    m.add({ txid: 'aa'.repeat(32), fee: 1000, weight: 400, sigops: 0, parents: [] });
+    engine.apply(m.takeDiff());
+    const bad = { ...m.everything(), weightWu: new Uint32Array(0) };
+    expect(() => engine.apply(bad)).toThrow(expect.objectContaining({ code: 'ERR_OPTIMIZER_LENGTH_MISMATCH' }));
+    expect(engine.size).toBe(1);
+    expect(engine.build(OPTIONS, false).optimized.txCount).toBe(1);
+  });
+});
