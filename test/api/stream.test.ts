@@ -9,33 +9,11 @@ import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 
+import { openStream } from '../helpers/wsStream.js';
 import type { MirrorTx } from '../../src/mempool/mirror.js';
 import { newAccount, PAY_TO } from '../payments/helpers.js';
 import { startTestWorld, type TestWorld } from '../helpers/testWorld.js';
 import { mirrorTx } from '../helpers/mirrorTx.js';
-
-interface Frame {
-  seq: number;
-  type: string;
-  [key: string]: unknown;
-}
-
-/** A `ws` client that records frames and how it closed. */
-function openStream(url: string) {
-  const socket = new WebSocket(url);
-  const frames: Frame[] = [];
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => socket.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
-  socket.on('message', (data: Buffer) => frames.push(JSON.parse(data.toString()) as Frame));
-  socket.on('error', () => undefined);
-  const until = async (what: (f: Frame[]) => boolean, ms = 15_000): Promise<void> => {
-    const deadline = Date.now() + ms;
-    while (!what(frames)) {
-      if (Date.now() > deadline) throw new Error(`timed out; frames: ${frames.map((f) => f.type).join(',')}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  };
-  return { socket, frames, closed, until };
-}
 
 describe('GET /v1/mempool/stream-ticket and the WebSocket stream', () => {
   let world: TestWorld;

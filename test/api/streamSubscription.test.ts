@@ -7,30 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 
+import { openStream, type StreamFrame as Frame } from '../helpers/wsStream.js';
 import { startTestWorld, type TestWorld } from '../helpers/testWorld.js';
-
-interface Frame {
-  seq: number;
-  type: string;
-  [key: string]: unknown;
-}
-
-function openStream(url: string) {
-  const socket = new WebSocket(url);
-  const frames: Frame[] = [];
-  const opened = new Promise<void>((resolve) => socket.on('open', () => resolve()));
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => socket.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
-  socket.on('message', (data: Buffer) => frames.push(JSON.parse(data.toString()) as Frame));
-  socket.on('error', () => undefined);
-  const until = async (what: (f: Frame[]) => boolean, ms = 15_000): Promise<void> => {
-    const deadline = Date.now() + ms;
-    while (!what(frames)) {
-      if (Date.now() > deadline) throw new Error(`timed out; frames: ${JSON.stringify(frames.map((f) => f.type))}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  };
-  return { socket, frames, opened, closed, until };
-}
 
 const types = (frames: Frame[], from: number) => frames.slice(from).map((f) => f.type);
 
