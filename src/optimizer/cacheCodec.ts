@@ -26,7 +26,7 @@ import { LOOKUP_WORDS } from './txLookup.js';
 
 export const CACHE_WIRE_SCHEMA = 'btc-intel-cache/1';
 const MAGIC = Buffer.from('BTCICACH', 'latin1');
-/** A blob larger than this is refused before it is read (a 150k-tx mempool is about 7 MB). */
+/** A blob larger than this is refused before it is read (a 150k-tx mempool is about 3 MB). */
 export const CACHE_WIRE_MAX_BYTES = 64 * 1024 * 1024;
 const MAX_HEADER_BYTES = 1024 * 1024;
 /** Transactions decoded between two yields to the event loop. */
