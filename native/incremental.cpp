@@ -63,7 +63,15 @@ void IncrementalEngine::Clear()
     m_prev_n = 0;
     m_dropped.clear();
     m_index.clear();
+    m_dirty_list.clear();
+    m_prev_valid = false;
     m_alive = 0;
+}
+
+void IncrementalEngine::MarkDirty(uint32_t s)
+{
+    m_slots[s].dirty = true;
+    m_dirty_list.push_back(s);  // duplicates are harmless: Build only clears and looks up
 }
 
 void IncrementalEngine::Unlink(uint32_t s)
@@ -71,11 +79,11 @@ void IncrementalEngine::Unlink(uint32_t s)
     Slot& x = m_slots[s];
     for (uint32_t p : x.parents) {
         EraseOne(m_children[p], s);
-        m_slots[p].dirty = true;
+        MarkDirty(p);
     }
     for (uint32_t c : m_children[s]) {
         EraseOne(m_slots[c].parents, s);
-        m_slots[c].dirty = true;
+        MarkDirty(c);
     }
     x.parents.clear();
     m_children[s].clear();
@@ -116,13 +124,12 @@ void IncrementalEngine::Apply(const DiffView& d)
             ++m_alive;
             x.fresh = true;
             m_keys[s] = key;
-            x.warm_pos = UINT32_MAX;
             m_children[s].clear();
             x.parents.clear();
-            x.dirty = true;
+            MarkDirty(s);
             m_fresh.push_back(s);
         } else if (x.fee != d.fee[i] || x.weight != d.weight[i] || x.sigops != sigops) {
-            x.dirty = true;
+            MarkDirty(s);
         }
         x.fee = d.fee[i];
         x.weight = d.weight[i];
@@ -144,30 +151,37 @@ void IncrementalEngine::Apply(const DiffView& d)
         if (old == parents) continue;
         for (uint32_t p : x.parents) {
             EraseOne(m_children[p], s);
-            m_slots[p].dirty = true;
+            MarkDirty(p);
         }
         x.parents = parents;
         for (uint32_t p : parents) m_children[p].push_back(s);
-        x.dirty = true;
+        MarkDirty(s);
     }
 }
 
 void IncrementalEngine::SortIn()
 {
-    if (m_dropped.empty() && m_fresh.empty()) return;
+    const size_t old_n = m_sorted.size();
+    if (m_dropped.empty() && m_fresh.empty()) {
+        m_src.resize(old_n);
+        std::iota(m_src.begin(), m_src.end(), 0u);
+        m_remap = m_src;
+        return;
+    }
     // Survivors keep their order (and their keys, carried along contiguously); the dropped ones
     // are found by their index in the last Build (m_index), so this pass touches no slot.
-    const size_t old_n = m_sorted.size();
     m_drop.assign(old_n, 0);
     for (uint32_t s : m_dropped) {
         if (s < m_index.size() && m_index[s] < old_n && m_sorted[m_index[s]] == s) m_drop[m_index[s]] = 1;
     }
     m_dropped.clear();
+    m_remap.assign(old_n, UINT32_MAX);
     size_t w = 0;
     for (size_t i = 0; i < old_n; ++i) {
         if (m_drop[i]) continue;
         m_sorted[w] = m_sorted[i];
         m_sorted_keys[w] = m_sorted_keys[i];
+        m_remap[i] = static_cast<uint32_t>(w);  // survivor's compacted position (final below)
         ++w;
     }
     // New slots are sorted and merged in: O(n + k log k).
@@ -182,9 +196,11 @@ void IncrementalEngine::SortIn()
     std::sort(add.begin(), add.end(), [&](uint32_t a, uint32_t b) { return m_keys[a] < m_keys[b]; });
     m_merged.resize(w + add.size());
     m_merged_keys.resize(w + add.size());
+    std::vector<uint32_t> final_of(w);  // compacted position -> merged position
     size_t i = 0, j = 0, o = 0;
     while (i < w || j < add.size()) {
         if (j == add.size() || (i < w && m_sorted_keys[i] < m_keys[add[j]])) {
+            final_of[i] = static_cast<uint32_t>(o);
             m_merged[o] = m_sorted[i];
             m_merged_keys[o++] = m_sorted_keys[i++];
         } else {
@@ -194,6 +210,12 @@ void IncrementalEngine::SortIn()
     }
     m_sorted.swap(m_merged);
     m_sorted_keys.swap(m_merged_keys);
+    m_src.assign(o, UINT32_MAX);
+    for (size_t k = 0; k < old_n; ++k) {
+        if (m_remap[k] == UINT32_MAX) continue;
+        m_remap[k] = final_of[m_remap[k]];
+        m_src[m_remap[k]] = static_cast<uint32_t>(k);
+    }
 }
 
 IncrementalResult IncrementalEngine::Build(const Options& o, bool full)
@@ -204,9 +226,22 @@ IncrementalResult IncrementalEngine::Build(const Options& o, bool full)
     const uint32_t n = static_cast<uint32_t>(m_sorted.size());
     m_index.resize(m_slots.size());
     for (uint32_t i = 0; i < n; ++i) m_index[m_sorted[i]] = i;
+    // Which indices changed since the last Build: the dirty slots still alive (and every index
+    // when the last Build's arrays cannot be trusted).
+    m_dirty_at.assign(n, m_prev_valid ? 0 : 1);
+    for (uint32_t s : m_dirty_list) {
+        if (s < m_slots.size() && m_slots[s].alive && m_index[s] < n && m_sorted[m_index[s]] == s) m_dirty_at[m_index[s]] = 1;
+    }
 
-    // One pass over the table in txid order: the cycle's input, each tx's reuse mark, and its
-    // position in the previous linearization (bucketed by that position into the warm order).
+    // One pass in txid order: the cycle's input, each tx's reuse mark, and its position in the
+    // previous linearization (bucketed by that position into the warm order). A clean survivor's
+    // data and parents are those of the last Build's arrays (read in order, parents renumbered);
+    // only changed ones are read from their slots (random access, the slow part).
+    m_prev_fee.swap(m_fee);
+    m_prev_weight.swap(m_weight);
+    m_prev_sigops.swap(m_sigops);
+    m_prev_poff.swap(m_poff);
+    m_prev_pidx.swap(m_pidx);
     m_fee.resize(n);
     m_weight.resize(n);
     m_sigops.resize(n);
@@ -219,16 +254,35 @@ IncrementalResult IncrementalEngine::Build(const Options& o, bool full)
         std::iota(m_rank.begin(), m_rank.end(), 0u);
     }
     for (uint32_t i = 0; i < n; ++i) {
-        const Slot& x = m_slots[m_sorted[i]];
-        m_fee[i] = x.fee;
-        m_weight[i] = x.weight;
-        m_sigops[i] = x.sigops;
+        const uint32_t oi = m_prev_valid ? m_src[i] : UINT32_MAX;
         m_poff[i] = static_cast<uint32_t>(m_pidx.size());
-        for (uint32_t p : x.parents) m_pidx.push_back(m_index[p]);
-        out.dirty_slots += x.dirty;
+        bool dirty = m_dirty_at[i] != 0 || oi == UINT32_MAX;
+        if (!dirty) {
+            m_fee[i] = m_prev_fee[oi];
+            m_weight[i] = m_prev_weight[oi];
+            m_sigops[i] = m_prev_sigops[oi];
+            for (uint32_t k = m_prev_poff[oi]; k < m_prev_poff[oi + 1]; ++k) {
+                const uint32_t p = m_remap[m_prev_pidx[k]];
+                if (p == UINT32_MAX) {  // cannot happen (a parent's removal dirties the child): take the slot
+                    m_pidx.resize(m_poff[i]);
+                    dirty = true;
+                    break;
+                }
+                m_pidx.push_back(p);
+            }
+        }
+        if (dirty) {
+            const Slot& x = m_slots[m_sorted[i]];
+            m_fee[i] = x.fee;
+            m_weight[i] = x.weight;
+            m_sigops[i] = x.sigops;
+            for (uint32_t p : x.parents) m_pidx.push_back(m_index[p]);
+        }
+        out.dirty_slots += dirty;
         if (!full) {
-            m_reuse[i] = x.dirty ? 0 : (x.optimal ? 1 : 2);
-            if (x.warm_pos < m_prev_n) m_bucket[x.warm_pos] = i;
+            m_reuse[i] = dirty ? 0 : (m_prev_opt[oi] ? 1 : 2);
+            const uint32_t warm_pos = oi == UINT32_MAX ? UINT32_MAX : m_prev_pos[oi];
+            if (warm_pos < m_prev_n) m_bucket[warm_pos] = i;
         }
     }
     m_poff[n] = static_cast<uint32_t>(m_pidx.size());
@@ -246,21 +300,26 @@ IncrementalResult IncrementalEngine::Build(const Options& o, bool full)
     in.warm_order = m_warm;
     in.warm_reuse = m_reuse;
     out.prepare_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    // Should BuildTemplates throw, the arrays above no longer describe a Build the slots' state
+    // follows: the next Build then reads every transaction from its slot.
+    m_prev_valid = false;
     out.r = BuildTemplates(in, o);
 
     // This cycle's linearization is the next one's warm order; every slot is clean now.
-    m_bucket.resize(n);
-    for (uint32_t k = 0; k < n; ++k) m_bucket[out.r.linearization[k]] = k;  // index -> position
+    m_prev_pos.resize(n);
+    for (uint32_t k = 0; k < n; ++k) m_prev_pos[out.r.linearization[k]] = k;  // index -> position
+    m_prev_opt = out.r.tx_optimal;
     out.chunk_rate.resize(n);
     for (uint32_t i = 0; i < n; ++i) {
-        Slot& x = m_slots[m_sorted[i]];
-        x.warm_pos = m_bucket[i];
-        x.optimal = out.r.tx_optimal[i] != 0;
-        x.dirty = false;
         const uint32_t w = out.r.tx_chunk_weight[i];
         out.chunk_rate[i] = w > 0 ? out.r.tx_chunk_fee[i] * 4 / w : 0;
     }
+    for (uint32_t s : m_dirty_list) {
+        if (s < m_slots.size()) m_slots[s].dirty = false;
+    }
+    m_dirty_list.clear();
     m_prev_n = n;
+    m_prev_valid = true;
     out.slot_of_index = m_sorted;
     m_lookup_keys.resize(size_t{2} * n);
     for (uint32_t i = 0; i < n; ++i) {

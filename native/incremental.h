@@ -64,13 +64,12 @@ public:
     void Clear();
 
 private:
-    // What Build reads of every transaction, in 48 bytes (it visits them all, in txid order, so
-    // in random slot order); keys and children, needed only when a slot changes, live apart.
+    // A transaction's current data; Build reads it only for changed transactions (the others are
+    // copied from the last Build's arrays); keys and children live apart.
     struct Slot {
         double fee{0};
         uint32_t weight{0}, sigops{0};
-        uint32_t warm_pos{UINT32_MAX};  // position in the previous Build's linearization
-        bool alive{false}, dirty{true}, fresh{false}, optimal{false};
+        bool alive{false}, dirty{true}, fresh{false};
         std::vector<uint32_t> parents;
     };
     std::vector<Slot> m_slots;
@@ -91,7 +90,19 @@ private:
     std::vector<uint8_t> m_drop;      // scratch of SortIn: positions to drop
     std::vector<uint32_t> m_merged;   // scratch of SortIn (swapped with m_sorted)
     std::vector<TxidKey> m_merged_keys;
+    // The last Build's input and results by its index, so a clean survivor is copied from them
+    // in order instead of read from its slot; SortIn maps old indices to new ones and back.
+    std::vector<double> m_prev_fee;
+    std::vector<uint32_t> m_prev_weight, m_prev_sigops, m_prev_poff, m_prev_pidx;
+    std::vector<uint32_t> m_prev_pos;  // index -> position in the last Build's linearization
+    std::vector<uint8_t> m_prev_opt;   // index -> its cluster was proven optimal
+    bool m_prev_valid{false};          // the m_prev_* arrays describe the last Build
+    std::vector<uint32_t> m_src;       // new index -> old index (UINT32_MAX: fresh)
+    std::vector<uint32_t> m_remap;     // old index -> new index (UINT32_MAX: dropped)
+    std::vector<uint32_t> m_dirty_list;  // slots marked dirty since the last Build (may repeat)
+    std::vector<uint8_t> m_dirty_at;     // scratch: new index -> changed
     uint32_t m_alive{0};
+    void MarkDirty(uint32_t s);
     void Unlink(uint32_t s);
     void SortIn();
 };

@@ -217,6 +217,36 @@ describe('incremental engine', () => {
     expect(reused).toBeGreaterThan(0);
   });
 
+  it('behavior: after a build refused for a parent loop, the next build equals one from scratch', () => {
+    const engine = new IncrementalEngine();
+    const m = new Model();
+    const id = (k: number) => k.toString(16).padStart(2, '0').repeat(32);
+    const tx = (k: number): Tx => {
+      const t = m.txs.get(id(k));
+      if (!t) throw new Error(`no tx ${k}`);
+      return t;
+    };
+    for (let k = 1; k <= 8; k++) m.add({ txid: id(k), fee: 1000 * k, weight: 400 + 10 * k, sigops: 0, parents: k % 2 === 0 ? [id(k - 1)] : [] });
+    engine.apply(m.takeDiff());
+    engine.build(OPTIONS, false);
+    m.add({ ...tx(1), parents: [id(2)] }); // 1 spends 2, which spends 1
+    engine.apply(m.takeDiff());
+    expect(() => engine.build(OPTIONS, false)).toThrow(expect.objectContaining({ code: 'ERR_OPTIMIZER_CYCLE' }));
+    m.add({ ...tx(1), parents: [], fee: 7_777 });
+    m.setFee(id(4), 50);
+    m.remove(id(7));
+    engine.apply(m.takeDiff());
+    const inc = engine.build(OPTIONS, false);
+    const fresh = new IncrementalEngine();
+    fresh.apply(m.everything());
+    const full = fresh.build(OPTIONS, true);
+    expect(inc.optimized.feeSat).toBe(full.optimized.feeSat);
+    expect(inc.projectedBlocks.map((b) => b.feeSat)).toEqual(full.projectedBlocks.map((b) => b.feeSat));
+    const txidOfSlot = new Map([...m.slotOf].map(([t, s]) => [s, t]));
+    const all = [...m.txs.keys()];
+    expect(chunkRates(inc, (s) => txidOfSlot.get(s) ?? '')).toEqual(chunkRates(full, (s) => all[s] ?? ''));
+  });
+
   it('refuses an inconsistent diff and keeps its table', () => {
     const engine = new IncrementalEngine();
     const m = new Model();
