@@ -7,9 +7,9 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { IncrementalEngine, type EngineDiff, type EngineResult } from './incrementalEngine.js';
-import { KEY_WORDS, writeTxidKey, type TxLookup } from './txLookup.js';
-import type { OptimizerOptions, OptimizerResult, TemplateSelection } from './native.js';
-import type { SelectionTxids } from './templateCache.js';
+import { KEY_WORDS, writeTxidKey } from './txLookup.js';
+import type { OptimizerOptions, TemplateSelection } from './native.js';
+import type { CycleOutput, SelectionTxids } from './templateCache.js';
 
 /** Transactions as columns; txids (and parents) are 64-character runs of one string. */
 export interface TxBatch {
@@ -39,18 +39,11 @@ export interface StepRequest {
   build: boolean;
 }
 
-export interface StepOutput {
-  optimized: SelectionTxids;
-  baselineV31: SelectionTxids;
-  /** Full cycles only (null on incremental ones). */
-  baselineV30: Omit<TemplateSelection, 'indices'> | null;
-  v31WithinRequestLimits: boolean;
-  upperBound: OptimizerResult['upperBound'];
-  tailSearch: OptimizerResult['tailSearch'];
-  projectedBlocks: OptimizerResult['projectedBlocks'];
-  clusters: OptimizerResult['clusters'];
-  timingsMs: OptimizerResult['timingsMs'];
-  lookup: TxLookup;
+/** What a step sends back: the cycle output's parts the worker computes (templateCache.ts), plus its own figures. */
+export interface StepOutput extends Pick<
+  CycleOutput,
+  'optimized' | 'baselineV31' | 'baselineV30' | 'v31WithinRequestLimits' | 'upperBound' | 'tailSearch' | 'projectedBlocks' | 'clusters' | 'timingsMs' | 'lookup'
+> {
   totals: { txCount: number; vsize: number; weightWu: number; feeSat: number };
   engine: { dirtySlots: number; upserts: number; removed: number; applyMs: number; buildMs: number; prepareMs: number };
   /** With `check`: the incremental cycle of the same state, and whether it matched the full one. */
