@@ -51,6 +51,8 @@ export function packBatch(txs: readonly MirrorTx[]): TxBatch {
 
 /** Transactions per message of a reset. */
 const RESET_SLICE = 10_000;
+/** Changed txids kept before a reset replaces them, at least (else: the mirror's size). */
+const MIN_TOUCHED_BEFORE_RESET = 10_000;
 
 export interface StepResult extends StepOutput {
   /** When the changes were taken from the mirror (ms since the epoch): the state the cycle reflects. */
@@ -109,8 +111,17 @@ export class IncrementalRunner {
   }
 
   private note(d: MempoolDiff): void {
-    for (const tx of d.added) this.touched.add(tx.txid);
-    for (const r of d.removed) this.touched.add(r.tx.txid);
+    // A reset sends the whole mirror anyway; and a replica that does not step (an optimizer
+    // follower) must not collect every txid it ever saw: past the mirror's own size, a reset is
+    // both cheaper and bounded.
+    if (!this.needsReset) {
+      for (const tx of d.added) this.touched.add(tx.txid);
+      for (const r of d.removed) this.touched.add(r.tx.txid);
+      if (this.touched.size > Math.max(this.options.mirror.txs.size, MIN_TOUCHED_BEFORE_RESET)) {
+        this.needsReset = true;
+        this.touched = new Set();
+      }
+    }
     if (d.blocks.length) this.tipChanged = true;
     if (d.added.length || d.removed.length || d.blocks.length) this.onChange?.();
   }
