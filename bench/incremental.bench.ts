@@ -200,36 +200,23 @@ export async function run(): Promise<void> {
     const stats = service.incrementalStats;
 
     const lat = rows.map((r) => r.latencyMs);
+    const p50 = (key: Exclude<keyof (typeof rows)[number], 'kind'>) =>
+      pct(
+        rows.map((r) => r[key]),
+        0.5,
+      );
     const summary = {
       steps: rows.length,
       latencyMs: { p50: pct(lat, 0.5), p99: pct(lat, 0.99), max: r1(Math.max(...lat)) },
       mainThreadMs: {
-        p50: pct(
-          rows.map((r) => r.mainMs),
-          0.5,
-        ),
+        p50: p50('mainMs'),
         max: r1(Math.max(...rows.map((r) => r.mainMs))),
       },
-      mirrorApplyMsP50: pct(
-        rows.map((r) => r.mirrorMs),
-        0.5,
-      ),
-      workerApplyMsP50: pct(
-        rows.map((r) => r.applyMs),
-        0.5,
-      ),
-      workerBuildMsP50: pct(
-        rows.map((r) => r.buildMs),
-        0.5,
-      ),
-      nativeMsP50: pct(
-        rows.map((r) => r.nativeMs),
-        0.5,
-      ),
-      reusedClustersP50: pct(
-        rows.map((r) => r.reused),
-        0.5,
-      ),
+      mirrorApplyMsP50: p50('mirrorMs'),
+      workerApplyMsP50: p50('applyMs'),
+      workerBuildMsP50: p50('buildMs'),
+      nativeMsP50: p50('nativeMs'),
+      reusedClustersP50: p50('reused'),
       firstCycleMs: r1(firstMs),
       firstCycleMainThreadMs: r1(firstMainMs),
       fullCycleMs: r1(fullMs),

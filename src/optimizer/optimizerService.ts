@@ -205,10 +205,15 @@ export class OptimizerService extends EventEmitter<{ published: [TemplateCache];
       maxTxCount: this.optimizerOptions.maxTxCount,
       signer: this.options.signer,
     });
+    this.serve(cache);
+    return cache;
+  }
+
+  /** Serves `cache` from now on (published here or adopted from the leader): cycles continue its numbering. */
+  private serve(cache: TemplateCache): void {
     this.cache = cache;
     this.cycleCount = cache.cycle;
     this.emit('published', cache);
-    return cache;
   }
 
   /** When the next scheduled cycle starts (ms since the epoch), or null. */
@@ -364,12 +369,10 @@ export class OptimizerService extends EventEmitter<{ published: [TemplateCache];
       this.history.splice(0, this.history.length, ...leader.history.slice(0, HISTORY));
       Object.assign(this.baseline, leader.baseline);
     }
-    this.cache = cache;
-    this.cycleCount = cache.cycle;
     this.lastStatus = cache.kind === 'incremental' || cache.baseline.source === 'node_getblocktemplate' ? 'ok' : 'baseline_fallback';
     this.lastError = null;
     this.lastSuccessAt = cache.cachedAt;
-    this.emit('published', cache);
+    this.serve(cache);
   }
 
   /** Changed transactions waiting for the next incremental cycle. */

@@ -129,14 +129,7 @@ export class StreamHub {
       this.lastMempoolFrameAt = now;
       frames.push(mempoolFrame(this.mirror));
     }
-    const confirmed = new Map<number, string[]>();
-    for (const r of diff.removed) {
-      if (r.reason !== 'confirmed' || r.blockHeight === undefined) continue;
-      const list = confirmed.get(r.blockHeight) ?? [];
-      list.push(r.tx.txid);
-      confirmed.set(r.blockHeight, list);
-    }
-    this.broadcast(frames, view, confirmed);
+    this.broadcast(frames, view, diff.blocks.length > 0 ? confirmedByHeight(diff) : undefined);
   };
 
   private readonly onTemplate = (cache: TemplateCache): void => {
@@ -182,4 +175,16 @@ export class StreamHub {
     clearTimeout(client.expiry);
     this.clients.delete(client);
   }
+}
+
+/** The txids each block of a diff confirmed, by height (for subscribers tracking txids). */
+function confirmedByHeight(diff: MempoolDiff): Map<number, string[]> {
+  const confirmed = new Map<number, string[]>();
+  for (const r of diff.removed) {
+    if (r.reason !== 'confirmed' || r.blockHeight === undefined) continue;
+    const list = confirmed.get(r.blockHeight) ?? [];
+    list.push(r.tx.txid);
+    confirmed.set(r.blockHeight, list);
+  }
+  return confirmed;
 }
