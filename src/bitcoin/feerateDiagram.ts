@@ -5,6 +5,7 @@
  * simulated node's mining policy, or the native optimizer for the bump planner.
  */
 import { sigopAdjustedWeight } from './sigops.js';
+import type { TxGraphArrays } from './txGraph.js';
 import { txidRanks } from './txidOrder.js';
 import { at } from '../util/at.js';
 
@@ -28,20 +29,8 @@ export interface Segment {
   fee: number;
 }
 
-/** A small set of transactions in the optimizer's array form (the shape a linearizer takes). */
-export interface DiagramGraph {
-  feeSat: Float64Array;
-  weightWu: Uint32Array;
-  sigopCost: Uint32Array;
-  /** CSR of parents within the set: the parents of i are `parentIndices[parentOffsets[i] .. parentOffsets[i+1])`. */
-  parentOffsets: Uint32Array;
-  parentIndices: Uint32Array;
-  /** Rank of each txid in Core's order (the tie-break). */
-  txidRank: Uint32Array;
-}
-
 /** `txs` as arrays for a linearizer (parents outside the set are ignored). Txids must be hex. */
-export function diagramGraph(txs: readonly DiagramTx[]): DiagramGraph {
+export function diagramGraph(txs: readonly DiagramTx[]): TxGraphArrays {
   const index = new Map(txs.map((t, i) => [t.txid, i]));
   const parentOffsets = new Uint32Array(txs.length + 1);
   const parents: number[] = [];

@@ -12,22 +12,12 @@
  * the typed arrays that optimizer takes, so there is one implementation of Core's algorithm.
  */
 import { diagramGraph, type Chunker } from '../../bitcoin/feerateDiagram.js';
+import type { TxGraphArrays } from '../../bitcoin/txGraph.js';
 import { at } from '../../util/at.js';
 
-/** A mempool (or any set of unconfirmed transactions) in the optimizer's array form. Index i is one transaction. */
-export interface PolicyInput {
-  /** Fee of each transaction, satoshis (modified fee; the simulator has no prioritisation, so the base fee). */
-  feeSat: Float64Array;
-  /** BIP141 weight of each transaction, WU. */
-  weightWu: Uint32Array;
-  /** Sigop cost of each transaction (sizes are sigop-adjusted with 20 vB per sigop, as Core's `-bytespersigop`). */
-  sigopCost: Uint32Array;
-  /** CSR of in-mempool parents: the parents of i are `parentIndices[parentOffsets[i] .. parentOffsets[i+1])`. Length n + 1. */
-  parentOffsets: Uint32Array;
-  parentIndices: Uint32Array;
-  /** Rank of each txid in Core's uint256 order (byte-reversed display hex), for deterministic tie-breaks. */
-  txidRank: Uint32Array;
-}
+/** A mempool (or any set of unconfirmed transactions) in the optimizer's array form; the simulator
+ *  has no prioritisation, so fees are base fees. */
+export type PolicyInput = TxGraphArrays;
 
 export interface PolicyResult {
   /** The block template's transactions (indices into the input), in block order (parents first). */
