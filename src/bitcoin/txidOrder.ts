@@ -31,15 +31,38 @@ export function isTxidHex(s: unknown): s is string {
   return true;
 }
 
+/** Value of one hex character code (callers pass txids checked or produced as hex). */
+function hexDigit(c: number): number {
+  return c <= 57 ? c - 48 : (c | 32) - 87;
+}
+
 /** Word w (0..7) of a txid in Core's memcmp order: internal bytes 4w..4w+3, big-endian. Internal
  *  byte j is display byte 31 - j. Input must be valid hex. */
 function coreWord(hex: string, w: number): number {
   let word = 0;
   for (let k = 0; k < 4; k++) {
-    const b = 31 - (4 * w + k);
-    word = word * 256 + at(HEX_VALUE, hex.charCodeAt(2 * b)) * 16 + at(HEX_VALUE, hex.charCodeAt(2 * b + 1));
+    const pos = 62 - 2 * (4 * w + k);
+    word = word * 256 + hexDigit(hex.charCodeAt(pos)) * 16 + hexDigit(hex.charCodeAt(pos + 1));
   }
   return word;
+}
+
+/** Words per txid key: the txid's internal bytes as 8 big-endian uint32, so ascending keys are Core's order. */
+export const KEY_WORDS = 8;
+
+/** Writes the first `words` words of the txid's key at `out[offset ..)`. The txid must be hex. */
+export function writeTxidKey(txid: string, out: Uint32Array, offset: number, words = KEY_WORDS): void {
+  for (let w = 0; w < words; w++) out[offset + w] = coreWord(txid, w);
+}
+
+/** The txid whose key sits at `keys[i*8 ..]` (inverse of writeTxidKey). */
+export function txidOfKey(keys: Uint32Array, i: number): string {
+  let hex = '';
+  for (let w = KEY_WORDS - 1; w >= 0; w--) {
+    const v = keys[i * KEY_WORDS + w] ?? 0;
+    for (let b = 0; b < 4; b++) hex += ((v >>> (8 * b)) & 0xff).toString(16).padStart(2, '0');
+  }
+  return hex;
 }
 
 /** Full comparison in Core's order (memcmp over the internal bytes). */

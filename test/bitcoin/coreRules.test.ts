@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { diagramGraph, feerateDiagram, improvesDiagram, type DiagramTx } from '../../src/bitcoin/feerateDiagram.js';
 import { sigopAdjustedVsize, sigopAdjustedWeight, sigopCostFromVsize } from '../../src/bitcoin/sigops.js';
-import { compareTxids, coreTxidKey, isTxidHex, txidRanks } from '../../src/bitcoin/txidOrder.js';
+import { KEY_WORDS, compareTxids, coreTxidKey, isTxidHex, txidOfKey, txidRanks, writeTxidKey } from '../../src/bitcoin/txidOrder.js';
 
 describe("Core's txid order", () => {
   it('default: txidRanks sorts as the byte-reversed display hex (memcmp over the internal bytes)', () => {
@@ -23,6 +23,16 @@ describe("Core's txid order", () => {
     ids.forEach((t, i) => (byRank[rank[i] ?? -1] = t));
     expect(byRank).toEqual(byKey);
     expect([...ids].sort(compareTxids)).toEqual(byKey);
+    // The word keys the native engine and the cache lookups sort by: the same order, and reversible.
+    const keys = new Uint32Array(ids.length * KEY_WORDS);
+    byKey.forEach((t, i) => writeTxidKey(t, keys, i * KEY_WORDS));
+    for (let i = 1; i < byKey.length; i++) {
+      const a = Array.from(keys.subarray((i - 1) * KEY_WORDS, i * KEY_WORDS));
+      const b = Array.from(keys.subarray(i * KEY_WORDS, (i + 1) * KEY_WORDS));
+      const d = a.findIndex((w, k) => w !== b[k]);
+      expect(d >= 0 && (a[d] ?? 0) < (b[d] ?? 0)).toBe(true);
+      expect(txidOfKey(keys, i)).toBe(byKey[i]);
+    }
   });
 
   it('error: isTxidHex refuses what is not 64 hex characters', () => {
