@@ -4,6 +4,8 @@
       "target_name": "optimizer",
       "sources": [
         "native/addon.cpp",
+        "native/marshal.cpp",
+        "native/engine_wrap.cpp",
         "native/graph.cpp",
         "native/clusters.cpp",
         "native/linearize.cpp",
@@ -35,7 +37,9 @@
       ],
       "cflags_cc": [
         "-std=c++20",
-        "-fexceptions"
+        "-fexceptions",
+        "-Wall",
+        "-Wextra"
       ],
       "conditions": [
         [

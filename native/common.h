@@ -4,8 +4,9 @@
 // - Fees are integer satoshis in int64_t (|fee| < 2^53), sizes are weight units in int64_t (> 0
 //   for every non-empty set). Fee rates are never divided: two rates compare by cross-multiplying
 //   in 128 bits, so 2^53 * 2^63 cannot overflow.
-// - Nothing in native/ except addon.cpp includes napi.h. Bad input is reported by throwing
-//   InputError (caught once, in addon.cpp); OPT_ASSUME is for internal invariants only.
+// - Only the N-API edge (addon.cpp, marshal.*, engine_wrap.*, napi_guard.h) includes napi.h. Bad
+//   input is reported by throwing InputError (caught once, by Guard in napi_guard.h); OPT_ASSUME
+//   is for internal invariants only.
 #pragma once
 
 #include <cstdint>

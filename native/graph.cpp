@@ -7,11 +7,13 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "option_ranges.h"
+
 namespace opt {
 
 namespace {
 
-constexpr double MAX_FEE = 9007199254740991.0; // 2^53 - 1: the largest exact integer in a double
+constexpr double MAX_FEE = 9007199254740991.0;  // 2^53 - 1: the largest exact integer in a double
 
 std::string Tx(uint32_t i) { return "transaction " + std::to_string(i); }
 
@@ -23,7 +25,7 @@ void RequireLength(const char* name, size_t actual, size_t expected)
     }
 }
 
-} // namespace
+}  // namespace
 
 const char* ErrorCodeName(ErrorCode code) noexcept
 {
@@ -52,15 +54,24 @@ void AssumeFailed(const char* expr, const char* file, int line) noexcept
 void ValidateOptions(const Options& o)
 {
     auto bad = [](const std::string& msg) { throw InputError(ErrorCode::INVALID_ARGUMENT, msg); };
-    if (o.weight_limit < 1 || o.weight_limit > 4'000'000'000LL) bad("weightLimitWu must be in [1, 4e9]");
+    auto in_range = [&](int64_t v, const ranges::IntRange& r) {
+        if (v < r.min || v > r.max) bad(std::string(r.name) + " must be in [" + std::to_string(r.min) + ", " + std::to_string(r.max) + "]");
+    };
+    in_range(o.weight_limit, ranges::WEIGHT_LIMIT_WU);
     if (o.coinbase_reserve < 0 || o.coinbase_reserve >= o.weight_limit) bad("coinbaseReserveWu must be in [0, weightLimitWu)");
-    if (o.max_sigop_cost < 1 || o.max_sigop_cost > 4'000'000'000LL) bad("maxSigopCost must be in [1, 4e9]");
+    in_range(o.max_sigop_cost, ranges::MAX_SIGOP_COST);
     if (o.coinbase_sigops < 0 || o.coinbase_sigops >= o.max_sigop_cost) bad("coinbase sigop reserve must be in [0, maxSigopCost)");
-    if (o.max_tx_count < 0 || o.max_tx_count > 4'000'000'000LL) bad("maxTxCount must be in [0, 4e9]");
-    if (o.min_fee_rate_sat_kvb < 0 || o.min_fee_rate_sat_kvb > 1'000'000'000'000LL) bad("minFeeRateSatVb must be in [0, 1e9]");
-    if (o.projected_blocks < 1 || o.projected_blocks > 1000) bad("projectedBlocks must be in [1, 1000]");
-    if (o.tail_window_pct < 0 || o.tail_window_pct > 1'000'000) bad("tailWindowPct must be in [0, 1e6]");
-    if (o.threads < 1 || o.threads > 2) bad("threads must be 1 or 2");
+    in_range(o.max_tx_count, ranges::MAX_TX_COUNT);
+    // sat/kvB inside, sat/vB in the table.
+    constexpr auto rate = ranges::MIN_FEE_RATE_SAT_VB;
+    if (o.min_fee_rate_sat_kvb < rate.min * 1000 || o.min_fee_rate_sat_kvb > rate.max * 1000) {
+        char bounds[64];
+        std::snprintf(bounds, sizeof bounds, "[%g, %g]", rate.min, rate.max);
+        bad(std::string(rate.name) + " must be in " + bounds);
+    }
+    in_range(o.projected_blocks, ranges::PROJECTED_BLOCKS);
+    in_range(o.tail_window_pct, ranges::TAIL_WINDOW_PCT);
+    in_range(o.threads, ranges::THREADS);
 }
 
 Graph ValidateInput(const InputView& in)
@@ -160,4 +171,4 @@ Graph ValidateInput(const InputView& in)
     return g;
 }
 
-} // namespace opt
+}  // namespace opt

@@ -1,5 +1,5 @@
 // One optimizer cycle: validate, cluster, linearize, chunk, baselines, optimized template, upper
-// bound, projected blocks. Plain C++ (no N-API); addon.cpp converts to and from JavaScript.
+// bound, projected blocks. Plain C++ (no N-API); marshal.cpp converts to and from JavaScript.
 //
 // Invariants of a Result (for valid input; otherwise BuildTemplates throws InputError):
 // - every template is closed under parents and lists transactions in block order;

@@ -73,5 +73,10 @@ export interface ErrorBody {
   error: { code: string; message: string; details?: unknown };
 }
 
-/** Seconds a client should wait before retrying a 503, sent as `Retry-After`. */
+/** The envelope of every REST error, once (the error handler, the payment gate's late errors). */
+export function errorBody(code: string, message: string, details?: unknown): ErrorBody {
+  return details === undefined ? { success: false, error: { code, message } } : { success: false, error: { code, message, details } };
+}
+
+/** Seconds a client should wait before retrying a 503, sent as `Retry-After` (and JSON-RPC's `data.retryAfterSeconds`). */
 export const DEFAULT_RETRY_AFTER_SECONDS = 5;

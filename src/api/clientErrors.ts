@@ -6,7 +6,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { errorBody } from './errorHandler.js';
+import { errorBody } from '../errors.js';
 
 /** The status, code and message answered for a Node client error. */
 export function describeClientError(error: Error & { code?: string }, requestTimeoutMs: number): { status: number; code: string; message: string } {

@@ -9,7 +9,7 @@
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { DEFAULT_RETRY_AFTER_SECONDS, Errors, type ErrorBody } from '../errors.js';
+import { DEFAULT_RETRY_AFTER_SECONDS, Errors, errorBody } from '../errors.js';
 
 /** A validation failure on one of these fields gets a field-specific code. */
 const FIELD_CODES: Record<string, string> = {
@@ -17,10 +17,6 @@ const FIELD_CODES: Record<string, string> = {
   txids: 'INVALID_TXID',
   address: 'INVALID_ADDRESS',
 };
-
-export function errorBody(code: string, message: string, details?: unknown): ErrorBody {
-  return details === undefined ? { success: false, error: { code, message } } : { success: false, error: { code, message, details } };
-}
 
 interface ValidationIssue {
   instancePath?: string;

@@ -11,9 +11,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { WebSocket } from 'ws';
-import { Errors } from '../errors.js';
+import { Errors, errorBody } from '../errors.js';
 import { routeBodyLimit } from './bodyLimits.js';
-import { errorBody } from './errorHandler.js';
 import { assertFresh } from './freshness.js';
 import { CONTENT_TYPES, priceUsd, routeKey, type ApiContext, type RestInput, type RestRoute } from './define.js';
 import { rpcRoute } from './rpc/rpcRoute.js';

@@ -15,11 +15,11 @@
  */
 import { BYTES_PER_SIGOP, WITNESS_SCALE_FACTOR } from '../bitcoin/consensus.js';
 import { childShape } from './childSize.js';
-import { leastImprovingFee, type Chunker } from './diagram.js';
+import type { Chunker } from '../bitcoin/feerateDiagram.js';
+import { TRUC_CHILD_MAX_VSIZE } from '../bitcoin/policy.js';
+import { leastImprovingFee } from './diagram.js';
 import { diagramTx, toSatKvb } from './rbf.js';
 import type { NodePolicy, PlanOutput, PlanTx } from './types.js';
-
-export const TRUC_CHILD_MAX_VSIZE = 1_000;
 
 export interface CpfpOption {
   vout: number;

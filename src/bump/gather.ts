@@ -4,19 +4,19 @@
  * cluster, the decoded transaction with which outputs are already spent, and `getmempoolinfo`.
  * About 5 to 7 node round trips for a transaction in the mempool.
  */
-import { BYTES_PER_SIGOP, WITNESS_SCALE_FACTOR } from '../bitcoin/consensus.js';
+import { WITNESS_SCALE_FACTOR } from '../bitcoin/consensus.js';
+import type { Chunker } from '../bitcoin/feerateDiagram.js';
+import { CLUSTER_COUNT_LIMIT, CLUSTER_SIZE_LIMIT_VB, LEGACY_RELAY_FEE_SAT_KVB } from '../bitcoin/policy.js';
+import { sigopCostFromVsize } from '../bitcoin/sigops.js';
 import { btcToSats, feeRateSatVbOfWeight } from '../bitcoin/units.js';
 import { effectiveFeeRate } from '../fees/effectiveFeeRate.js';
 import type { BitcoinNode } from '../node/bitcoinNode.js';
 import type { MempoolEntry, MempoolInfo } from '../node/schemas.js';
 import { txChunkFeeRate, txProjectedPlacement, type TemplateCache } from '../optimizer/templateCache.js';
-import type { Chunker } from './diagram.js';
 import type { BumpInputs, NodePolicy, PlanOutput, PlanTx, ProjectedBlockCutoff, TargetRate, TxStatus } from './types.js';
 
 /** Clusters of older nodes are unbounded; the planner reads at most this many transactions of one. */
 const MAX_CLUSTER_READ = 1_000;
-const DEFAULT_CLUSTER_COUNT = 64;
-const DEFAULT_CLUSTER_VB = 101_000;
 
 export interface GatherContext {
   node: BitcoinNode;
@@ -32,11 +32,11 @@ const isNotFound = (error: unknown, code: string): boolean => (error as { code?:
 
 export function nodePolicy(info: MempoolInfo, v31: boolean): NodePolicy {
   return {
-    incrementalRelaySatKvb: info.incrementalrelayfee !== undefined ? btcToSats(info.incrementalrelayfee) : 1_000,
+    incrementalRelaySatKvb: info.incrementalrelayfee !== undefined ? btcToSats(info.incrementalrelayfee) : LEGACY_RELAY_FEE_SAT_KVB,
     minRelaySatKvb: btcToSats(info.minrelaytxfee),
     mempoolMinSatKvb: btcToSats(info.mempoolminfee),
-    clusterCountLimit: info.limitclustercount ?? DEFAULT_CLUSTER_COUNT,
-    clusterSizeLimitVb: info.limitclustersize ?? DEFAULT_CLUSTER_VB,
+    clusterCountLimit: info.limitclustercount ?? CLUSTER_COUNT_LIMIT,
+    clusterSizeLimitVb: info.limitclustersize ?? CLUSTER_SIZE_LIMIT_VB,
     generation: v31 || info.limitclustercount !== undefined ? 'v31' : 'pre_v31',
   };
 }
@@ -44,7 +44,7 @@ export function nodePolicy(info: MempoolInfo, v31: boolean): NodePolicy {
 function planTx(txid: string, e: MempoolEntry, cache: TemplateCache | undefined): PlanTx {
   const vsize = Math.max(e.vsize, e.vsize_adjusted ?? 0);
   const weightWu = e.weight ?? vsize * WITNESS_SCALE_FACTOR;
-  const sigopCost = vsize > Math.ceil(weightWu / WITNESS_SCALE_FACTOR) ? Math.ceil((vsize * WITNESS_SCALE_FACTOR) / BYTES_PER_SIGOP) : 0;
+  const sigopCost = sigopCostFromVsize(vsize, weightWu);
   const feeSat = btcToSats(e.fees.modified);
   const nodeChunk = e.fees.chunk !== undefined && e.chunkweight ? feeRateSatVbOfWeight(btcToSats(e.fees.chunk), e.chunkweight) : undefined;
   const chunkRateSatVb = nodeChunk ?? (cache ? txChunkFeeRate(cache, txid) : undefined) ?? feeSat / vsize;

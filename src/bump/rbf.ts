@@ -11,13 +11,10 @@
  * - v29.0 and older: as v30 with 1 sat/vB incremental relay and min relay fees.
  * The default plan satisfies all three (§6.5) and the target rate.
  */
-import { leastImprovingFee, type Chunker, type DiagramTx } from './diagram.js';
+import type { Chunker, DiagramTx } from '../bitcoin/feerateDiagram.js';
+import { LEGACY_RELAY_FEE_SAT_KVB, MAX_REPLACEMENT_CANDIDATES } from '../bitcoin/policy.js';
+import { leastImprovingFee } from './diagram.js';
 import type { NodePolicy, PlanTx } from './types.js';
-
-/** v31 `MAX_REPLACEMENT_CANDIDATES` (clusters) and v30's limit on originals. */
-export const MAX_REPLACEMENT_CANDIDATES = 100;
-/** Incremental relay and min relay fee of Core v29.0 and older, sat/kvB. */
-export const LEGACY_RELAY_SAT_KVB = 1_000;
 
 /** `fee(vsize) = max(baseSat + ceil(perKvbSat × vsize / 1000), ceil(minFeeRateSatKvb × vsize / 1000))`. */
 export interface FeeFormula {
@@ -99,14 +96,14 @@ export function planRbf(inputs: RbfInputs): RbfPlan {
   // Unreachable in practice (a large enough fee always improves the diagram); kept finite for JSON.
   const v31 = Number.isFinite(diagram) ? diagram : Number.MAX_SAFE_INTEGER;
   const v30 = Math.max(rule34, v30Rate, minRelay);
-  const legacy = Math.max(evictedFeeSat + ceilDiv(LEGACY_RELAY_SAT_KVB * v, 1000), v30Rate, ceilDiv(LEGACY_RELAY_SAT_KVB * v, 1000));
+  const legacy = Math.max(evictedFeeSat + ceilDiv(LEGACY_RELAY_FEE_SAT_KVB * v, 1000), v30Rate, ceilDiv(LEGACY_RELAY_FEE_SAT_KVB * v, 1000));
   const targetKvb = toSatKvb(targetSatVb);
   const target = ceilDiv(targetKvb * v, 1000);
   const tooManyV30 = originals.length > MAX_REPLACEMENT_CANDIDATES;
   const feeSat = Math.max(v31, tooManyV30 ? 0 : Math.max(v30, legacy), target);
   const nodeMinimumFeeSat = policy.generation === 'v31' ? v31 : v30;
   const possible = Number.isFinite(diagram) && !(tooManyV30 && policy.generation === 'pre_v31');
-  const perVbAll = Math.max(inc, LEGACY_RELAY_SAT_KVB) / 1000;
+  const perVbAll = Math.max(inc, LEGACY_RELAY_FEE_SAT_KVB) / 1000;
   const rateFloorAll = Math.max(targetKvb, Math.floor((tx.feeSat * 1000) / tx.vsize) + 1) / 1000;
   const formula = 'max(baseSat + ceil(perVbSat × vsize), ceil(minFeeRateSatVb × vsize))';
   return {

@@ -3,7 +3,7 @@
  * plain numbers. `gather.ts` fills it from the node and the optimizer cache; tests build it by hand.
  * Fees are modified fees in satoshis; `vsize` is Core's sigop-adjusted vsize.
  */
-import type { Chunker } from './diagram.js';
+import type { Chunker } from '../bitcoin/feerateDiagram.js';
 
 export interface PlanTx {
   txid: string;

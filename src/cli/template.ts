@@ -13,6 +13,7 @@ import { z } from 'zod';
 
 import { OptimizerError, buildTemplates, type OptimizerResult, type TemplateSelection } from '../optimizer/native.js';
 import { SnapshotError, readSnapshotFile, type MempoolSnapshot } from '../optimizer/snapshot.js';
+import { OPTION_RANGES, type OptionRange } from '../optimizer/optionRanges.js';
 import { at } from '../util/at.js';
 
 export const USAGE = `Usage: btc-template template FILE [options]
@@ -51,7 +52,8 @@ const LIMIT_PRESETS: Record<'core' | 'service', { maxTxCount: number | null; min
   service: { maxTxCount: 4000, minFeeRateSatVb: 1 },
 };
 
-function positiveInt(name: string, raw: string | undefined, min: number, max: number): number | undefined {
+/** An integer flag within the optimizer's range for that option. */
+function positiveInt(name: string, raw: string | undefined, { min, max }: OptionRange): number | undefined {
   if (raw === undefined) return undefined;
   const v = Number(raw);
   if (!/^\d+$/.test(raw) || !Number.isSafeInteger(v) || v < min || v > max)
@@ -158,8 +160,9 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<num
     let minFeeRate: number | undefined;
     if (rawRate !== undefined) {
       minFeeRate = Number(rawRate);
-      if (rawRate.trim() === '' || !Number.isFinite(minFeeRate) || minFeeRate < 0 || minFeeRate > 1e9)
-        throw new UsageError(`--min-fee-rate must be a number in [0, 1e9] sat/vB, got "${rawRate}"`);
+      const { min, max } = OPTION_RANGES.minFeeRateSatVb;
+      if (rawRate.trim() === '' || !Number.isFinite(minFeeRate) || minFeeRate < min || minFeeRate > max)
+        throw new UsageError(`--min-fee-rate must be a number in [${min}, ${max}] sat/vB, got "${rawRate}"`);
     }
     const limits = values.limits;
     if (limits !== 'core' && limits !== 'service') throw new UsageError(`--limits must be "core" or "service", got "${limits}"`);
@@ -167,9 +170,9 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<num
       limits,
       txids: values.txids ?? false,
       progress: values.progress ?? false,
-      maxTxCount: positiveInt('--max-tx-count', values['max-tx-count'], 0, 4e9),
+      maxTxCount: positiveInt('--max-tx-count', values['max-tx-count'], OPTION_RANGES.maxTxCount),
       minFeeRate,
-      blocks: positiveInt('--blocks', values.blocks, 1, 1000),
+      blocks: positiveInt('--blocks', values.blocks, OPTION_RANGES.projectedBlocks),
     };
   } catch (err) {
     io.stderr(`btc-template: ${(err as Error).message}\n`);

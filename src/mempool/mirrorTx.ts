@@ -1,7 +1,7 @@
 /**
  * One transaction of the mempool view (`MirrorTx`), made from a node entry (`toMirrorTx`).
  */
-import { BYTES_PER_SIGOP, WITNESS_SCALE_FACTOR } from '../bitcoin/consensus.js';
+import { sigopCostFromVsize } from '../bitcoin/sigops.js';
 import { btcToSats } from '../bitcoin/units.js';
 import type { MempoolEntry } from '../node/schemas.js';
 
@@ -55,14 +55,8 @@ export function toMirrorTx(txid: string, e: MempoolEntry): MirrorTx {
   };
 }
 
-/**
- * Core's `vsize` (and v31's `vsize_adjusted`, the same number) is sigop-adjusted:
- * ceil(max(weight, 20 × sigops) / 4). When it exceeds ceil(weight / 4), sigops dominate and the
- * sigop cost is vsize / 5 (as `snapshot.ts` derives it for the CLI); otherwise it is not known and
- * does not matter to the fit.
- */
+/** The sigop cost a node's sigop-adjusted `vsize` implies (`sigopCostFromVsize`); 0 without a weight. */
 function sigopCostLowerBound(e: MempoolEntry): number {
-  const adjusted = Math.max(e.vsize, e.vsize_adjusted ?? 0);
-  if (e.weight === undefined || adjusted <= Math.ceil(e.weight / WITNESS_SCALE_FACTOR)) return 0;
-  return Math.ceil((adjusted * WITNESS_SCALE_FACTOR) / BYTES_PER_SIGOP);
+  if (e.weight === undefined) return 0;
+  return sigopCostFromVsize(Math.max(e.vsize, e.vsize_adjusted ?? 0), e.weight);
 }

@@ -14,6 +14,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { inspect } from 'node:util';
+import { OPTION_RANGES, type OptionRange } from './optionRanges.js';
 
 /** One mempool as structure-of-arrays. Index i is the same transaction in every array. */
 export interface OptimizerInput {
@@ -301,22 +302,8 @@ function checkArray(name: string, value: unknown, ctor: Float64ArrayConstructor 
   }
 }
 
-const OPTION_RANGES: Record<keyof OptimizerOptions, [min: number, max: number, integer: boolean]> = {
-  weightLimitWu: [1, 4e9, true],
-  coinbaseReserveWu: [0, 4e9, true],
-  maxSigopCost: [1, 4e9, true],
-  coinbaseSigopCost: [0, 4e9, true],
-  maxTxCount: [0, 4e9, true],
-  minFeeRateSatVb: [0, 1e9, false],
-  projectedBlocks: [1, 1000, true],
-  linearizeBudget: [0, Number.MAX_SAFE_INTEGER, true],
-  linearizeExtraBudget: [0, Number.MAX_SAFE_INTEGER, true],
-  tailSearchBudget: [0, Number.MAX_SAFE_INTEGER, true],
-  projectedSearchBudget: [0, Number.MAX_SAFE_INTEGER, true],
-  tailWindowPct: [0, 1e6, true],
-  seed: [0, Number.MAX_SAFE_INTEGER, true],
-  threads: [1, 2, true],
-};
+// Every option has a range (a compile error otherwise).
+const RANGES: Record<keyof OptimizerOptions, OptionRange> = OPTION_RANGES;
 
 /** Shape checks with precise messages (element checks happen natively). */
 function checkInput(input: OptimizerInput, options: OptimizerOptions): void {
@@ -340,9 +327,9 @@ export function checkOptions(options: OptimizerOptions): void {
   if (typeof options !== 'object' || options === null) throw invalid('options', 'an object', options);
   for (const [key, value] of Object.entries(options)) {
     if (value === undefined) continue;
-    const range = OPTION_RANGES[key as keyof OptimizerOptions];
+    const range = Object.hasOwn(RANGES, key) ? RANGES[key as keyof OptimizerOptions] : undefined;
     if (!range) throw invalid(`options.${key}`, 'a known option', key);
-    const [min, max, integer] = range;
+    const { min, max, integer } = range;
     if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max || (integer && !Number.isInteger(value))) {
       throw invalid(`options.${key}`, `${integer ? 'an integer' : 'a number'} in [${min}, ${max}]`, value);
     }

@@ -7,7 +7,11 @@
  * Two mempool transactions sharing 64 bits can only be made on purpose (2^32 work, both by the
  * same author); a txid that matches someone else's takes a 2^64 search.
  */
+import { KEY_WORDS, writeTxidKey } from '../bitcoin/txidOrder.js';
 import { feeRateSatVbOfWeight } from '../bitcoin/units.js';
+
+// Txid keys are Core's txid order, stated in src/bitcoin/txidOrder.ts.
+export { KEY_WORDS, txidOfKey, writeTxidKey } from '../bitcoin/txidOrder.js';
 
 export interface TxLookup {
   /** LOOKUP_WORDS per tx (the key's first words), ascending (Core's txid order). */
@@ -18,40 +22,8 @@ export interface TxLookup {
   projectedBlock: Int32Array;
 }
 
-/** Words per txid key: the txid's internal bytes (Core's memcmp order) as 8 big-endian uint32. */
-export const KEY_WORDS = 8;
 /** Words of a key kept by lookups. */
 export const LOOKUP_WORDS = 2;
-
-/**
- * Writes the txid's key at `out[offset .. offset + 8)`: display hex is the byte-reversed internal
- * form, so word k is built from hex characters 56 - 8k .. 64 - 8k read back to front by byte.
- */
-export function writeTxidKey(txid: string, out: Uint32Array, offset: number, words = KEY_WORDS): void {
-  for (let w = 0; w < words; w++) {
-    let v = 0;
-    for (let b = 0; b < 4; b++) {
-      const pos = 62 - 2 * (4 * w + b);
-      v = v * 256 + hexDigit(txid.charCodeAt(pos)) * 16 + hexDigit(txid.charCodeAt(pos + 1));
-    }
-    out[offset + w] = v;
-  }
-}
-
-/** Value of one hex character code (callers pass txids checked or produced as hex). */
-function hexDigit(c: number): number {
-  return c <= 57 ? c - 48 : (c | 32) - 87;
-}
-
-/** The txid whose key sits at `keys[i*8 ..]` (inverse of writeTxidKey). */
-export function txidOfKey(keys: Uint32Array, i: number): string {
-  let hex = '';
-  for (let w = KEY_WORDS - 1; w >= 0; w--) {
-    const v = keys[i * KEY_WORDS + w] ?? 0;
-    for (let b = 0; b < 4; b++) hex += ((v >>> (8 * b)) & 0xff).toString(16).padStart(2, '0');
-  }
-  return hex;
-}
 
 const probe = new Uint32Array(LOOKUP_WORDS);
 const HEX64 = /^[0-9a-f]{64}$/i;

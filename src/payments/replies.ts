@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
-import { Errors } from '../errors.js';
+import { DEFAULT_RETRY_AFTER_SECONDS, Errors, errorBody } from '../errors.js';
 import { firstIssue } from '../util/zodIssue.js';
 import type { paymentRequired } from './challenge.js';
 import { encodeHeaderJson } from './decode.js';
@@ -69,6 +69,6 @@ export function sendChallenge(reply: FastifyReply, body: ReturnType<typeof payme
 export function replaceWithError(reply: FastifyReply, err: Error & { statusCode?: number; code?: string }): string {
   reply.code(err.statusCode ?? 503);
   reply.header('content-type', 'application/json; charset=utf-8');
-  reply.header('retry-after', '5');
-  return JSON.stringify({ success: false, error: { code: err.code ?? 'PAYMENT_STORE_UNAVAILABLE', message: err.message } });
+  reply.header('retry-after', String(DEFAULT_RETRY_AFTER_SECONDS));
+  return JSON.stringify(errorBody(err.code ?? 'PAYMENT_STORE_UNAVAILABLE', err.message));
 }

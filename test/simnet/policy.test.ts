@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { mempoolPolicy } from '../../src/optimizer/coreV31Policy.js';
 import { assertPolicyInput, checkedPolicy, type MempoolPolicy, type PolicyInput } from '../../src/simnet/mempool/policy.js';
-import { improvesDiagram } from '../../src/simnet/mempool/feerateDiagram.js';
+import { improvesDiagram } from '../../src/bitcoin/feerateDiagram.js';
 import { FeeEstimator } from '../../src/simnet/mining/feeEstimator.js';
 import { Mempool } from '../../src/simnet/mempool/mempool.js';
 import { MempoolView } from '../../src/simnet/mining/mempoolView.js';

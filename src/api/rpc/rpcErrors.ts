@@ -2,6 +2,8 @@
  * JSON-RPC 2.0 errors, one class per code (after viem's `src/errors/rpc.ts`), and the one table that
  * maps the service's own errors onto them. JSON-RPC errors travel with HTTP 200, as Ethereum nodes do.
  */
+import { DEFAULT_RETRY_AFTER_SECONDS } from '../../errors.js';
+
 export class JsonRpcError extends Error {
   constructor(
     readonly code: number,
@@ -81,7 +83,7 @@ export function toJsonRpcError(error: unknown): JsonRpcError {
   const message = e.message ?? 'error';
   if (status === 404) return new ResourceNotFoundRpcError(message, { code });
   if (status >= 400 && status < 500) return new InvalidParamsRpcError(`${code}: ${message}`);
-  if (status === 503) return new ServerUnavailableRpcError(message, { code, retryAfterSeconds: 5 });
+  if (status === 503) return new ServerUnavailableRpcError(message, { code, retryAfterSeconds: DEFAULT_RETRY_AFTER_SECONDS });
   if (status === 502) return new JsonRpcError(-32002, message, { code });
   return new InternalRpcError();
 }

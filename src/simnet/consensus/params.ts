@@ -15,8 +15,16 @@ import {
 } from '../../bitcoin/consensus.js';
 import { SATS_PER_BTC } from '../../bitcoin/units.js';
 
-// Consensus facts shared with the service live once in src/bitcoin/; simnet names them as Core does.
+// Consensus and policy facts shared with the service live once in src/bitcoin/; simnet names them as Core does.
 export { BYTES_PER_SIGOP, MAX_BLOCK_SIGOPS_COST, MAX_BLOCK_WEIGHT_WU, WITNESS_SCALE_FACTOR };
+export {
+  CLUSTER_COUNT_LIMIT,
+  CLUSTER_SIZE_LIMIT_VB,
+  DUST_RELAY_FEE_SAT_KVB,
+  INCREMENTAL_RELAY_FEE_SAT_KVB,
+  MAX_REPLACEMENT_CANDIDATES,
+  MIN_RELAY_FEE_SAT_KVB,
+} from '../../bitcoin/policy.js';
 
 /** Satoshis per BTC. */
 export const COIN = SATS_PER_BTC;
@@ -34,12 +42,6 @@ export const BLOCK_VERSION = 0x20000000;
 /** `-blockreservedweight` default: room kept for the coinbase (src/policy/policy.h). */
 export const BLOCK_RESERVED_WEIGHT_WU = COINBASE_RESERVED_WEIGHT_WU;
 
-/** `-minrelaytxfee` default since v29.1/v30.0: 0.1 sat/vB. */
-export const MIN_RELAY_FEE_SAT_KVB = 100;
-/** `-incrementalrelayfee` default since v29.1/v30.0: 0.1 sat/vB. */
-export const INCREMENTAL_RELAY_FEE_SAT_KVB = 100;
-/** `-dustrelayfee` default: 3 sat/vB. */
-export const DUST_RELAY_FEE_SAT_KVB = 3_000;
 /** `sendrawtransaction`/`testmempoolaccept` default `maxfeerate`: 0.10 BTC/kvB. */
 export const DEFAULT_MAX_RAW_TX_FEE_RATE_SAT_KVB = 10_000_000;
 
@@ -51,11 +53,6 @@ export const MAX_STANDARD_SCRIPTSIG_SIZE = 1_650;
 /** v30+ `-datacarriersize` default (OP_RETURN outputs, total bytes). */
 export const MAX_DATACARRIER_BYTES = 100_000;
 
-/** v31 cluster limits (`-limitclustercount`, `-limitclustersize` in kvB × 1000). */
-export const CLUSTER_COUNT_LIMIT = 64;
-export const CLUSTER_SIZE_LIMIT_VB = 101_000;
-/** RBF rule 5 (v31): direct conflicts may touch at most this many clusters. */
-export const MAX_REPLACEMENT_CANDIDATES = 100;
 /** `-maxmempool` default, bytes. */
 export const DEFAULT_MAX_MEMPOOL_BYTES = 300_000_000;
 /** The wallet-style chain limit the simulator keeps its own unconfirmed chains under. */
@@ -77,11 +74,6 @@ export function blockSubsidySat(height: number): number {
   if (halvings >= 64) return 0;
   // 50 BTC fits in 33 bits; BigInt keeps the right shift exact for every halving count.
   return Number(BigInt(50 * COIN) >> BigInt(halvings));
-}
-
-/** Sigop-adjusted virtual size (`GetVirtualTransactionSize` with `-bytespersigop`), vB. */
-export function adjustedVsize(weightWu: number, sigopCost: number): number {
-  return Math.ceil(Math.max(weightWu, sigopCost * BYTES_PER_SIGOP) / WITNESS_SCALE_FACTOR);
 }
 
 /** Fee that a rate of `satPerKvb` asks of `vsize` vbytes, rounded up as Core's `CFeeRate::GetFee` (v29+). */

@@ -20,9 +20,9 @@ import {
   MAX_MONEY_SAT,
   MAX_STANDARD_TX_SIGOPS_COST,
   MIN_RELAY_FEE_SAT_KVB,
-  adjustedVsize,
   SEQUENCE_LOCKTIME_ENABLED,
 } from '../consensus/params.js';
+import { sigopAdjustedVsize } from '../../bitcoin/sigops.js';
 import type { Chain } from '../chain/chain.js';
 import type { Coin } from '../chain/coin.js';
 import { MEMPOOL_HEIGHT, type Mempool, type MempoolEntry } from './mempool.js';
@@ -111,7 +111,7 @@ export function acceptTransaction(ctx: AcceptContext, tx: SimTx, options: Accept
 
   const sigopCost = transactionSigOpCost(tx, prevouts);
   if (sigopCost > MAX_STANDARD_TX_SIGOPS_COST) return reject(tx, { reason: 'bad-txns-too-many-sigops', details: String(sigopCost) });
-  const vsizeAdjusted = adjustedVsize(tx.weight, sigopCost);
+  const vsizeAdjusted = sigopAdjustedVsize(tx.weight, sigopCost);
   const minFee = feeForVsize(MIN_RELAY_FEE_SAT_KVB, vsizeAdjusted);
   if (feeSat < minFee) return reject(tx, { reason: 'min relay fee not met', details: `${feeSat} < ${minFee}` });
 

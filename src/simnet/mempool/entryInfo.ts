@@ -11,11 +11,11 @@
  * Invariant: every entry not in `dirty` has an up-to-date `info` record.
  */
 import { btcString } from '../consensus/amount.js';
-import { feerateDiagramInput } from './feerateDiagram.js';
+import { diagramGraph } from '../../bitcoin/feerateDiagram.js';
 import type { MempoolPolicy } from './policy.js';
 import { at } from '../../util/at.js';
 import type { Mempool, MempoolEntry, MempoolListener } from './mempool.js';
-import { BYTES_PER_SIGOP } from '../consensus/params.js';
+import { sigopAdjustedWeight } from '../../bitcoin/sigops.js';
 
 export interface EntryInfo {
   ancestorCount: number;
@@ -162,7 +162,7 @@ export class EntryInfoCache implements MempoolListener {
         descendantSize: self.vsizeAdjusted,
         descendantFeeSat: self.feeSat,
         chunkFeeSat: self.feeSat,
-        chunkWeightWu: Math.max(self.tx.weight, self.sigopCost * BYTES_PER_SIGOP),
+        chunkWeightWu: sigopAdjustedWeight(self.tx.weight, self.sigopCost),
         replaceable: self.signalsRbf,
         clusterSize: 1,
         clusterOptimal: true,
@@ -211,10 +211,10 @@ function pieceOf(e: MempoolEntry): number {
 function chunkData(members: readonly MempoolEntry[], policy: MempoolPolicy): { fee: ArrayLike<number>; weight: ArrayLike<number>; optimal: boolean } {
   const [e] = members;
   if (e && members.length === 1) {
-    return { fee: [e.feeSat], weight: [Math.max(e.tx.weight, e.sigopCost * BYTES_PER_SIGOP)], optimal: true };
+    return { fee: [e.feeSat], weight: [sigopAdjustedWeight(e.tx.weight, e.sigopCost)], optimal: true };
   }
   const result = policy(
-    feerateDiagramInput(members.map((e) => ({ txid: e.tx.txid, feeSat: e.feeSat, weightWu: e.tx.weight, sigopCost: e.sigopCost, parents: [...e.parents] }))),
+    diagramGraph(members.map((e) => ({ txid: e.tx.txid, feeSat: e.feeSat, weightWu: e.tx.weight, sigopCost: e.sigopCost, parents: [...e.parents] }))),
   );
   return { fee: result.txChunkFeeSat, weight: result.txChunkWeightWu, optimal: result.optimal };
 }

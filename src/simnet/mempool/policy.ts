@@ -11,22 +11,13 @@
  * (`src/optimizer/coreV31Policy.ts`), which matches these types structurally; the input is exactly
  * the typed arrays that optimizer takes, so there is one implementation of Core's algorithm.
  */
+import { diagramGraph, type Chunker } from '../../bitcoin/feerateDiagram.js';
+import type { TxGraphArrays } from '../../bitcoin/txGraph.js';
 import { at } from '../../util/at.js';
 
-/** A mempool (or any set of unconfirmed transactions) in the optimizer's array form. Index i is one transaction. */
-export interface PolicyInput {
-  /** Fee of each transaction, satoshis (modified fee; the simulator has no prioritisation, so the base fee). */
-  feeSat: Float64Array;
-  /** BIP141 weight of each transaction, WU. */
-  weightWu: Uint32Array;
-  /** Sigop cost of each transaction (sizes are sigop-adjusted with 20 vB per sigop, as Core's `-bytespersigop`). */
-  sigopCost: Uint32Array;
-  /** CSR of in-mempool parents: the parents of i are `parentIndices[parentOffsets[i] .. parentOffsets[i+1])`. Length n + 1. */
-  parentOffsets: Uint32Array;
-  parentIndices: Uint32Array;
-  /** Rank of each txid in Core's uint256 order (byte-reversed display hex), for deterministic tie-breaks. */
-  txidRank: Uint32Array;
-}
+/** A mempool (or any set of unconfirmed transactions) in the optimizer's array form; the simulator
+ *  has no prioritisation, so fees are base fees. */
+export type PolicyInput = TxGraphArrays;
 
 export interface PolicyResult {
   /** The block template's transactions (indices into the input), in block order (parents first). */
@@ -41,32 +32,12 @@ export interface PolicyResult {
 
 export type MempoolPolicy = (input: PolicyInput) => PolicyResult;
 
-/**
- * Rank of each txid in Core's uint256 order (`PolicyInput.txidRank`), which compares the internal
- * (byte-reversed) representation from its first byte: the display hex read back to front. Sorted
- * on a 48-bit numeric prefix of that order, ties broken on the full key. Complexity: O(n log n).
- */
-export function txidRanks(txids: readonly string[]): Uint32Array {
-  const keys = new Float64Array(txids.length);
-  for (const [i, t] of txids.entries()) {
-    let k = 0;
-    for (let j = 0; j < 6; j++) k = k * 256 + parseInt(t.substr(62 - 2 * j, 2), 16);
-    keys[i] = k;
-  }
-  const order = Array.from(txids, (_, i) => i);
-  order.sort((a, b) => at(keys, a) - at(keys, b) || compareReversed(at(txids, a), at(txids, b)));
-  const rank = new Uint32Array(txids.length);
-  for (const [r, i] of order.entries()) rank[i] = r;
-  return rank;
-}
-
-function compareReversed(a: string, b: string): number {
-  for (let i = 62; i >= 0; i -= 2) {
-    const x = a.substr(i, 2);
-    const y = b.substr(i, 2);
-    if (x !== y) return x < y ? -1 : 1;
-  }
-  return 0;
+/** The policy as the chunker of a feerate diagram (RBF rule 6 judges with the node's own linearization). */
+export function policyChunker(policy: MempoolPolicy): Chunker {
+  return (txs) => {
+    const result = policy(diagramGraph(txs));
+    return { chunkFeeSat: result.txChunkFeeSat, chunkWeightWu: result.txChunkWeightWu };
+  };
 }
 
 /** Checks the CSR shape of `input` (lengths, monotone offsets, indices in range and not self-loops). */

@@ -11,13 +11,13 @@
  *   parents, as they are, against the same transactions minus everything evicted plus the
  *   replacement; both sides are chunked by the node's `MempoolPolicy` (the native optimizer's
  *   spanning-forest linearization, as Core's TxGraph) and compared point by point
- *   (`feerateDiagram.ts`), strictly better somewhere and nowhere worse, as `CompareChunks`.
+ *   (`src/bitcoin/feerateDiagram.ts`), strictly better somewhere and nowhere worse, as `CompareChunks`.
  */
 import { formatMoney } from '../consensus/amount.js';
 import { feeForVsize, INCREMENTAL_RELAY_FEE_SAT_KVB, MAX_REPLACEMENT_CANDIDATES } from '../consensus/params.js';
-import { feerateDiagram, improvesDiagram, type DiagramTx } from './feerateDiagram.js';
+import { feerateDiagram, improvesDiagram, type DiagramTx } from '../../bitcoin/feerateDiagram.js';
 import type { Mempool, MempoolEntry } from './mempool.js';
-import type { MempoolPolicy } from './policy.js';
+import { policyChunker, type MempoolPolicy } from './policy.js';
 import type { Rejection } from './standardness.js';
 import type { SimTx } from '../tx/txCodec.js';
 
@@ -108,7 +108,8 @@ export function checkDiagram(
     sigopCost: candidate.sigopCost,
     parents: [...candidate.parents],
   });
-  if (!improvesDiagram(feerateDiagram(after, policy), feerateDiagram(before, policy))) {
+  const chunker = policyChunker(policy);
+  if (!improvesDiagram(feerateDiagram(after, chunker), feerateDiagram(before, chunker))) {
     return { reason: 'replacement-failed', details: 'insufficient feerate: does not improve feerate diagram' };
   }
   return undefined;

@@ -6,13 +6,10 @@
  * at most one child, and a second one may replace the first by sibling eviction (returned here as
  * an extra direct conflict, so rules 3, 4 and 6 then apply to it as to any replacement).
  */
+import { TRUC_CHILD_MAX_VSIZE, TRUC_MAX_VSIZE, TRUC_VERSION } from '../../bitcoin/policy.js';
 import type { Mempool } from './mempool.js';
 import type { Rejection } from './standardness.js';
 import type { SimTx } from '../tx/txCodec.js';
-
-export const TRUC_VERSION = 3;
-export const TRUC_MAX_VSIZE = 10_000;
-export const TRUC_CHILD_MAX_VSIZE = 1_000;
 
 export type TrucOutcome = { ok: true; siblingToEvict: string | null } | { ok: false; rejection: Rejection };
 

@@ -4,7 +4,8 @@
  * values computed lazily and at most once. Used by the template, mining and the fee estimator;
  * per-entry RPC data comes from `EntryInfoCache` instead, which works cluster by cluster.
  */
-import { txidRanks, type MempoolPolicy, type PolicyInput, type PolicyResult } from '../mempool/policy.js';
+import { txidRanks } from '../../bitcoin/txidOrder.js';
+import type { MempoolPolicy, PolicyInput, PolicyResult } from '../mempool/policy.js';
 import type { Mempool, MempoolEntry } from '../mempool/mempool.js';
 
 export class MempoolView {

@@ -1,21 +1,27 @@
 /**
- * Feerate diagrams for RBF rule 6 (v31 `ImprovesFeerateDiagram`): the chunks of a set of
- * transactions, sorted by decreasing feerate and accumulated into a concave curve of
- * (sigop-adjusted weight, fee). Chunks come from the node's `MempoolPolicy`, the same linearization
- * the template uses, so rule 6 judges with whatever algorithm the node mines with.
+ * Feerate diagrams for RBF rule 6 (Core v31 `ImprovesFeerateDiagram`, `CompareChunks`): the chunks
+ * of a set of transactions, sorted by decreasing feerate and accumulated into a concave curve of
+ * (sigop-adjusted weight, fee). The chunks come from a `Chunker`, a linearization handed in: the
+ * simulated node's mining policy, or the native optimizer for the bump planner.
  */
-import { BYTES_PER_SIGOP } from '../consensus/params.js';
-import { txidRanks, type MempoolPolicy, type PolicyInput } from './policy.js';
-import { at } from '../../util/at.js';
+import { sigopAdjustedWeight } from './sigops.js';
+import type { TxGraphArrays } from './txGraph.js';
+import { txidRanks } from './txidOrder.js';
+import { at } from '../util/at.js';
 
 export interface DiagramTx {
   txid: string;
+  /** Modified fee, sat. */
   feeSat: number;
+  /** BIP141 weight, WU. */
   weightWu: number;
   sigopCost: number;
   /** Parents within the same set (others are ignored). */
   parents: readonly string[];
 }
+
+/** Chunk fee (sat) and sigop-adjusted chunk weight (WU) of each transaction, in input order. */
+export type Chunker = (txs: readonly DiagramTx[]) => { chunkFeeSat: ArrayLike<number>; chunkWeightWu: ArrayLike<number> };
 
 /** A chunk-level segment of a diagram: `weight` WU paying `fee` sats. */
 export interface Segment {
@@ -23,11 +29,10 @@ export interface Segment {
   fee: number;
 }
 
-/** Policy input of a small set of transactions (parents outside the set are ignored). */
-export function feerateDiagramInput(txs: readonly DiagramTx[]): PolicyInput {
-  const n = txs.length;
+/** `txs` as arrays for a linearizer (parents outside the set are ignored). Txids must be hex. */
+export function diagramGraph(txs: readonly DiagramTx[]): TxGraphArrays {
   const index = new Map(txs.map((t, i) => [t.txid, i]));
-  const parentOffsets = new Uint32Array(n + 1);
+  const parentOffsets = new Uint32Array(txs.length + 1);
   const parents: number[] = [];
   txs.forEach((t, i) => {
     for (const p of t.parents) {
@@ -36,31 +41,29 @@ export function feerateDiagramInput(txs: readonly DiagramTx[]): PolicyInput {
     }
     parentOffsets[i + 1] = parents.length;
   });
-  const txidRank = txidRanks(txs.map((t) => t.txid));
   return {
     feeSat: Float64Array.from(txs, (t) => t.feeSat),
     weightWu: Uint32Array.from(txs, (t) => t.weightWu),
     sigopCost: Uint32Array.from(txs, (t) => t.sigopCost),
     parentOffsets,
     parentIndices: Uint32Array.from(parents),
-    txidRank,
+    txidRank: txidRanks(txs.map((t) => t.txid)),
   };
 }
 
-/** Chunks of `txs`, highest feerate first. Complexity: one policy run over the set. */
-export function feerateDiagram(txs: readonly DiagramTx[], policy: MempoolPolicy): Segment[] {
+/** Chunks of `txs`, highest feerate first. One chunker run. */
+export function feerateDiagram(txs: readonly DiagramTx[], chunker: Chunker): Segment[] {
   if (txs.length === 0) return [];
-  const input = feerateDiagramInput(txs);
-  const result = policy(input);
+  const { chunkFeeSat, chunkWeightWu } = chunker(txs);
   // Group by (chunk fee, chunk weight): a group holds whole chunks of one feerate, so its fee is
   // (its weight / chunk weight) × chunk fee, exactly.
   const groups = new Map<string, { chunkFee: number; chunkWeight: number; weight: number }>();
   txs.forEach((t, i) => {
-    const chunkFee = at(result.txChunkFeeSat, i);
-    const chunkWeight = at(result.txChunkWeightWu, i);
+    const chunkFee = at(chunkFeeSat, i);
+    const chunkWeight = at(chunkWeightWu, i);
     const key = `${chunkFee}/${chunkWeight}`;
     const g = groups.get(key) ?? { chunkFee, chunkWeight, weight: 0 };
-    g.weight += Math.max(t.weightWu, t.sigopCost * BYTES_PER_SIGOP);
+    g.weight += sigopAdjustedWeight(t.weightWu, t.sigopCost);
     groups.set(key, g);
   });
   const segments = [...groups.values()].map((g) => ({ weight: g.weight, fee: Math.round(g.weight / g.chunkWeight) * g.chunkFee }));
@@ -71,7 +74,7 @@ export function feerateDiagram(txs: readonly DiagramTx[], policy: MempoolPolicy)
 /**
  * Whether diagram `next` is strictly better than `prev` (Core's `CompareChunks(next, prev)` is
  * `greater`): at every weight its cumulative fee is ≥ and somewhere >, the shorter diagram being
- * extended flat. Exact (BigInt) arithmetic. Complexity: O(segments).
+ * extended flat. Exact (BigInt) arithmetic. O(segments).
  */
 export function improvesDiagram(next: readonly Segment[], prev: readonly Segment[]): boolean {
   const a = cumulative(next);
