@@ -15,7 +15,7 @@ import { CORS_OPTIONS } from './api/cors.js';
 import { DashboardFeed } from './api/dashboard/feed.js';
 import edgePlugin from './api/edge.js';
 import { RequestLog } from './api/requestLog.js';
-import { errorHandler, frameworkErrorHandler } from './api/errorHandler.js';
+import { createErrorHandler, frameworkErrorHandler } from './api/errorHandler.js';
 import { ServiceMetrics } from './api/system/metrics.js';
 import { serviceRegistry } from './api/registry.js';
 import { apiRoutes, notFoundHandler } from './api/routes.js';
@@ -63,7 +63,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
-  app.setErrorHandler(errorHandler);
+  app.setErrorHandler(createErrorHandler());
   // An empty JSON body counts as no body, so optional bodies (fee ladder) may be omitted by clients
   // that always send `Content-Type: application/json`.
   const jsonParser = app.getDefaultJsonParser('error', 'error');
