@@ -8,7 +8,8 @@ import cors from '@fastify/cors';
 import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import { MAX_JSON_DEPTH, nestsDeeperThan } from './api/bodyLimits.js';
+import { MAX_JSON_DEPTH } from './api/bodyLimits.js';
+import { readBody } from './api/bodyReader.js';
 import { clientErrorHandler } from './api/clientErrors.js';
 import type { ApiContext } from './api/define.js';
 import { CORS_OPTIONS } from './api/cors.js';
@@ -69,13 +70,16 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const jsonParser = app.getDefaultJsonParser('error', 'error');
   // JSON only: a text/plain body is refused with 415 rather than parsed as a string.
   app.removeContentTypeParser('text/plain');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body === '' || (typeof body === 'string' && body.trim() === '')) done(null, undefined);
-    // Refused before parsing: no request nests this deep, and parsing such a body is what costs.
-    else if (typeof body === 'string' && nestsDeeperThan(body, MAX_JSON_DEPTH))
-      done(new Errors.INVALID_REQUEST(`the body nests deeper than ${MAX_JSON_DEPTH} levels`), undefined);
-    else void jsonParser(request, body as string, done);
-  });
+  // Read as it arrives (src/api/bodyReader.ts): a body nesting deeper than any request needs is
+  // refused at the first byte too deep, unread beyond it and never parsed.
+  app.addContentTypeParser('application/json', (request, payload, done) =>
+    readBody(request, payload, MAX_JSON_DEPTH, (error, read) => {
+      if (error || read === undefined) done(error, undefined);
+      else if ('tooDeep' in read) done(new Errors.INVALID_REQUEST(`the body nests deeper than ${MAX_JSON_DEPTH} levels`), undefined);
+      else if (read.text.trim() === '') done(null, undefined);
+      else void jsonParser(request, read.text, done);
+    }),
+  );
 
   await app.register(cors, CORS_OPTIONS);
 
