@@ -11,6 +11,7 @@ import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fas
 import { MAX_JSON_DEPTH } from './api/bodyLimits.js';
 import { readBody } from './api/bodyReader.js';
 import { clientErrorHandler } from './api/clientErrors.js';
+import { limitConnectionsPerAddress } from './api/connectionLimits.js';
 import type { ApiContext } from './api/define.js';
 import { CORS_OPTIONS } from './api/cors.js';
 import { DashboardFeed } from './api/dashboard/feed.js';
@@ -62,6 +63,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     // Router-level refusals (bad URL encoding, over-long path parameters) in our error envelope.
     frameworkErrors: frameworkErrorHandler,
   }).withTypeProvider<ZodTypeProvider>();
+  limitConnectionsPerAddress(app.server, deps.config.HTTP_MAX_CONNECTIONS_PER_ADDRESS, app.log);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(createErrorHandler());

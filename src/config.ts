@@ -90,6 +90,11 @@ const VARIABLES = {
     default: '1024',
     doc: 'Open connections per process; further connections are closed at once.',
   },
+  HTTP_MAX_CONNECTIONS_PER_ADDRESS: {
+    schema: nonNegativeInt.max(1_000_000),
+    default: '128',
+    doc: "Open connections per client address (the TCP peer: behind a proxy, the proxy; keep the proxy's connections per replica below it); further connections from that address are closed at once, so one address cannot take HTTP_MAX_CONNECTIONS from the others. 0 = no limit.",
+  },
   RATE_LIMIT_MAX: {
     schema: nonNegativeInt.max(1_000_000),
     default: '300',
