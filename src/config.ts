@@ -49,7 +49,11 @@ const VARIABLES = {
   },
   HOST: { schema: z.string().min(1), default: '127.0.0.1', doc: 'Interface the HTTP server listens on.' },
   PORT: { schema: port, default: '8402', doc: 'TCP port of the HTTP server (0 = any free port).' },
-  DATA_DIR: { schema: z.string().min(1), default: './data', doc: 'Directory for state: receipt key, payment ledger, replacement history.' },
+  DATA_DIR: {
+    schema: z.string().min(1),
+    default: './data',
+    doc: 'Directory for state: receipt key, payment ledger, replacement history. Made mode 0700 at start, even when it already exists with another mode.',
+  },
   LOG_LEVEL: {
     schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     default: 'info',
