@@ -8,14 +8,16 @@ import cors from '@fastify/cors';
 import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import { MAX_JSON_DEPTH, nestsDeeperThan } from './api/bodyLimits.js';
+import { MAX_JSON_DEPTH } from './api/bodyLimits.js';
+import { readBody } from './api/bodyReader.js';
 import { clientErrorHandler } from './api/clientErrors.js';
+import { limitConnectionsPerAddress } from './api/connectionLimits.js';
 import type { ApiContext } from './api/define.js';
 import { CORS_OPTIONS } from './api/cors.js';
 import { DashboardFeed } from './api/dashboard/feed.js';
 import edgePlugin from './api/edge.js';
 import { RequestLog } from './api/requestLog.js';
-import { errorHandler, frameworkErrorHandler } from './api/errorHandler.js';
+import { createErrorHandler, frameworkErrorHandler } from './api/errorHandler.js';
 import { ServiceMetrics } from './api/system/metrics.js';
 import { serviceRegistry } from './api/registry.js';
 import { apiRoutes, notFoundHandler } from './api/routes.js';
@@ -61,21 +63,25 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     // Router-level refusals (bad URL encoding, over-long path parameters) in our error envelope.
     frameworkErrors: frameworkErrorHandler,
   }).withTypeProvider<ZodTypeProvider>();
+  limitConnectionsPerAddress(app.server, deps.config.HTTP_MAX_CONNECTIONS_PER_ADDRESS, app.log);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
-  app.setErrorHandler(errorHandler);
+  app.setErrorHandler(createErrorHandler());
   // An empty JSON body counts as no body, so optional bodies (fee ladder) may be omitted by clients
   // that always send `Content-Type: application/json`.
   const jsonParser = app.getDefaultJsonParser('error', 'error');
   // JSON only: a text/plain body is refused with 415 rather than parsed as a string.
   app.removeContentTypeParser('text/plain');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body === '' || (typeof body === 'string' && body.trim() === '')) done(null, undefined);
-    // Refused before parsing: no request nests this deep, and parsing such a body is what costs.
-    else if (typeof body === 'string' && nestsDeeperThan(body, MAX_JSON_DEPTH))
-      done(new Errors.INVALID_REQUEST(`the body nests deeper than ${MAX_JSON_DEPTH} levels`), undefined);
-    else void jsonParser(request, body as string, done);
-  });
+  // Read as it arrives (src/api/bodyReader.ts): a body nesting deeper than any request needs is
+  // refused at the first byte too deep, unread beyond it and never parsed.
+  app.addContentTypeParser('application/json', (request, payload, done) =>
+    readBody(request, payload, MAX_JSON_DEPTH, (error, read) => {
+      if (error || read === undefined) done(error, undefined);
+      else if ('tooDeep' in read) done(new Errors.INVALID_REQUEST(`the body nests deeper than ${MAX_JSON_DEPTH} levels`), undefined);
+      else if (read.text.trim() === '') done(null, undefined);
+      else void jsonParser(request, read.text, done);
+    }),
+  );
 
   await app.register(cors, CORS_OPTIONS);
 

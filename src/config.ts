@@ -49,7 +49,11 @@ const VARIABLES = {
   },
   HOST: { schema: z.string().min(1), default: '127.0.0.1', doc: 'Interface the HTTP server listens on.' },
   PORT: { schema: port, default: '8402', doc: 'TCP port of the HTTP server (0 = any free port).' },
-  DATA_DIR: { schema: z.string().min(1), default: './data', doc: 'Directory for state: receipt key, payment ledger, replacement history.' },
+  DATA_DIR: {
+    schema: z.string().min(1),
+    default: './data',
+    doc: 'Directory for state: receipt key, payment ledger, replacement history. Made mode 0700 at start, even when it already exists with another mode.',
+  },
   LOG_LEVEL: {
     schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     default: 'info',
@@ -89,6 +93,11 @@ const VARIABLES = {
     schema: positiveInt.max(1_000_000),
     default: '1024',
     doc: 'Open connections per process; further connections are closed at once.',
+  },
+  HTTP_MAX_CONNECTIONS_PER_ADDRESS: {
+    schema: nonNegativeInt.max(1_000_000),
+    default: '128',
+    doc: "Open connections per client address (the TCP peer: behind a proxy, the proxy; keep the proxy's connections per replica below it); further connections from that address are closed at once, so one address cannot take HTTP_MAX_CONNECTIONS from the others. 0 = no limit.",
   },
   RATE_LIMIT_MAX: {
     schema: nonNegativeInt.max(1_000_000),

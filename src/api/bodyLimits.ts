@@ -63,3 +63,31 @@ export function nestsDeeperThan(text: string, maxDepth: number): boolean {
   }
   return false;
 }
+
+/**
+ * Nesting depth of JSON read in pieces as it arrives (`src/api/bodyReader.ts`); brackets inside
+ * strings do not count. It reads bytes: those of `[`, `]`, `{`, `}`, `"` and `\` never occur
+ * inside a multi-byte UTF-8 character, so nothing needs decoding.
+ */
+export class DepthScanner {
+  private depth = 0;
+  private inString = false;
+  private escaped = false;
+
+  constructor(private readonly maxDepth: number) {}
+
+  /** Reads the next bytes; true as soon as more than `maxDepth` arrays/objects are open. O(n). */
+  tooDeep(bytes: Uint8Array): boolean {
+    for (const c of bytes) {
+      if (this.inString) {
+        if (this.escaped) this.escaped = false;
+        else if (c === BACKSLASH) this.escaped = true;
+        else if (c === QUOTE) this.inString = false;
+      } else if (c === QUOTE) this.inString = true;
+      else if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
+        if (++this.depth > this.maxDepth) return true;
+      } else if (c === CLOSE_ARRAY || c === CLOSE_OBJECT) this.depth--;
+    }
+    return false;
+  }
+}

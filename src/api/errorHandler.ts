@@ -6,10 +6,15 @@
  * - fastify's own request errors (bad JSON, body too large, bad content type): 400/413/415;
  * - catalogue errors (`src/errors.ts`): their own status, with `Retry-After` on 503;
  * - anything else: 500 with a generic message; the full error and its cause are logged, never sent.
+ *
+ * Logs are sized for attack (issue 22): a flood of one failure (the node down answers every request
+ * 503) writes one line per kind of failure and minute (`LogSampler`), with the count of those not
+ * written; an expected (catalogue) failure is logged without a stack, an unexpected one with it.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { DEFAULT_RETRY_AFTER_SECONDS, Errors, errorBody } from '../errors.js';
+import { LogSampler } from '../util/logSampler.js';
 
 /** A validation failure on one of these fields gets a field-specific code. */
 const FIELD_CODES: Record<string, string> = {
@@ -38,7 +43,17 @@ function describeValidation(error: FastifyError & { validation?: ValidationIssue
   return { code, message: field ? `${where}.${field}: ${reason}` : `${where}: ${reason}` };
 }
 
-export function errorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+/** The error handler, its log lines sampled by `sampler` (one per app). */
+export function createErrorHandler(sampler: LogSampler = new LogSampler()) {
+  return function errorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+    handleError(sampler, error, request, reply);
+  };
+}
+
+/** For apps built without `createErrorHandler` (tests): a sampler of its own. */
+export const errorHandler = createErrorHandler();
+
+function handleError(sampler: LogSampler, error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   if (hasZodFastifySchemaValidationErrors(error) || (error as { validation?: unknown }).validation) {
     const { code, message } = describeValidation(error);
     void reply.code(400).send(errorBody(code, message));
@@ -55,11 +70,16 @@ export function errorHandler(error: FastifyError, request: FastifyRequest, reply
   // A 5xx passes through only as a catalogue error; anything else (a Node ERR_* or SQLITE_* code,
   // a library's error) is a generic 500, its message logged, never sent.
   if (status >= 500 && !(code in Errors)) {
-    request.log.error({ err: error }, 'unhandled error');
+    const sampled = sampler.take(`unhandled ${error.name}: ${error.message.slice(0, 120)}`);
+    if (sampled) request.log.error({ err: error, route: request.routeOptions.url, notLogged: sampled.suppressed }, 'unhandled error');
     void reply.code(500).send(errorBody('INTERNAL', 'Internal error'));
     return;
   }
-  if (status >= 500) request.log.warn({ err: error }, 'request failed');
+  if (status >= 500) {
+    // Expected (the node down, not ready, shutting down): what and how often, never a stack.
+    const sampled = sampler.take(`${status} ${code}`);
+    if (sampled) request.log.warn({ code, status, reason: error.message, route: request.routeOptions.url, notLogged: sampled.suppressed }, 'request failed');
+  }
   if (status === 503 && !reply.hasHeader('retry-after')) reply.header('retry-after', String(DEFAULT_RETRY_AFTER_SECONDS));
   // A catalogue error may carry `details` (e.g. /health's full answer with its 503).
   void reply.code(status).send(errorBody(code || 'INTERNAL', error.message, (error as { details?: unknown }).details));

@@ -22,6 +22,7 @@ import { decodeInputs } from './decodeInputs.js';
 import { fetchEventTxs, rebuildGoneTxs } from './eventTxs.js';
 import type { MempoolEvent } from './mempoolEvents.js';
 import { toMirrorTx, type FetchedTx, type MirrorTx } from './mirrorTx.js';
+import { LogSampler } from '../util/logSampler.js';
 import { PeriodicTask } from '../util/periodicTask.js';
 import { TxidOrder } from './txidOrder.js';
 
@@ -92,6 +93,8 @@ export class MempoolMirror extends EventEmitter<{ diff: [MempoolDiff] }> {
   /** Removed by events, reason pending: a replacement may still come (see `applyEvents`). */
   private held: Array<{ r: RemovedTx; at: number }> = [];
   private readonly heldBySpend = new Map<string, RemovedTx>();
+  /** Poll failures while the node is down: logged when they start, then once a minute, and when they end. */
+  private readonly pollFailureLog = new LogSampler();
   /** `mempoolSequence` of the last full sync, until an event batch moves past it. */
   private syncedAt: number | undefined;
   /** Whether the last full sync found the view out of date (what tells a silent event feed apart). */
@@ -184,13 +187,18 @@ export class MempoolMirror extends EventEmitter<{ diff: [MempoolDiff] }> {
       this.lastPollChanged = diff.added.length > 0 || diff.removed.length > 0;
       this.lastPollAt = now();
       this.lastPollMs = this.lastPollAt - started;
+      if (this.lastError !== null) {
+        const notLogged = this.pollFailureLog.clear('poll');
+        if (notLogged !== undefined) this.options.logger?.info({ failedPollsNotLogged: notLogged }, 'mempool poll recovered');
+      }
       this.lastError = null;
       this.pollCount += 1;
       if (diff.added.length || diff.removed.length) this.version += 1;
       if (diff.added.length || diff.removed.length || diff.blocks.length) this.emit('diff', diff);
     } catch (error) {
       this.lastError = (error as Error).message;
-      this.options.logger?.warn({ err: error }, 'mempool poll failed');
+      const sampled = this.pollFailureLog.take('poll');
+      if (sampled) this.options.logger?.warn({ err: error, failedPollsNotLogged: sampled.suppressed }, 'mempool poll failed');
       throw error;
     }
   }

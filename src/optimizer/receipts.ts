@@ -8,9 +8,10 @@
  */
 import canonicalize from 'canonicalize';
 import { createHash, createPrivateKey, sign as cryptoSign } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import nacl from 'tweetnacl';
+import { ensurePrivateDir } from '../storage/privateDir.js';
 
 export const RECEIPT_SCHEMA = 'bench-receipt/1';
 export const RECEIPT_ALG = 'Ed25519';
@@ -91,7 +92,7 @@ export function loadReceiptSigner(secretHex: string | undefined, dataDir: string
     const file = join(dataDir, RECEIPT_KEY_FILE);
     if (existsSync(file)) pair = keyPairFromHex(readFileSync(file, 'utf8').trim());
     else {
-      mkdirSync(dirname(file), { recursive: true });
+      ensurePrivateDir(dirname(file));
       const seed = nacl.randomBytes(32);
       writeFileSync(file, `${Buffer.from(seed).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
       chmodSync(file, 0o600);

@@ -1,5 +1,5 @@
 /**
- * The one way the service opens SQLite: a file in the data directory (created 0700, the file 0600:
+ * The one way the service opens SQLite: a file in the data directory (0700, even when it existed; the file 0600:
  * it may hold signed payment authorizations), WAL so readers never block the writer, a busy timeout
  * so several processes on one machine wait for the writer instead of failing, and versioned
  * migrations through `PRAGMA user_version`.
@@ -8,9 +8,10 @@
  * database's `user_version` is below k, which then becomes k. A database newer than the code (a
  * downgrade) is refused rather than misread.
  */
-import { chmodSync, existsSync, mkdirSync } from 'node:fs';
+import { chmodSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { ensurePrivateDir } from './privateDir.js';
 
 export type SqliteDatabase = Database.Database;
 
@@ -44,7 +45,7 @@ export class SchemaTooNewError extends Error {
 export function openSqlite(options: OpenSqliteOptions): SqliteDatabase {
   let path = IN_MEMORY;
   if (options.dataDir !== IN_MEMORY) {
-    mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+    ensurePrivateDir(options.dataDir);
     path = join(options.dataDir, options.file);
     if (!existsSync(path)) new Database(path).close();
     chmodSync(path, 0o600);

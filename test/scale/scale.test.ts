@@ -4,9 +4,13 @@
  * charged once, that rate limits are shared, that one replica computes the optimizer cycles and
  * every replica serves its cache and receipt, that kill -9 of a replica under paid load is routed
  * around by haproxy with every 200 backed by exactly one ledger row, and that kill -9 of the
- * optimizer leader hands the lead to another replica within one lease.
+ * optimizer leader hands the lead to another replica within one lease, and that a slow-header flood from one
+ * address through haproxy is refused past its per-source limit and cut by `timeout http-request` while
+ * /health from another address answers.
  * Not covered here: stream tickets.
  */
+import { request } from 'node:http';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,6 +31,19 @@ interface CacheStats {
   lease: { role: 'single' | 'leader' | 'follower'; replicaId: string; leaderId: string | null; cacheFrom: string | null };
   cache: { cycle: number; receipt: { keyId: string; signature: string } } | null;
 }
+/** GET /health from `localAddress` (another client than the flood's 127.0.0.1), within 10 s: the status, or 0. */
+function healthFrom(base: string, localAddress: string): Promise<number> {
+  return new Promise((resolve) => {
+    const req = request(`${base}/health`, { localAddress, agent: false, timeout: 10_000 }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(0));
+    req.end();
+  });
+}
+
 let polls = 0;
 /** A replica's cache-stats (free), or null when it does not answer (killed). Each poll is another client (rate limits). */
 async function cacheStats(replica: Replica): Promise<CacheStats | null> {
@@ -169,6 +186,39 @@ describe.skipIf(missing !== null)('three replicas behind haproxy, sharing Redis'
     expect(statuses.slice(0, RATE_LIMIT_MAX).every((s) => s === 200)).toBe(true);
     expect(statuses.slice(RATE_LIMIT_MAX).every((s) => s === 429)).toBe(true);
   });
+
+  it('error: a slow-header flood from one address through haproxy: past 200 sockets refused at once, the rest cut by timeout http-request, /health from another address answers', async () => {
+    const FLOOD = 300;
+    const port = Number(new URL(cluster.url).port);
+    const opened = performance.now();
+    const closedAt: number[] = [];
+    const flood = Array.from({ length: FLOOD }, () => {
+      const s = connect({ port, host: '127.0.0.1', localAddress: '127.0.0.1' });
+      s.on('error', () => undefined);
+      s.on('close', () => closedAt.push(performance.now() - opened));
+      // A request head that never ends.
+      s.on('connect', () => s.write('GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: '));
+      return s;
+    });
+    try {
+      await sleep(1000);
+      // Past the per-source limit: refused as they came, not held.
+      expect(closedAt.length).toBeGreaterThanOrEqual(FLOOD - 200);
+      const latencies: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        const started = performance.now();
+        expect(await healthFrom(cluster.url, '127.0.0.2')).toBe(200);
+        latencies.push(Math.round(performance.now() - started));
+      }
+      console.log(`/health through haproxy during a ${FLOOD}-socket slow-header flood from another address: ${latencies.join(', ')} ms`);
+      // The held ones are cut by `timeout http-request` (5 s), not left to the client.
+      const deadline = performance.now() + 15_000;
+      while (closedAt.length < FLOOD && performance.now() < deadline) await sleep(100);
+      expect(closedAt.length).toBe(FLOOD);
+    } finally {
+      for (const s of flood) s.destroy();
+    }
+  }, 30_000);
 
   it('behavior: a replica cut off from its node answers /health 503 and haproxy stops sending it requests', async () => {
     const r3 = cluster.replicas[2];

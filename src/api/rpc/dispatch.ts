@@ -81,17 +81,21 @@ async function planOne(element: unknown, methods: ReadonlyMap<string, RpcMethod>
   return { id, method, params: params.data, priceUsd: priceUsd(method.price) };
 }
 
+/** The answer to a body nesting deeper than `MAX_JSON_DEPTH` (-32600; refused unread by the route's body reader). */
+export function tooDeepPlan(): RpcPlan {
+  return {
+    batch: false,
+    calls: [{ id: null, error: new InvalidRequestRpcError(`the body nests deeper than ${MAX_JSON_DEPTH} levels`) }],
+    priceUsd: 0,
+    methods: [],
+  };
+}
+
 /** Parses and prices a request body (the raw text). Never throws: every failure is a planned error. */
 export async function planRpc(text: string, methods: ReadonlyMap<string, RpcMethod>, ctx: ApiContext, batchMax: number): Promise<RpcPlan> {
   let body: unknown;
   // Refused before JSON.parse: a deeply nested body is costly to parse and no call needs it.
-  if (nestsDeeperThan(text, MAX_JSON_DEPTH))
-    return {
-      batch: false,
-      calls: [{ id: null, error: new InvalidRequestRpcError(`the body nests deeper than ${MAX_JSON_DEPTH} levels`) }],
-      priceUsd: 0,
-      methods: [],
-    };
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) return tooDeepPlan();
   try {
     body = JSON.parse(text);
   } catch (error) {

@@ -1,14 +1,20 @@
 /**
  * `POST /v1/rpc`: the EVM-style JSON-RPC endpoint. The body is read as text (whatever the content
- * type) so that malformed JSON becomes a JSON-RPC parse error (-32700) rather than an HTTP 400.
+ * type) so that malformed JSON becomes a JSON-RPC parse error (-32700) rather than an HTTP 400;
+ * a body nesting deeper than `MAX_JSON_DEPTH` is refused (-32600) as it arrives, the rest unread
+ * and the connection closed (`readBody`).
  * The call is planned and priced in `preValidation`, which sets `request.paymentQuote` for the
  * payment gate (DESIGN §5: payment before dispatch, nothing charged for calls that cannot succeed).
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type {} from '../../payments/plugin.js';
-import { routeBodyLimit } from '../bodyLimits.js';
+import { MAX_JSON_DEPTH, routeBodyLimit } from '../bodyLimits.js';
+import { readBody } from '../bodyReader.js';
 import { routeKey, type ApiContext, type JsonRpcRoute } from '../define.js';
-import { executeRpc, planRpc, type RpcPlan } from './dispatch.js';
+import { executeRpc, planRpc, tooDeepPlan, type RpcPlan } from './dispatch.js';
+
+/** The body of a request refused unread for its nesting. */
+const TOO_DEEP: unique symbol = Symbol('too deep');
 
 export interface RpcRouteOptions {
   ctx: ApiContext;
@@ -20,7 +26,9 @@ export const rpcRoute: FastifyPluginAsync<RpcRouteOptions> = async (app, { ctx, 
   const plans = new WeakMap<FastifyRequest, RpcPlan>();
 
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+  app.addContentTypeParser('*', (request, payload, done) =>
+    readBody(request, payload, MAX_JSON_DEPTH, (error, read) => done(error, read === undefined ? undefined : 'text' in read ? read.text : TOO_DEEP)),
+  );
 
   app.route({
     method: route.method,
@@ -29,9 +37,13 @@ export const rpcRoute: FastifyPluginAsync<RpcRouteOptions> = async (app, { ctx, 
     bodyLimit: routeBodyLimit(route, methods.values(), ctx.config.RPC_BATCH_MAX, ctx.config.BODY_LIMIT_BYTES),
     config: { payment: { key: routeKey(route), priceUsd: 'per_call' } },
     schema: { summary: route.summary },
-    preValidation: async (request) => {
-      const text = typeof request.body === 'string' ? request.body : '';
-      const plan = await planRpc(text, methods, ctx, ctx.config.RPC_BATCH_MAX);
+    preValidation: async (request, reply) => {
+      let plan: RpcPlan;
+      if (request.body === TOO_DEEP) {
+        plan = tooDeepPlan();
+        // The rest of the body is not read: the connection cannot carry another request.
+        void reply.header('connection', 'close');
+      } else plan = await planRpc(typeof request.body === 'string' ? request.body : '', methods, ctx, ctx.config.RPC_BATCH_MAX);
       plans.set(request, plan);
       request.paymentQuote = {
         priceUsd: plan.priceUsd,
