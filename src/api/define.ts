@@ -211,6 +211,11 @@ export interface RpcMethodSpec<P extends Schema, R extends Schema> {
   description?: string;
   /** Schema of the `params` array (a missing `params` is `[]`). */
   params: P;
+  /**
+   * Names of the positional params, for OpenRPC and MCP (absent: `request` for a single object
+   * param, else `param1`, `param2`, …).
+   */
+  paramNames?: readonly string[];
   result: R;
   /** As for a route: the result is derived from this snapshot (refused with 503 when stale). */
   snapshot?: Snapshot;
@@ -222,7 +227,7 @@ export interface RpcMethodSpec<P extends Schema, R extends Schema> {
   precheck?(ctx: ApiContext, params: z.output<P>): Promise<void>;
 }
 
-export type RpcRunner<P extends Schema, R extends Schema> = (ctx: ApiContext, params: z.output<P>) => Promise<z.input<R>>;
+export type RpcRunner<P extends Schema, R extends Schema> = (ctx: ApiContext, params: z.output<P>, call: CallInfo) => Promise<z.input<R>>;
 
 /** A JSON-RPC method, type-erased for the registry. */
 export interface RpcMethod {
@@ -233,13 +238,14 @@ export interface RpcMethod {
   summary: string;
   description?: string;
   params: Schema;
+  paramNames?: readonly string[];
   result: Schema;
   snapshot?: Snapshot;
   maxBodyBytes?: number;
   errors: readonly ErrorCode[];
   example: { params: unknown; result: unknown };
   precheck?(ctx: ApiContext, params: unknown): Promise<void>;
-  run(ctx: ApiContext, params: unknown): Promise<unknown>;
+  run(ctx: ApiContext, params: unknown, call: CallInfo): Promise<unknown>;
 }
 
 /**

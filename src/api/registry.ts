@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import { bitcoinMethods, bitcoinRoutes } from './bitcoin/endpoints.js';
 import { dashboardRoutes } from './dashboard/endpoints.js';
-import { docRoutes } from './docs/endpoints.js';
+import { docMethods, docRoutes } from './docs/endpoints.js';
 import { insightMethods, insightRoutes } from './bitcoin/insightEndpoints.js';
 import type { Registry, Route, RpcMethod } from './define.js';
 import { routeKey } from './define.js';
@@ -87,6 +87,6 @@ export function buildRegistry(routes: readonly Route[], methods: readonly RpcMet
 export function serviceRegistry(): Registry {
   return buildRegistry(
     [...systemRoutes, ...docRoutes, ...dashboardRoutes, ...bitcoinRoutes, ...insightRoutes, ...mempoolRoutes, ...streamRoutes, ...templateRoutes, ...rpcRoutes],
-    [...rpcMethods, ...bitcoinMethods, ...insightMethods, ...templateMethods],
+    [...rpcMethods, ...docMethods, ...bitcoinMethods, ...insightMethods, ...templateMethods],
   );
 }

@@ -12,6 +12,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { WebSocket } from 'ws';
 import { Errors } from '../errors.js';
+import { baseUrl } from './baseUrl.js';
 import { routeBodyLimit } from './bodyLimits.js';
 import { errorBody } from './errorHandler.js';
 import { assertFresh } from './freshness.js';
@@ -133,9 +134,4 @@ export function notFoundHandler(ctx: Pick<ApiContext, 'registry'>) {
     }
     void reply.code(404).send(errorBody('NOT_FOUND', `No route ${request.method} ${path}`));
   };
-}
-
-/** PUBLIC_BASE_URL, else the request's own; without TRUST_PROXY fastify's `host` is the Host header, never X-Forwarded-Host. */
-function baseUrl(ctx: ApiContext, request: FastifyRequest): string {
-  return ctx.config.PUBLIC_BASE_URL?.replace(/\/+$/, '') ?? `${request.protocol}://${request.host}`;
 }

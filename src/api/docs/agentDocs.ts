@@ -8,6 +8,12 @@
 import { FAMILY_TITLES, priceUsd, routeKey, type Family, type Registry, type RestRoute, type Route, type RpcMethod } from '../define.js';
 
 export const SERVICE_TITLE = 'Bitcoin data and fee-intelligence API';
+/** The API's version in the OpenAPI and OpenRPC documents. */
+export const API_VERSION = '1.0.0';
+/** Where the OpenRPC document of the JSON-RPC methods is served (also by the method `rpc.discover`). */
+export const OPENRPC_PATH = '/openrpc.json';
+/** The MCP endpoint (Streamable HTTP). */
+export const MCP_PATH = '/mcp';
 export const SERVICE_SUMMARY =
   'Pay-per-request Bitcoin answers (block height, fee estimates, balances, UTXOs, transactions, mempool statistics, RBF history) and block-template intelligence from a native optimizer, as REST under /v1 and as EVM-style JSON-RPC at POST /v1/rpc. Paid per request with x402 v2 (USDC); no accounts, no API keys; non-custodial.';
 
@@ -173,6 +179,7 @@ export function agentsMd(registry: Registry, baseUrl: string, payments: PaymentF
     '',
     `- \`GET ${baseUrl}/v1/template/capabilities\` (free): every route and JSON-RPC method with its price, and the optimizer's live state.`,
     `- \`GET ${baseUrl}/openapi.json\`: request and response schemas of every route; \`${baseUrl}/llms-full.txt\`: every route and method with an example.`,
+    `- \`GET ${baseUrl}${OPENRPC_PATH}\` (or the free JSON-RPC method \`rpc.discover\` at \`POST ${baseUrl}/v1/rpc\`): the OpenRPC 1.2.6 document of every JSON-RPC method, with params, result, errors, an example and \`x-price-usd\`.`,
     `- Free without payment: ${[...free, ...freeMethods].join(', ')}.`,
     '',
     paymentSection(baseUrl, payments),
