@@ -17,6 +17,7 @@ import { routeBodyLimit } from './bodyLimits.js';
 import { errorBody } from './errorHandler.js';
 import { assertFresh } from './freshness.js';
 import { CONTENT_TYPES, priceUsd, routeKey, type ApiContext, type RestInput, type RestRoute } from './define.js';
+import { mcpRoute } from './mcp/mcpRoute.js';
 import { rpcRoute } from './rpc/rpcRoute.js';
 
 export interface ApiRoutesOptions {
@@ -28,6 +29,10 @@ export async function apiRoutes(fastify: FastifyInstance, { ctx }: ApiRoutesOpti
   for (const route of ctx.registry.routes) {
     if (route.kind === 'jsonrpc') {
       await app.register(rpcRoute, { ctx, route });
+      continue;
+    }
+    if (route.kind === 'mcp') {
+      await app.register(mcpRoute, { ctx, route });
       continue;
     }
     const input = (request: FastifyRequest): RestInput<unknown, unknown, unknown> => ({ params: request.params, query: request.query, body: request.body });

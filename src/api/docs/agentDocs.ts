@@ -25,7 +25,12 @@ export interface PaymentFacts {
 }
 
 const usd = (price: number) => (price === 0 ? 'free' : `${price} USD`);
-const routePrice = (route: Route) => (route.kind === 'jsonrpc' ? 'priced per method (a batch costs the sum of its calls)' : usd(priceUsd(route.price)));
+const routePrice = (route: Route) =>
+  route.kind === 'jsonrpc'
+    ? 'priced per method (a batch costs the sum of its calls)'
+    : route.kind === 'mcp'
+      ? 'free to connect and list; each tool is priced as its route or method'
+      : usd(priceUsd(route.price));
 const json = (value: unknown) => JSON.stringify(value, null, 2);
 
 /** The documents themselves, for the link lists (the registry's document routes; not the dashboard's scripts and feed). */

@@ -52,7 +52,8 @@ const CHALLENGE: JsonSchema = {
 function responses(route: Route, ok: JsonSchema): JsonSchema {
   const media = CONTENT_TYPES[route.content ?? 'json'].split(';')[0] ?? 'application/json';
   const out: JsonSchema = { '200': { description: 'Success', content: { [media]: { schema: ok } } } };
-  if (route.price !== 'free')
+  // An MCP tool's payment travels inside MCP messages (x402 MCP transport): never an HTTP 402.
+  if (route.price !== 'free' && route.kind !== 'mcp')
     out['402'] = { description: 'Payment required (x402 v2)', content: { 'application/json': { schema: { $ref: '#/components/schemas/PaymentChallenge' } } } };
   out.default = {
     description: `Error (${route.errors.join(', ') || 'see docs/errors.md'}); 503 answers carry Retry-After`,
@@ -83,7 +84,7 @@ function operation(route: Route, registry: Registry, components: Components, bas
     summary: route.summary,
     ...(route.description ? { description: route.description } : {}),
     tags: [route.family],
-    'x-price-usd': route.kind === 'jsonrpc' ? 'per_call' : priceUsd(route.price),
+    'x-price-usd': route.kind === 'rest' ? priceUsd(route.price) : 'per_call',
     parameters: [...parameters(route.params, 'path', components), ...parameters(route.query, 'query', components)],
   };
   if (route.kind === 'jsonrpc') {
