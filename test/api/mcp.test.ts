@@ -153,4 +153,12 @@ describe('MCP at /mcp (official SDK client, x402 MCP transport)', () => {
     const first = read.contents[0];
     expect(first && 'text' in first ? JSON.parse(first.text).openrpc : null).toBe('1.2.6');
   });
+
+  it('behavior: /llms.txt and /AGENTS.md tell an agent where the MCP server is and how to add it', async () => {
+    expect(await (await fetch(`${base}/llms.txt`)).text()).toContain(`connect to ${base}/mcp`);
+    const agents = await (await fetch(`${base}/AGENTS.md`)).text();
+    expect(agents).toContain('## Use it as MCP tools');
+    expect(agents).toContain(`"url": "${base}/mcp"`);
+    expect(agents).toContain('_meta["x402/payment"]');
+  });
 });

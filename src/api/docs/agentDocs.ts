@@ -60,6 +60,8 @@ export function llmsTxt(registry: Registry, baseUrl: string): string {
   lines.push(
     'Start with the free capabilities route (what is offered and what it costs, with the optimizer’s live state). Paid routes answer HTTP 402 with an x402 v2 challenge; pay it with any stock x402 client and repeat the request. The service never signs Bitcoin transactions and never holds funds.',
     '',
+    `MCP clients: connect to ${baseUrl}${MCP_PATH} (Streamable HTTP); every route and method is a tool at its price, paid per the x402 MCP transport (see /AGENTS.md). JSON-RPC tooling: ${baseUrl}${OPENRPC_PATH} (OpenRPC) or the method rpc.discover.`,
+    '',
     '## Docs',
     '',
   );
@@ -172,6 +174,23 @@ export function llmsFullTxt(registry: Registry, baseUrl: string, payments: Payme
   return parts.join('\n');
 }
 
+/** How to use the service as MCP tools (AGENTS.md). */
+export function mcpSection(baseUrl: string): string {
+  return [
+    '## Use it as MCP tools',
+    '',
+    `The MCP server at \`${baseUrl}${MCP_PATH}\` speaks the Streamable HTTP transport (stateless, JSON answers). Add it to an MCP client as a remote HTTP server, for example:`,
+    '',
+    '```json',
+    json({ mcpServers: { 'btc-fee-intel': { type: 'http', url: `${baseUrl}${MCP_PATH}` } } }),
+    '```',
+    '',
+    '- `tools/list` gives one tool per route and JSON-RPC method, with input and output schemas; each description states its price. The public documents are resources.',
+    '- A priced tool called without payment answers `isError: true` with the x402 `PaymentRequired` object in `structuredContent` (and as JSON in `content[0].text`). Sign one of its `accepts` (x402 exact scheme, as for HTTP) and call the same tool with the same arguments again, with the `PaymentPayload` in `_meta["x402/payment"]`. The answer carries the settlement in `_meta["x402/payment-response"]`.',
+    '- The payment is bound to the tool and its arguments (the quoted `resource.url` and `accepted.extra`); errors and refusals are never charged; the same payment sent again for the same call is answered again without a second charge.',
+  ].join('\n');
+}
+
 export function agentsMd(registry: Registry, baseUrl: string, payments: PaymentFacts): string {
   const free = registry.routes.filter((r) => r.kind === 'rest' && r.price === 'free' && !isDocument(r)).map((r) => `\`${routeKey(r)}\``);
   const freeMethods = [...registry.methods.values()].filter((m) => m.price === 'free').map((m) => `\`${m.name}\``);
@@ -185,9 +204,12 @@ export function agentsMd(registry: Registry, baseUrl: string, payments: PaymentF
     `- \`GET ${baseUrl}/v1/template/capabilities\` (free): every route and JSON-RPC method with its price, and the optimizer's live state.`,
     `- \`GET ${baseUrl}/openapi.json\`: request and response schemas of every route; \`${baseUrl}/llms-full.txt\`: every route and method with an example.`,
     `- \`GET ${baseUrl}${OPENRPC_PATH}\` (or the free JSON-RPC method \`rpc.discover\` at \`POST ${baseUrl}/v1/rpc\`): the OpenRPC 1.2.6 document of every JSON-RPC method, with params, result, errors, an example and \`x-price-usd\`.`,
+    `- MCP: \`${baseUrl}${MCP_PATH}\` (Streamable HTTP): every route and method as a tool at its price (below).`,
     `- Free without payment: ${[...free, ...freeMethods].join(', ')}.`,
     '',
     paymentSection(baseUrl, payments),
+    '',
+    mcpSection(baseUrl),
     '',
     '## Handle answers',
     '',
