@@ -124,6 +124,11 @@ describe('MCP at /mcp (official SDK client, x402 MCP transport)', () => {
     const refused = paymentRequiredOf(replay);
     expect(refused.error).toMatch(/no_matching_payment_requirements|nonce_already_used/);
     expect(replay.structuredContent).not.toHaveProperty('result');
+    // The same method with other arguments: the same URL and method names, so it is the nonce that refuses it.
+    const ladder = await payer.createPaymentPayload(paymentRequiredOf(await callTool('svc_feeLadder', { request: { targetBlocks: 2 } })));
+    expect((await callTool('svc_feeLadder', { request: { targetBlocks: 2 } }, ladder)).structuredContent).toMatchObject({ result: { targetBlocks: 2 } });
+    const other = await callTool('svc_feeLadder', { request: { targetBlocks: 3 } }, ladder);
+    expect(paymentRequiredOf(other).error).toBe('invalid_exact_evm_nonce_already_used');
   });
 
   it('behavior: a payment for tool A does not pay tool B at the same price, and stays usable for A', async () => {
@@ -144,6 +149,19 @@ describe('MCP at /mcp (official SDK client, x402 MCP transport)', () => {
     const unknown = await callTool('block_height', { verbose: true });
     expect(unknown.isError).toBe(true);
     expect(unknown.structuredContent).toEqual({ success: false, error: { code: 'INVALID_REQUEST', message: expect.stringContaining('verbose') } });
+  });
+
+  it('error: GET is 405 (no sessions); a body that is not MCP is a JSON-RPC error, never a crash; an unknown tool is a tool error', async () => {
+    const get = await fetch(`${base}/mcp`, { headers: { accept: 'text/event-stream' } });
+    expect(get.status).toBe(405);
+    const post = (body: string) =>
+      fetch(`${base}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body });
+    const garbage = await post(JSON.stringify({ hello: 'world' }));
+    expect(garbage.status).toBe(400);
+    expect(await garbage.json()).toMatchObject({ jsonrpc: '2.0', error: { code: expect.any(Number) } });
+    expect((await post('{"jsonrpc":')).status).toBe(400);
+    const unknown = await callTool('no_such_tool', {});
+    expect(unknown).toMatchObject({ isError: true, structuredContent: { success: false, error: { code: 'NOT_FOUND' } } });
   });
 
   it('behavior: the public documents are resources', async () => {
