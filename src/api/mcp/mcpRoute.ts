@@ -90,7 +90,7 @@ export const mcpRoute: FastifyPluginAsync<McpRouteOptions> = async (app, { ctx, 
     method: route.method,
     url: route.path,
     exposeHeadRoute: false,
-    bodyLimit: routeBodyLimit(route, ctx.registry.methods.values(), ctx.config.RPC_BATCH_MAX, ctx.config.BODY_LIMIT_BYTES),
+    bodyLimit: routeBodyLimit(route, ctx.registry.methods.values(), ctx.config.RPC_BATCH_MAX, ctx.config.BODY_LIMIT_BYTES, ctx.registry.routes),
     config: { payment: { key: routeKey(route), priceUsd: 0 } },
     schema: { summary: route.summary },
     handler: async (request, reply) => {
