@@ -91,8 +91,8 @@ export async function callTool(app: FastifyInstance, from: FastifyRequest, tool:
   if (res.statusCode !== 200 || body === undefined || (tool.source.kind === 'method' && !isObject(body))) {
     const error = isObject(body) && isObject(body.error) ? body.error : { code: `HTTP_${res.statusCode}`, message: res.body.slice(0, 200) };
     const retry = res.headers['retry-after'];
-    const charged = res.headers['x-payment-charged'] === 'false' || payment === undefined ? ' (nothing was charged)' : '';
-    return toolError(`${String(error.code)}: ${String(error.message)}${retry !== undefined ? ` (retry after ${String(retry)} s)` : ''}${charged}`, {
+    // The gate charges only a served answer: an error is never charged.
+    return toolError(`${String(error.code)}: ${String(error.message)}${retry !== undefined ? ` (retry after ${String(retry)} s)` : ''} (nothing was charged)`, {
       success: false,
       error,
     });
