@@ -49,16 +49,23 @@ function schemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
   return out;
 }
 
+/** Keywords that tell a client nothing and cost every `tools/list` its size: the safe-integer bounds, a date-time's regex beside its format. */
+function noise(key: string, value: unknown, schema: Record<string, unknown>): boolean {
+  if ((key === 'minimum' || key === 'maximum') && typeof value === 'number' && Math.abs(value) === Number.MAX_SAFE_INTEGER) return true;
+  return key === 'pattern' && schema.format === 'date-time';
+}
+
 /**
  * Answers may carry fields beyond their declared shape (HTTP sends the handler's object as is):
- * an output schema that forbids them would make a client refuse a good answer.
+ * an output schema that forbids them would make a client refuse a good answer. Noise is dropped.
  */
 function allowExtraFields(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(allowExtraFields);
   if (!value || typeof value !== 'object') return value;
+  const schema = value as Record<string, unknown>;
   return Object.fromEntries(
-    Object.entries(value)
-      .filter(([k, v]) => !(k === 'additionalProperties' && v === false))
+    Object.entries(schema)
+      .filter(([k, v]) => !(k === 'additionalProperties' && v === false) && !noise(k, v, schema))
       .map(([k, v]) => [k, allowExtraFields(v)]),
   );
 }
