@@ -3,8 +3,8 @@
  *
  * Each route's body limit is derived from the registry: one call (a REST body, or one JSON-RPC call)
  * needs at most `ONE_CALL_BODY_BYTES` (a 10-txid batch check is under 1 KB compact) unless it
- * declares `maxBodyBytes` (a signed transaction in hex), and `/v1/rpc` takes `RPC_BATCH_MAX` small
- * calls or one of its largest. fastify refuses a larger body
+ * declares `maxBodyBytes` (a signed transaction in hex), `/v1/rpc` takes `RPC_BATCH_MAX` small
+ * calls or one of its largest, and `/mcp` one tool call of the largest with its payment. fastify refuses a larger body
  * with 413 from its `Content-Length`, or as soon as the stream passes the limit, without parsing.
  *
  * A body within its limit may still be built to be slow to parse (a deep `[[[[…]]]]`); no request
@@ -29,7 +29,14 @@ export function routeBodyLimit(
   methods: Iterable<Pick<RpcMethod, 'maxBodyBytes'>>,
   batchMax: number,
   cap: number,
+  routes: Iterable<{ maxBodyBytes?: number }> = [],
 ): number {
+  if (route.kind === 'mcp') {
+    // One tool call: the largest route's or method's arguments, with room for the MCP envelope and an x402 payment in `_meta`.
+    let largest = ONE_CALL_BODY_BYTES;
+    for (const r of [...routes, ...methods]) largest = Math.max(largest, r.maxBodyBytes ?? 0);
+    return Math.min(largest + 2 * ONE_CALL_BODY_BYTES, cap);
+  }
   if (route.kind !== 'jsonrpc') return Math.min(route.maxBodyBytes ?? ONE_CALL_BODY_BYTES, cap);
   let largest = 0;
   for (const m of methods) largest = Math.max(largest, m.maxBodyBytes ?? 0);

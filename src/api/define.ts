@@ -125,6 +125,8 @@ interface RouteSpecBase<P extends Schema, Q extends Schema, B extends Schema, R 
   summary: string;
   /** Longer explanation for the documents (units, sources, caveats). */
   description?: string;
+  /** It may relay a signed transaction to the Bitcoin network when asked (not read-only; MCP annotations). */
+  mayBroadcast?: boolean;
   params?: P;
   query?: Q;
   body?: B;
@@ -180,6 +182,7 @@ export interface RestRoute {
   price: Price;
   summary: string;
   description?: string;
+  mayBroadcast?: boolean;
   params?: Schema;
   query?: Schema;
   body?: Schema;
@@ -201,7 +204,16 @@ export interface JsonRpcRoute extends Omit<RestRoute, 'kind' | 'price' | 'handle
   price: 'per_call';
 }
 
-export type Route = RestRoute | JsonRpcRoute;
+/**
+ * `POST /mcp`: the Model Context Protocol endpoint (Streamable HTTP). Its tools are the registry's
+ * routes and methods (`mcp/tools.ts`), each priced as declared: the endpoint is priced per call.
+ */
+export interface McpRoute extends Omit<RestRoute, 'kind' | 'price' | 'handler' | 'precheck' | 'websocket'> {
+  kind: 'mcp';
+  price: 'per_call';
+}
+
+export type Route = RestRoute | JsonRpcRoute | McpRoute;
 
 export interface RpcMethodSpec<P extends Schema, R extends Schema> {
   family: Family;
@@ -209,8 +221,15 @@ export interface RpcMethodSpec<P extends Schema, R extends Schema> {
   price: Price;
   summary: string;
   description?: string;
+  /** As for a route: it may relay a signed transaction when asked. */
+  mayBroadcast?: boolean;
   /** Schema of the `params` array (a missing `params` is `[]`). */
   params: P;
+  /**
+   * Names of the positional params, for OpenRPC and MCP (absent: `request` for a single object
+   * param, else `param1`, `param2`, …).
+   */
+  paramNames?: readonly string[];
   result: R;
   /** As for a route: the result is derived from this snapshot (refused with 503 when stale). */
   snapshot?: Snapshot;
@@ -222,7 +241,7 @@ export interface RpcMethodSpec<P extends Schema, R extends Schema> {
   precheck?(ctx: ApiContext, params: z.output<P>): Promise<void>;
 }
 
-export type RpcRunner<P extends Schema, R extends Schema> = (ctx: ApiContext, params: z.output<P>) => Promise<z.input<R>>;
+export type RpcRunner<P extends Schema, R extends Schema> = (ctx: ApiContext, params: z.output<P>, call: CallInfo) => Promise<z.input<R>>;
 
 /** A JSON-RPC method, type-erased for the registry. */
 export interface RpcMethod {
@@ -232,14 +251,16 @@ export interface RpcMethod {
   price: Price;
   summary: string;
   description?: string;
+  mayBroadcast?: boolean;
   params: Schema;
+  paramNames?: readonly string[];
   result: Schema;
   snapshot?: Snapshot;
   maxBodyBytes?: number;
   errors: readonly ErrorCode[];
   example: { params: unknown; result: unknown };
   precheck?(ctx: ApiContext, params: unknown): Promise<void>;
-  run(ctx: ApiContext, params: unknown): Promise<unknown>;
+  run(ctx: ApiContext, params: unknown, call: CallInfo): Promise<unknown>;
 }
 
 /**
@@ -256,6 +277,11 @@ export function defineRoute<P extends Schema = None, Q extends Schema = None, B 
 /** Declares `POST /v1/rpc` itself (its handler is the dispatcher over the registry's methods). */
 export function defineJsonRpcRoute<B extends Schema, R extends Schema>(spec: RouteSpecBase<None, None, B, R>): JsonRpcRoute {
   return { kind: 'jsonrpc', price: 'per_call', ...spec } as unknown as JsonRpcRoute;
+}
+
+/** Declares `POST /mcp` itself (its handler is the MCP server over the registry's tools). */
+export function defineMcpRoute<B extends Schema, R extends Schema>(spec: RouteSpecBase<None, None, B, R>): McpRoute {
+  return { kind: 'mcp', price: 'per_call', ...spec } as unknown as McpRoute;
 }
 
 /** Declares a JSON-RPC method: `defineRpcMethod({ …declaration }).run(async (ctx, params) => result)`. */

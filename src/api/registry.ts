@@ -9,10 +9,11 @@
 import { z } from 'zod';
 import { bitcoinMethods, bitcoinRoutes } from './bitcoin/endpoints.js';
 import { dashboardRoutes } from './dashboard/endpoints.js';
-import { docRoutes } from './docs/endpoints.js';
+import { docMethods, docRoutes } from './docs/endpoints.js';
 import { insightMethods, insightRoutes } from './bitcoin/insightEndpoints.js';
 import type { Registry, Route, RpcMethod } from './define.js';
 import { routeKey } from './define.js';
+import { mcpRoutes } from './mcp/endpoints.js';
 import { mempoolRoutes } from './mempool/endpoints.js';
 import { streamRoutes } from './mempool/streamEndpoints.js';
 import { rpcMethods, rpcRoutes } from './rpc/endpoints.js';
@@ -56,7 +57,7 @@ export function buildRegistry(routes: readonly Route[], methods: readonly RpcMet
       // Its payment is a ticket bought beforehand: the upgrade itself cannot carry a 402 exchange.
       if (route.websocket && (route.price !== 'free' || route.method !== 'GET')) throw new RegistryError(`${key}: a WebSocket route is a free GET`);
     } else if (route.price !== 'per_call') {
-      throw new RegistryError(`${key}: a JSON-RPC route is priced per call`);
+      throw new RegistryError(`${key}: a JSON-RPC or MCP route is priced per call`);
     }
     checkSchema(`${key} response`, route.response);
     for (const part of ['params', 'query', 'body'] as const) if (route[part] !== undefined) checkSchema(`${key} ${part}`, route[part]);
@@ -86,7 +87,18 @@ export function buildRegistry(routes: readonly Route[], methods: readonly RpcMet
 /** What this build serves. */
 export function serviceRegistry(): Registry {
   return buildRegistry(
-    [...systemRoutes, ...docRoutes, ...dashboardRoutes, ...bitcoinRoutes, ...insightRoutes, ...mempoolRoutes, ...streamRoutes, ...templateRoutes, ...rpcRoutes],
-    [...rpcMethods, ...bitcoinMethods, ...insightMethods, ...templateMethods],
+    [
+      ...systemRoutes,
+      ...docRoutes,
+      ...dashboardRoutes,
+      ...bitcoinRoutes,
+      ...insightRoutes,
+      ...mempoolRoutes,
+      ...streamRoutes,
+      ...templateRoutes,
+      ...rpcRoutes,
+      ...mcpRoutes,
+    ],
+    [...rpcMethods, ...docMethods, ...bitcoinMethods, ...insightMethods, ...templateMethods],
   );
 }

@@ -12,9 +12,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { WebSocket } from 'ws';
 import { Errors, errorBody } from '../errors.js';
+import { baseUrl } from './baseUrl.js';
 import { routeBodyLimit } from './bodyLimits.js';
 import { assertFresh } from './freshness.js';
 import { CONTENT_TYPES, priceUsd, routeKey, type ApiContext, type RestInput, type RestRoute } from './define.js';
+import { mcpRoute } from './mcp/mcpRoute.js';
 import { rpcRoute } from './rpc/rpcRoute.js';
 
 export interface ApiRoutesOptions {
@@ -26,6 +28,10 @@ export async function apiRoutes(fastify: FastifyInstance, { ctx }: ApiRoutesOpti
   for (const route of ctx.registry.routes) {
     if (route.kind === 'jsonrpc') {
       await app.register(rpcRoute, { ctx, route });
+      continue;
+    }
+    if (route.kind === 'mcp') {
+      await app.register(mcpRoute, { ctx, route });
       continue;
     }
     const input = (request: FastifyRequest): RestInput<unknown, unknown, unknown> => ({ params: request.params, query: request.query, body: request.body });
@@ -132,9 +138,4 @@ export function notFoundHandler(ctx: Pick<ApiContext, 'registry'>) {
     }
     void reply.code(404).send(errorBody('NOT_FOUND', `No route ${request.method} ${path}`));
   };
-}
-
-/** PUBLIC_BASE_URL, else the request's own; without TRUST_PROXY fastify's `host` is the Host header, never X-Forwarded-Host. */
-function baseUrl(ctx: ApiContext, request: FastifyRequest): string {
-  return ctx.config.PUBLIC_BASE_URL?.replace(/\/+$/, '') ?? `${request.protocol}://${request.host}`;
 }

@@ -88,6 +88,9 @@ describe('body limits from the registry', () => {
     expect(routeBodyLimit({ kind: 'rest', maxBodyBytes: 2_000_000 }, [], 20, cap)).toBe(cap);
     expect(routeBodyLimit({ kind: 'jsonrpc' }, [{}, {}], 20, cap)).toBe(20 * ONE_CALL_BODY_BYTES);
     expect(routeBodyLimit({ kind: 'jsonrpc' }, [{}, { maxBodyBytes: 210_000 }], 20, cap)).toBe(210_000 + ONE_CALL_BODY_BYTES);
+    // /mcp: one tool call of the largest route or method, with room for the envelope and a payment.
+    expect(routeBodyLimit({ kind: 'mcp' }, [{}], 20, cap, [{}])).toBe(3 * ONE_CALL_BODY_BYTES);
+    expect(routeBodyLimit({ kind: 'mcp' }, [{}], 20, cap, [{ maxBodyBytes: 210_000 }])).toBe(210_000 + 2 * ONE_CALL_BODY_BYTES);
   });
 
   it('error: /v1/rpc over its derived limit is 413', async () => {

@@ -36,8 +36,9 @@ describe('GET /openapi.json', () => {
     for (const route of registry.routes) {
       const op = doc.paths[route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')]?.[route.method.toLowerCase()];
       expect(op, `${route.method} ${route.path}`).toBeDefined();
-      expect(op['x-price-usd']).toBe(route.kind === 'jsonrpc' ? 'per_call' : priceUsd(route.price));
-      expect(op.responses['402'] !== undefined).toBe(route.price !== 'free');
+      expect(op['x-price-usd']).toBe(route.kind === 'rest' ? priceUsd(route.price) : 'per_call');
+      // MCP tools are paid inside MCP messages, never with an HTTP 402.
+      expect(op.responses['402'] !== undefined).toBe(route.price !== 'free' && route.kind !== 'mcp');
     }
     const operations = Object.values(doc.paths).reduce((n: number, methods) => n + Object.keys(methods as object).length, 0);
     expect(operations).toBe(registry.routes.length);

@@ -365,6 +365,7 @@ export const bitcoinMethods = [
     description:
       'The block argument: `latest` (default) or the tip height as a hex quantity = confirmed outputs; `pending` = confirmed plus the net mempool change (needs an address source that sees the mempool: ESPLORA_URL). A past height, `earliest`, `safe` or `finalized` cannot be served (Bitcoin Core keeps no historical address balances): invalid params, free. An EVM 0x address is invalid params.',
     params: GetBalanceParams,
+    paramNames: ['address', 'block'],
     result: HexQuantity,
     errors: ADDRESS_ERRORS,
     example: { params: [EXAMPLE_ADDRESS, 'latest'], result: '0x249f0' },
@@ -387,6 +388,7 @@ export const bitcoinMethods = [
     description:
       'Tags: latest/pending = tip, safe = tip − 1, finalized = tip − 5 (6 confirmations), earliest = genesis, or a hex height. With `true` as the second param, transactions are returned in EVM shape with their Bitcoin fields under `bitcoin`.',
     params: z.union([z.tuple([BlockTag]), z.tuple([BlockTag, z.boolean()])]),
+    paramNames: ['block', 'fullTransactions'],
     result: EvmBlock.nullable(),
     errors: ['NODE_UNAVAILABLE', 'NODE_TIMEOUT'],
     example: { params: ['latest', false], result: null },
@@ -412,6 +414,7 @@ export const bitcoinMethods = [
         .transform((s) => (s.startsWith('0x') ? s.slice(2) : s))
         .pipe(Txid),
     ]),
+    paramNames: ['hash'],
     result: EvmTransaction.nullable(),
     errors: ['NODE_UNAVAILABLE', 'NODE_TIMEOUT'],
     example: { params: [`0x${EXAMPLE_TXID}`], result: null },

@@ -8,6 +8,12 @@
 import { FAMILY_TITLES, priceUsd, routeKey, type Family, type Registry, type RestRoute, type Route, type RpcMethod } from '../define.js';
 
 export const SERVICE_TITLE = 'Bitcoin data and fee-intelligence API';
+/** The API's version in the OpenAPI and OpenRPC documents. */
+export const API_VERSION = '1.0.0';
+/** Where the OpenRPC document of the JSON-RPC methods is served (also by the method `rpc.discover`). */
+export const OPENRPC_PATH = '/openrpc.json';
+/** The MCP endpoint (Streamable HTTP). */
+export const MCP_PATH = '/mcp';
 export const SERVICE_SUMMARY =
   'Pay-per-request Bitcoin answers (block height, fee estimates, balances, UTXOs, transactions, mempool statistics, RBF history) and block-template intelligence from a native optimizer, as REST under /v1 and as EVM-style JSON-RPC at POST /v1/rpc. Paid per request with x402 v2 (USDC); no accounts, no API keys; non-custodial.';
 
@@ -19,7 +25,12 @@ export interface PaymentFacts {
 }
 
 const usd = (price: number) => (price === 0 ? 'free' : `${price} USD`);
-const routePrice = (route: Route) => (route.kind === 'jsonrpc' ? 'priced per method (a batch costs the sum of its calls)' : usd(priceUsd(route.price)));
+const routePrice = (route: Route) =>
+  route.kind === 'jsonrpc'
+    ? 'priced per method (a batch costs the sum of its calls)'
+    : route.kind === 'mcp'
+      ? 'free to connect and list; each tool is priced as its route or method'
+      : usd(priceUsd(route.price));
 const json = (value: unknown) => JSON.stringify(value, null, 2);
 
 /** The documents themselves, for the link lists (the registry's document routes; not the dashboard's scripts and feed). */
@@ -48,6 +59,8 @@ export function llmsTxt(registry: Registry, baseUrl: string): string {
   const lines = [`# ${SERVICE_TITLE}`, '', `> ${SERVICE_SUMMARY}`, ''];
   lines.push(
     'Start with the free capabilities route (what is offered and what it costs, with the optimizer’s live state). Paid routes answer HTTP 402 with an x402 v2 challenge; pay it with any stock x402 client and repeat the request. The service never signs Bitcoin transactions and never holds funds.',
+    '',
+    `MCP clients: connect to ${baseUrl}${MCP_PATH} (Streamable HTTP); every route and method is a tool at its price, paid per the x402 MCP transport (see /AGENTS.md). JSON-RPC tooling: ${baseUrl}${OPENRPC_PATH} (OpenRPC) or the method rpc.discover.`,
     '',
     '## Docs',
     '',
@@ -161,6 +174,23 @@ export function llmsFullTxt(registry: Registry, baseUrl: string, payments: Payme
   return parts.join('\n');
 }
 
+/** How to use the service as MCP tools (AGENTS.md). */
+export function mcpSection(baseUrl: string): string {
+  return [
+    '## Use it as MCP tools',
+    '',
+    `The MCP server at \`${baseUrl}${MCP_PATH}\` speaks the Streamable HTTP transport (stateless, JSON answers). Add it to an MCP client as a remote HTTP server, for example:`,
+    '',
+    '```json',
+    json({ mcpServers: { 'btc-fee-intel': { type: 'http', url: `${baseUrl}${MCP_PATH}` } } }),
+    '```',
+    '',
+    '- `tools/list` gives one tool per route and JSON-RPC method, with input and output schemas; each description states its price. The public documents are resources.',
+    '- A priced tool called without payment answers `isError: true` with the x402 `PaymentRequired` object in `structuredContent` (and as JSON in `content[0].text`). Sign one of its `accepts` (x402 exact scheme, as for HTTP) and call the same tool with the same arguments again, with the `PaymentPayload` in `_meta["x402/payment"]`. The answer carries the settlement in `_meta["x402/payment-response"]`.',
+    '- The payment is bound to the tool and its arguments (the quoted `resource.url` and `accepted.extra`); errors and refusals are never charged; the same payment sent again for the same call is answered again without a second charge.',
+  ].join('\n');
+}
+
 export function agentsMd(registry: Registry, baseUrl: string, payments: PaymentFacts): string {
   const free = registry.routes.filter((r) => r.kind === 'rest' && r.price === 'free' && !isDocument(r)).map((r) => `\`${routeKey(r)}\``);
   const freeMethods = [...registry.methods.values()].filter((m) => m.price === 'free').map((m) => `\`${m.name}\``);
@@ -173,9 +203,13 @@ export function agentsMd(registry: Registry, baseUrl: string, payments: PaymentF
     '',
     `- \`GET ${baseUrl}/v1/template/capabilities\` (free): every route and JSON-RPC method with its price, and the optimizer's live state.`,
     `- \`GET ${baseUrl}/openapi.json\`: request and response schemas of every route; \`${baseUrl}/llms-full.txt\`: every route and method with an example.`,
+    `- \`GET ${baseUrl}${OPENRPC_PATH}\` (or the free JSON-RPC method \`rpc.discover\` at \`POST ${baseUrl}/v1/rpc\`): the OpenRPC 1.2.6 document of every JSON-RPC method, with params, result, errors, an example and \`x-price-usd\`.`,
+    `- MCP: \`${baseUrl}${MCP_PATH}\` (Streamable HTTP): every route and method as a tool at its price (below).`,
     `- Free without payment: ${[...free, ...freeMethods].join(', ')}.`,
     '',
     paymentSection(baseUrl, payments),
+    '',
+    mcpSection(baseUrl),
     '',
     '## Handle answers',
     '',

@@ -4,11 +4,12 @@
  * Absolute links use PUBLIC_BASE_URL, else the request's own host.
  */
 import { z } from 'zod';
-import { defineRoute, type ApiContext } from '../define.js';
+import { defineRoute, defineRpcMethod, type ApiContext } from '../define.js';
 import { documentRoute } from './documentRoute.js';
-import { agentsMd, llmsFullTxt, llmsTxt, type PaymentFacts } from './agentDocs.js';
+import { agentsMd, llmsFullTxt, llmsTxt, OPENRPC_PATH, type PaymentFacts } from './agentDocs.js';
 import { glossaryMd } from './glossary.js';
 import { buildOpenApi, OPENAPI_VERSION } from './openapi.js';
+import { buildOpenRpc, OPENRPC_VERSION } from './openrpc.js';
 import { overviewHtml, type OverviewStatus } from './overview.js';
 import { sitemapMd, sitemapXml } from './sitemap.js';
 
@@ -20,6 +21,13 @@ const OpenApiDocument = z.looseObject({
   openapi: z.literal(OPENAPI_VERSION),
   info: z.looseObject({ title: z.string(), version: z.string() }),
   paths: z.record(z.string(), z.record(z.string(), z.unknown())),
+});
+
+/** What the OpenRPC route and `rpc.discover` promise about their answer (the rest is OpenRPC's meta-schema). */
+const OpenRpcDocument = z.looseObject({
+  openrpc: z.literal(OPENRPC_VERSION),
+  info: z.looseObject({ title: z.string(), version: z.string() }),
+  methods: z.array(z.looseObject({ name: z.string(), 'x-price-usd': z.number() })),
 });
 
 function paymentFacts(ctx: ApiContext): PaymentFacts {
@@ -69,6 +77,17 @@ export const docRoutes = [
       example: 'live',
     }).handle(async (ctx, _input, { baseUrl }) => buildOpenApi(ctx.registry, baseUrl)),
   ),
+  defineRoute({
+    family: 'docs',
+    method: 'GET',
+    path: OPENRPC_PATH,
+    price: 'free',
+    summary: 'OpenRPC 1.2.6 description of every JSON-RPC method (params, result, errors, example, price); also the method rpc.discover',
+    response: OpenRpcDocument,
+    cacheSeconds: DOC_CACHE_SECONDS,
+    errors: [],
+    example: 'live',
+  }).handle(async (ctx, _input, { baseUrl }) => buildOpenRpc(ctx.registry, baseUrl)),
   text('/llms.txt', 'markdown', 'llms.txt: what the service is, with links to every document and route', (ctx, base) => llmsTxt(ctx.registry, base)),
   text('/llms-full.txt', 'markdown', 'Everything an agent needs in one text: how to pay, every route and method with an example', (ctx, base) =>
     llmsFullTxt(ctx.registry, base, paymentFacts(ctx)),
@@ -81,4 +100,21 @@ export const docRoutes = [
   text('/glossary.md', 'markdown', 'Glossary: sat/vB, vsize, weight, chunk, cluster, CPFP, RBF, template, baseline, bound, x402 …', (ctx) =>
     glossaryMd(ctx.registry),
   ),
+];
+
+/** OpenRPC's service discovery (EIP-1901): the same document as `GET /openrpc.json`. */
+export const docMethods = [
+  defineRpcMethod({
+    family: 'docs',
+    name: 'rpc.discover',
+    price: 'free',
+    summary: 'The OpenRPC 1.2.6 document of every JSON-RPC method (as GET /openrpc.json)',
+    params: z.tuple([]),
+    result: OpenRpcDocument,
+    errors: [],
+    example: {
+      params: [],
+      result: { openrpc: OPENRPC_VERSION, info: { title: 'Bitcoin data and fee-intelligence API: JSON-RPC', version: '1.0.0' }, methods: [] },
+    },
+  }).run(async (ctx, _params, { baseUrl }) => buildOpenRpc(ctx.registry, baseUrl)),
 ];

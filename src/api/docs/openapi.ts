@@ -5,46 +5,15 @@
  * (`oneOf`, each with its price in `x-price-usd`). Never hand-kept: a route added to the registry
  * appears here at once.
  */
-import { z } from 'zod';
+import type { z } from 'zod';
 
 import { CONTENT_TYPES, priceUsd, type Registry, type Route, type RpcMethod } from '../define.js';
+import { API_VERSION, OPENRPC_PATH } from './agentDocs.js';
+import { jsonSchema, type Components, type JsonSchema } from './jsonSchema.js';
 
 type Schema = z.ZodType;
 
 export const OPENAPI_VERSION = '3.0.3' as const;
-export const API_VERSION = '1.0.0';
-
-type JsonSchema = Record<string, unknown>;
-
-/** Shared schemas of one document (`components.schemas`): recursive pieces land here. */
-type Components = Record<string, JsonSchema>;
-
-/**
- * zod → JSON Schema (OpenAPI 3.0 dialect). A recursive schema comes with local `definitions`;
- * they are moved to `components.schemas` under unique names and the `$ref`s rewritten.
- */
-function jsonSchema(schema: Schema, io: 'input' | 'output', components: Components): JsonSchema {
-  const out = z.toJSONSchema(schema, { target: 'openapi-3.0', io, unrepresentable: 'any' }) as JsonSchema;
-  delete out.$schema;
-  const definitions = (out.definitions ?? out.$defs) as Record<string, JsonSchema> | undefined;
-  if (!definitions) return out;
-  delete out.definitions;
-  delete out.$defs;
-  const renamed = new Map<string, string>();
-  for (const name of Object.keys(definitions)) renamed.set(name, `S${Object.keys(components).length + renamed.size}`);
-  const rewrite = (value: unknown): unknown => {
-    if (Array.isArray(value)) return value.map(rewrite);
-    if (!value || typeof value !== 'object') return value;
-    return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => {
-        const local = key === '$ref' && typeof item === 'string' ? /^#\/(?:definitions|\$defs)\/(.+)$/.exec(item)?.[1] : undefined;
-        return [key, local === undefined ? rewrite(item) : `#/components/schemas/${renamed.get(local) ?? local}`];
-      }),
-    );
-  };
-  for (const [name, definition] of Object.entries(definitions)) components[renamed.get(name) ?? name] = rewrite(definition) as JsonSchema;
-  return rewrite(out) as JsonSchema;
-}
 
 /** `:name` segments → `{name}` (OpenAPI path templates). */
 function openApiPath(path: string): string {
@@ -83,7 +52,8 @@ const CHALLENGE: JsonSchema = {
 function responses(route: Route, ok: JsonSchema): JsonSchema {
   const media = CONTENT_TYPES[route.content ?? 'json'].split(';')[0] ?? 'application/json';
   const out: JsonSchema = { '200': { description: 'Success', content: { [media]: { schema: ok } } } };
-  if (route.price !== 'free')
+  // An MCP tool's payment travels inside MCP messages (x402 MCP transport): never an HTTP 402.
+  if (route.price !== 'free' && route.kind !== 'mcp')
     out['402'] = { description: 'Payment required (x402 v2)', content: { 'application/json': { schema: { $ref: '#/components/schemas/PaymentChallenge' } } } };
   out.default = {
     description: `Error (${route.errors.join(', ') || 'see docs/errors.md'}); 503 answers carry Retry-After`,
@@ -108,13 +78,13 @@ function rpcRequest(method: RpcMethod, components: Components): JsonSchema {
   };
 }
 
-function operation(route: Route, registry: Registry, components: Components): JsonSchema {
+function operation(route: Route, registry: Registry, components: Components, baseUrl: string): JsonSchema {
   const op: JsonSchema = {
     operationId: `${route.method.toLowerCase()}${route.path.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`,
     summary: route.summary,
     ...(route.description ? { description: route.description } : {}),
     tags: [route.family],
-    'x-price-usd': route.kind === 'jsonrpc' ? 'per_call' : priceUsd(route.price),
+    'x-price-usd': route.kind === 'rest' ? priceUsd(route.price) : 'per_call',
     parameters: [...parameters(route.params, 'path', components), ...parameters(route.query, 'query', components)],
   };
   if (route.kind === 'jsonrpc') {
@@ -125,6 +95,8 @@ function operation(route: Route, registry: Registry, components: Components): Js
       methods.map((m) => [m.name, { priceUsd: priceUsd(m.price), summary: m.summary, result: jsonSchema(m.result, 'output', components) }]),
     );
     op.responses = responses(route, { type: 'object', description: 'JSON-RPC 2.0 response (or an array of them for a batch)' });
+    // The methods' own description, for JSON-RPC tooling (also the free method `rpc.discover`).
+    op.externalDocs = { description: 'OpenRPC 1.2.6 document of every JSON-RPC method', url: `${baseUrl}${OPENRPC_PATH}` };
     return op;
   }
   if (route.body) op.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input', components) } } };
@@ -147,7 +119,7 @@ export function buildOpenApi(registry: Registry, baseUrl: string): OpenApiDocume
   const shared: Components = {};
   for (const route of registry.routes) {
     const path = openApiPath(route.path);
-    paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation(route, registry, shared) };
+    paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation(route, registry, shared, baseUrl) };
   }
   return {
     openapi: OPENAPI_VERSION,

@@ -43,7 +43,8 @@ export function overviewHtml(registry: Registry, status: OverviewStatus): string
   const rows: string[] = [];
   for (const route of registry.routes) {
     if (route.family === 'docs') continue;
-    const price = route.kind === 'jsonrpc' ? 'per method' : priceUsd(route.price) === 0 ? 'free' : `${priceUsd(route.price)}`;
+    const price =
+      route.kind === 'jsonrpc' ? 'per method' : route.kind === 'mcp' ? 'per tool' : priceUsd(route.price) === 0 ? 'free' : `${priceUsd(route.price)}`;
     rows.push(
       `<tr><td><code>${escapeHtml(routeKey(route))}</code></td><td>${escapeHtml(FAMILY_TITLES[route.family])}</td><td>${price}</td><td style="text-align:left;white-space:normal">${escapeHtml(route.summary)}</td></tr>`,
     );

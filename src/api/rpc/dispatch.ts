@@ -7,7 +7,7 @@
  */
 import { sumUsd } from '../../payments/prices.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../bodyLimits.js';
-import { priceUsd, type ApiContext, type RpcMethod } from '../define.js';
+import { priceUsd, type ApiContext, type CallInfo, type RpcMethod } from '../define.js';
 import { assertFresh } from '../freshness.js';
 import { JsonRpcCall } from './endpoints.js';
 import {
@@ -126,7 +126,7 @@ export async function planRpc(text: string, methods: ReadonlyMap<string, RpcMeth
 }
 
 /** Runs a plan and builds the JSON-RPC answer (an object, or an array for a batch). */
-export async function executeRpc(plan: RpcPlan, ctx: ApiContext): Promise<RpcAnswer> {
+export async function executeRpc(plan: RpcPlan, ctx: ApiContext, info: CallInfo): Promise<RpcAnswer> {
   let priced = 0;
   let pricedOk = 0;
   const answered = plan.calls.filter((call): call is Exclude<PlannedCall, { notification: true }> => !('notification' in call));
@@ -136,7 +136,7 @@ export async function executeRpc(plan: RpcPlan, ctx: ApiContext): Promise<RpcAns
       if ('error' in call) return errorResponse(call.id, call.error);
       if (call.priceUsd > 0) priced++;
       try {
-        const result = await call.method.run(ctx, call.params);
+        const result = await call.method.run(ctx, call.params, info);
         if (ctx.checkResponses) {
           const checked = call.method.result.safeParse(result);
           if (!checked.success)

@@ -8,6 +8,7 @@
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type {} from '../../payments/plugin.js';
+import { baseUrl } from '../baseUrl.js';
 import { MAX_JSON_DEPTH, routeBodyLimit } from '../bodyLimits.js';
 import { readBody } from '../bodyReader.js';
 import { routeKey, type ApiContext, type JsonRpcRoute } from '../define.js';
@@ -55,7 +56,7 @@ export const rpcRoute: FastifyPluginAsync<RpcRouteOptions> = async (app, { ctx, 
     handler: async (request, reply) => {
       const plan = plans.get(request);
       if (!plan) throw new Error('JSON-RPC request reached its handler without a plan');
-      const answer = await executeRpc(plan, ctx);
+      const answer = await executeRpc(plan, ctx, { log: request.log, baseUrl: baseUrl(ctx, request) });
       if (!answer.chargeable) request.paymentChargeable = false;
       // Only notifications: JSON-RPC 2.0 returns nothing at all (as Bitcoin Core does, with 204).
       if (answer.body === undefined) return reply.code(204).send();

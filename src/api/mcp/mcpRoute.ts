@@ -1,0 +1,111 @@
+/**
+ * `POST /mcp`: a Model Context Protocol server on the official SDK's Streamable HTTP transport,
+ * stateless (a fresh server per HTTP request, JSON answers, no session: any replica answers
+ * any message; GET and DELETE answer 405, as a stateless server may). `initialize`, `tools/list`
+ * and the resources are free; each tool is served by `toolCall.ts` through the same routes and
+ * payment gate as HTTP.
+ *
+ * Resources: the public documents (OpenAPI, OpenRPC, llms.txt, AGENTS.md, …), read through their
+ * own free routes.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { CallToolRequestSchema, ListResourcesRequestSchema, ListToolsRequestSchema, ReadResourceRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { SERVICE_VERSION } from '../../version.js';
+import { baseUrl } from '../baseUrl.js';
+import { routeBodyLimit } from '../bodyLimits.js';
+import { CONTENT_TYPES, routeKey, type ApiContext, type McpRoute, type RestRoute } from '../define.js';
+import { isDocument, SERVICE_SUMMARY, SERVICE_TITLE } from '../docs/agentDocs.js';
+import { callTool } from './toolCall.js';
+import { buildTools, type McpTool } from './tools.js';
+
+export interface McpRouteOptions {
+  ctx: ApiContext;
+  route: McpRoute;
+}
+
+const INSTRUCTIONS = `${SERVICE_SUMMARY} Each tool's description gives its price. A priced tool called without payment answers with the x402 PaymentRequired object (isError, structuredContent); sign one of its accepts and call again with the PaymentPayload in _meta["x402/payment"]; the answer carries the settlement in _meta["x402/payment-response"]. Errors and refusals are never charged.`;
+
+function toolList(tools: ReadonlyMap<string, McpTool>) {
+  return [...tools.values()].map((t) => ({
+    name: t.name,
+    title: t.title,
+    description: t.description,
+    inputSchema: t.inputSchema as { type: 'object' },
+    outputSchema: t.outputSchema as { type: 'object' },
+    annotations: t.annotations,
+    _meta: { 'x402/price-usd': t.priceUsd, serves: t.serves },
+  }));
+}
+
+function mcpServer(
+  app: FastifyInstance,
+  ctx: ApiContext,
+  request: FastifyRequest,
+  tools: ReadonlyMap<string, McpTool>,
+  documents: readonly RestRoute[],
+): Server {
+  const server = new Server({ name: SERVICE_TITLE, version: SERVICE_VERSION }, { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS });
+  const base = baseUrl(ctx, request);
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolList(tools) }));
+  server.setRequestHandler(CallToolRequestSchema, async (call) => {
+    const tool = tools.get(call.params.name);
+    if (!tool) {
+      const error = { code: 'NOT_FOUND', message: `no tool ${call.params.name}` };
+      return { isError: true, content: [{ type: 'text', text: `${error.code}: ${error.message}` }], structuredContent: { success: false, error } };
+    }
+    return callTool(app, request, tool, call.params.arguments, call.params._meta);
+  });
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({
+    resources: documents.map((d) => ({ uri: `${base}${d.path}`, name: d.path, description: d.summary, mimeType: mimeOf(d) })),
+  }));
+  server.setRequestHandler(ReadResourceRequestSchema, async ({ params }) => {
+    const doc = documents.find((d) => `${base}${d.path}` === params.uri);
+    if (!doc) throw new Error(`no resource ${params.uri}`);
+    const res = await app.inject({ method: 'GET', url: doc.path, headers: request.headers.host ? { host: request.headers.host } : {} });
+    return { contents: [{ uri: params.uri, mimeType: mimeOf(doc), text: res.body }] };
+  });
+  return server;
+}
+
+function mimeOf(route: RestRoute): string {
+  return CONTENT_TYPES[route.content ?? 'json'].split(';')[0] ?? 'text/plain';
+}
+
+/** The Web request the SDK's transport reads: the same method, URL and headers (the body is passed parsed). */
+function webRequest(request: FastifyRequest, base: string): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (typeof value === 'string') headers.set(name, value);
+    else if (Array.isArray(value)) for (const v of value) headers.append(name, v);
+  }
+  return new Request(`${base}${request.url}`, { method: request.method, headers });
+}
+
+export const mcpRoute: FastifyPluginAsync<McpRouteOptions> = async (app, { ctx, route }) => {
+  const tools = buildTools(ctx.registry);
+  const documents = ctx.registry.routes.filter((r): r is RestRoute => r.kind === 'rest' && isDocument(r));
+  app.route({
+    method: route.method,
+    url: route.path,
+    exposeHeadRoute: false,
+    bodyLimit: routeBodyLimit(route, ctx.registry.methods.values(), ctx.config.RPC_BATCH_MAX, ctx.config.BODY_LIMIT_BYTES, ctx.registry.routes),
+    config: { payment: { key: routeKey(route), priceUsd: 0 } },
+    schema: { summary: route.summary },
+    handler: async (request, reply) => {
+      const server = mcpServer(app, ctx, request, tools, documents);
+      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      try {
+        await server.connect(transport);
+        const response = await transport.handleRequest(webRequest(request, `${request.protocol}://${request.host}`), { parsedBody: request.body });
+        void reply.code(response.status);
+        response.headers.forEach((value, name) => void reply.header(name, value));
+        const body = await response.text();
+        return reply.send(body === '' ? undefined : body);
+      } finally {
+        await server.close();
+      }
+    },
+  });
+};
