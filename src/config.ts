@@ -93,9 +93,23 @@ const VARIABLES = {
   RATE_LIMIT_MAX: {
     schema: nonNegativeInt.max(1_000_000),
     default: '300',
-    doc: 'Requests per client (address; see TRUST_PROXY) and window on free routes and on paid routes without a payment; more get 429 with Retry-After. Paid requests and /health (load-balancer checks) are not limited. 0 = off.',
+    doc: 'Unpaid budget: requests per client (address; see TRUST_PROXY) and window on free routes, on paid routes without a payment, and with a payment that fails verification; more get 429 with Retry-After (a paid route without a payment still gets its 402 challenge, see RATE_LIMIT_CHALLENGE_MAX). A verified payment is never counted here. /health and /metrics are not limited. 0 = off (all three limits).',
   },
-  RATE_LIMIT_WINDOW_SEC: { schema: positiveInt.max(86_400), default: '60', doc: 'Window of RATE_LIMIT_MAX, in seconds.' },
+  RATE_LIMIT_WINDOW_SEC: {
+    schema: positiveInt.max(86_400),
+    default: '60',
+    doc: 'Window of RATE_LIMIT_MAX, RATE_LIMIT_CHALLENGE_MAX and RATE_LIMIT_PAID_MAX, in seconds.',
+  },
+  RATE_LIMIT_CHALLENGE_MAX: {
+    schema: nonNegativeInt.max(1_000_000),
+    default: '600',
+    doc: 'Past its unpaid budget, a client asking a paid route without a payment still gets the 402 challenge (so it can pay), this many times per window; then 429. 0 = 429 at once.',
+  },
+  RATE_LIMIT_PAID_MAX: {
+    schema: nonNegativeInt.max(10_000_000),
+    default: '6000',
+    doc: 'Paid requests per payer (the address that signed the payment, after verification) and window; more get 429 with Retry-After, nothing charged. 0 = no paid limit.',
+  },
   NODE_STALE_AFTER_MS: {
     schema: positiveInt.min(1000).max(3_600_000),
     default: '30000',

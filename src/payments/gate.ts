@@ -25,6 +25,7 @@ import { bindOffer, paymentRequired, type RequirementsBuilder } from './challeng
 import { decodePaymentHeader, encodeHeaderJson } from './decode.js';
 import type { FacilitatorClient } from './facilitator.js';
 import type { Ledger, LedgerEntry } from './ledger.js';
+import type { PaymentLimits } from './limits.js';
 import { challengeHeaders, contentTypeOf, EXPOSE_HEADERS, paymentResponseOf, readPaymentId, replaceWithError, sendChallenge, sha256 } from './replies.js';
 import type { PaymentPayload, PaymentRequirements, ResourceInfo, SettlementResponse } from './schemas.js';
 import type { Settler } from './settlement.js';
@@ -59,6 +60,8 @@ export interface GateDeps {
   facilitator: FacilitatorClient | null;
   settler: Settler | null;
   verifyWithFacilitator: boolean;
+  /** The rate limits, told whether a payment verified (its payer's budget) or not (the client's unpaid one). */
+  limits: PaymentLimits | null;
   /** How long a pending payment-identifier record blocks its id at most (a crashed owner). */
   pendingLeaseMs: number;
   /** Sent as `Retry-After` with PAYMENT_IN_PROGRESS: one settle timeout. */
@@ -140,8 +143,12 @@ export class PaymentGate {
     // Bound to this request: `accepted` with our `extra` (route, JSON-RPC methods), checked by the
     // verifier, and the URL we quote for it (never a client-supplied forwarded host).
     const verified = this.d.verifier.verify(payload, offered, Math.floor(this.d.now() / 1000));
-    if (!verified.ok) return refuse(verified.reason);
-    if (payload.resource?.url !== resource.url) return refuse(PaymentError.RESOURCE);
+    if (!verified.ok || payload.resource?.url !== resource.url) {
+      // Not a payment after all: an unpaid request (429 past the client's budget rather than another 402).
+      await this.d.limits?.refused(request, reply);
+      return refuse(verified.ok ? PaymentError.RESOURCE : verified.reason);
+    }
+    await this.d.limits?.verified(request, reply, verified.payer);
     const expiresAtMs = (verified.validBefore + NONCE_RETENTION_SECONDS) * 1000;
     const base = { ctx, priceUsd, payload, verified, paymentId, fingerprint, requestHash, expiresAtMs, offered, resource, finished: false };
 

@@ -25,6 +25,7 @@ import { openPaymentsDb } from './db.js';
 import { FacilitatorClient, type BreakerState, type FacilitatorHealth } from './facilitator.js';
 import { PaymentGate, type GateStep, type RouteCtx } from './gate.js';
 import { Ledger, type LedgerStatus } from './ledger.js';
+import type { PaymentLimits } from './limits.js';
 import { resolveNetworks, type PaymentNetwork } from './networks.js';
 import type { PaymentQuote } from './prices.js';
 import { Settler, type ReconcileResult } from './settlement.js';
@@ -46,6 +47,8 @@ export interface PaymentsPluginOptions {
   now?: () => number;
   /** Replaces the store chosen from the config (`memory` for tests and benchmarks). */
   store?: ReplayStore | 'memory';
+  /** The rate limits the gate reports verified and refused payments to (src/api/limits/); none in tests of the gate alone. */
+  limits?: PaymentLimits | null;
   /** Overrides X402_RECONCILE_INTERVAL_SEC (tests). */
   reconcileIntervalMs?: number;
 }
@@ -177,6 +180,7 @@ const payments: FastifyPluginAsync<PaymentsPluginOptions> = async (app, opts) =>
     facilitator,
     settler,
     verifyWithFacilitator: config.X402_FACILITATOR_VERIFY,
+    limits: opts.limits ?? null,
     pendingLeaseMs,
     inProgressRetrySeconds: Math.max(1, Math.ceil(config.X402_FACILITATOR_SETTLE_TIMEOUT_MS / 1000)),
     publicBaseUrl: config.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
