@@ -284,20 +284,27 @@ export class PaymentGate {
           );
         }
       }
+      // Kept for a retry before settling (whoever is charged can fetch the answer again), on disk in
+      // the row's group commit: the answer outlives a crash.
+      const kept =
+        body !== null && !this.d.shared
+          ? this.d.answers
+              .keep(v.nonceKey, { requestHash: a.requestHash, statusCode: reply.statusCode, contentType: contentTypeOf(reply), body }, a.expiresAtMs)
+              .catch((err: unknown) => this.d.log.warn({ err }, 'payments: could not keep a paid answer (a retry recomputes it)'))
+          : undefined;
       let ledgerId: number;
       try {
         ledgerId = await this.d.ledger.record(entry);
       } catch (err) {
         // No answer without a durable record: give the claim back and refuse.
         this.d.log.error({ err }, 'payments: ledger write failed');
+        await kept;
+        await this.d.answers.delete(v.nonceKey).catch(() => undefined);
         await this.release(v.nonceKey, a.paymentId);
         return replaceWithError(reply, new Errors.PAYMENT_STORE_UNAVAILABLE('the payment ledger could not be written'));
       }
+      await kept;
       await this.d.store.retireNonce?.(v.nonceKey);
-      // Kept for a retry before settling: whoever is charged can fetch the answer again.
-      if (body !== null && !this.d.shared) {
-        this.d.answers.set(v.nonceKey, { requestHash: a.requestHash, statusCode: reply.statusCode, contentType: contentTypeOf(reply), body });
-      }
       if (a.paymentId !== null) {
         await this.d.store.completeIdempotency(a.paymentId, a.fingerprint, a.expiresAtMs).catch((err: unknown) => {
           this.d.log.warn({ err }, 'payments: could not mark the payment identifier answered');
@@ -307,7 +314,7 @@ export class PaymentGate {
 
       const settlement = await this.settle(ledgerId, a);
       if (!settlement.success) {
-        this.d.answers.delete(v.nonceKey);
+        await this.d.answers.delete(v.nonceKey).catch(() => undefined);
         await this.d.shared?.failed(v.nonceKey, a.requestHash).catch((err: unknown) => this.d.log.error({ err }, 'payments: shared payment state failed'));
         if (a.paymentId !== null) await this.d.store.releaseIdempotency(a.paymentId).catch(() => undefined);
         const challenge = paymentRequired(a.resource, a.offered, settlement.errorReason, this.d.mode);
@@ -403,6 +410,7 @@ export class PaymentGate {
     refuse: (error: string) => FastifyReply,
   ): FastifyReply | undefined {
     if (step.kind === 'replay') return refuse(PaymentError.NONCE_USED);
+    if (step.kind === 'exhausted') throw new Errors.PAYMENT_ANSWER_EXHAUSTED(base.verified.nonceKey.slice(0, 12), MAX_RECOMPUTES);
     if (step.kind === 'in-progress') throw this.inProgress(reply, base.verified.nonceKey.slice(0, 12));
     if (step.kind === 'sent') return reply;
     this.accepted.set(request, { ...base, replay: step.replay });

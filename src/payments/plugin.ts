@@ -24,6 +24,7 @@ import { requirementsBuilder } from './challenge.js';
 import { openPaymentsDb } from './db.js';
 import { FacilitatorClient, type BreakerState, type FacilitatorHealth } from './facilitator.js';
 import { PaymentGate, type GateStep, type RouteCtx } from './gate.js';
+import { KeptAnswers } from './keptAnswers.js';
 import { Ledger, type LedgerStatus } from './ledger.js';
 import type { PaymentLimits } from './limits.js';
 import { resolveNetworks, type PaymentNetwork } from './networks.js';
@@ -167,7 +168,8 @@ const payments: FastifyPluginAsync<PaymentsPluginOptions> = async (app, opts) =>
         })
       : null;
   const settler = facilitator ? new Settler(ledger, facilitator, app.log) : null;
-  const answers = new AnswerCache(config.X402_ANSWER_CACHE_BYTES, config.X402_ANSWER_CACHE_ENTRY_BYTES);
+  // Without Redis, kept answers also go to the data directory: they outlive a crash.
+  const answers = new AnswerCache(config.X402_ANSWER_CACHE_BYTES, config.X402_ANSWER_CACHE_ENTRY_BYTES, shared ? null : new KeptAnswers(db, writes));
 
   const gate = new PaymentGate({
     mode,
@@ -254,7 +256,8 @@ const payments: FastifyPluginAsync<PaymentsPluginOptions> = async (app, opts) =>
   const lastPurge: { at: number | null; removed: number } = { at: null, removed: 0 };
   const purge = async () => {
     const t = now();
-    const removed = (await store.purgeExpired()) + ledger.purge(t - config.X402_LEDGER_RETENTION_DAYS * 86_400_000, Math.floor(t / 1000));
+    const removed =
+      (await store.purgeExpired()) + (await answers.purge(t)) + ledger.purge(t - config.X402_LEDGER_RETENTION_DAYS * 86_400_000, Math.floor(t / 1000));
     lastPurge.at = t;
     lastPurge.removed = removed;
     if (removed > 0) app.log.info({ removed }, 'payments: purged expired claims, records and old ledger rows');
