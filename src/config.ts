@@ -252,6 +252,17 @@ const VARIABLES = {
     default: undefined,
     doc: 'x402 facilitator (`/verify`, `/settle`). Unset: local verification, payments recorded unsettled.',
   },
+  X402_CHAIN_RPC_URLS: {
+    schema: z
+      .string()
+      .max(4000)
+      .regex(/^eip155:\d+=https?:\/\/[^\s,]+(,eip155:\d+=https?:\/\/[^\s,]+)*$/, 'must be a comma-separated list of eip155:<chainId>=<http(s) URL>')
+      .refine((v) => v.split(',').every((e) => KNOWN_X402_NETWORKS.includes(e.split('=')[0] ?? '')), `unknown network (known: ${KNOWN_X402_NETWORKS_TEXT})`)
+      .optional(),
+    default: undefined,
+    doc: "JSON-RPC endpoint per network (`eip155:8453=https://…,eip155:84532=https://…`), read after a crash: a pending settlement the facilitator refuses as already used is settled if the token's `authorizationState(payer, nonce)` says used, failed if unused; with no endpoint (or none reachable) it stays pending, answered, and is retried. Never logged (may hold an API key).",
+    secret: true,
+  },
   X402_FACILITATOR_VERIFY_TIMEOUT_MS: {
     schema: positiveInt.max(30_000),
     default: '1000',

@@ -21,6 +21,7 @@ import { Errors } from '../errors.js';
 import { AnswerCache } from './answerCache.js';
 import { paymentsCapabilities, type PaymentsCapabilities, type SettlementMode } from './capabilities.js';
 import { requirementsBuilder } from './challenge.js';
+import { ChainAuthorizations, parseChainRpcUrls } from './chainAuthorizations.js';
 import { openPaymentsDb } from './db.js';
 import { FacilitatorClient, type BreakerState, type FacilitatorHealth } from './facilitator.js';
 import { PaymentGate, type GateStep, type RouteCtx } from './gate.js';
@@ -167,7 +168,10 @@ const payments: FastifyPluginAsync<PaymentsPluginOptions> = async (app, opts) =>
           breakerCooldownMs: config.X402_BREAKER_COOLDOWN_SEC * 1000,
         })
       : null;
-  const settler = facilitator ? new Settler(ledger, facilitator, app.log) : null;
+  // After a crash, a refused re-settle is judged by the chain (X402_CHAIN_RPC_URLS).
+  const chainUrls = parseChainRpcUrls(config.X402_CHAIN_RPC_URLS);
+  const chain = chainUrls.size > 0 ? new ChainAuthorizations(chainUrls, config.X402_FACILITATOR_SETTLE_TIMEOUT_MS, app.log) : null;
+  const settler = facilitator ? new Settler(ledger, facilitator, app.log, chain) : null;
   // Without Redis, kept answers also go to the data directory: they outlive a crash.
   const answers = new AnswerCache(config.X402_ANSWER_CACHE_BYTES, config.X402_ANSWER_CACHE_ENTRY_BYTES, shared ? null : new KeptAnswers(db, writes));
 
