@@ -8,15 +8,9 @@
  * REDIS_URL the replicas keep answers in Redis instead (store/sharedPayments.ts).
  */
 import { LRUCache } from 'lru-cache';
-import type { KeptAnswers } from './keptAnswers.js';
+import type { CachedAnswer, KeptAnswers } from './keptAnswers.js';
 
-export interface CachedAnswer {
-  /** SHA-256 of the request it answered: a retry must be the same request. */
-  requestHash: string;
-  statusCode: number;
-  contentType: string;
-  body: string | Buffer;
-}
+export type { CachedAnswer };
 
 /** Bytes counted per entry beside the body (key, hash, headers, bookkeeping). */
 const ENTRY_OVERHEAD_BYTES = 256;

@@ -6,9 +6,17 @@
  * X402_ANSWER_CACHE_ENTRY_BYTES each, and purged once the authorization has expired.
  */
 import type { Statement } from 'better-sqlite3';
-import type { CachedAnswer } from './answerCache.js';
 import type { PaymentsDb } from './db.js';
 import type { WriteQueue } from './writeQueue.js';
+
+/** A paid answer, kept for retries of its payment. */
+export interface CachedAnswer {
+  /** SHA-256 of the request it answered: a retry must be the same request. */
+  requestHash: string;
+  statusCode: number;
+  contentType: string;
+  body: string | Buffer;
+}
 
 interface RawAnswer {
   request_hash: string;
