@@ -319,11 +319,6 @@ const VARIABLES = {
     default: '600',
     doc: 'How often expired replay-store records and old ledger rows are purged.',
   },
-  X402_TEST_PAUSE_AT: {
-    schema: z.enum(['after-verify', 'after-handler', 'after-record', 'after-settle']).optional(),
-    default: undefined,
-    doc: 'Tests only (crash tests): the payment gate prints `x402-paused <step>` on stderr and stops at that step so the test can kill the process. Refused with NODE_ENV=production.',
-  },
   X402_ALLOW_UNSETTLED: {
     schema: bool,
     default: 'false',
@@ -408,7 +403,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
  * Payment settings that are each valid alone but dangerous together. `src/main.ts` calls this at
  * start-up, after `loadConfig`:
  * - with `NODE_ENV=production`, paid routes must settle on chain: demo mode (no `PAY_TO`) and
- *   local-unsettled mode (no facilitator) are refused, and so is the test-only `X402_TEST_PAUSE_AT`;
+ *   local-unsettled mode (no facilitator) are refused;
  * - a mainnet `PAY_TO` set explicitly with no facilitator would take real authorizations and never
  *   settle them, so it is refused unless `X402_ALLOW_UNSETTLED=1`. Demo mode and testnet-only
  *   network lists are allowed outside production.
@@ -430,9 +425,6 @@ export function assertPaymentConfig(config: Config): void {
 /** The production half of `assertPaymentConfig`; the payments plugin checks it too, whoever wires it. */
 export function assertProductionPayments(config: Config): void {
   const production = config.NODE_ENV === 'production';
-  if (production && config.X402_TEST_PAUSE_AT !== undefined) {
-    throw new ConfigError('X402_TEST_PAUSE_AT', 'X402_TEST_PAUSE_AT is a test-only switch and is refused with NODE_ENV=production.');
-  }
   if (!config.PAYMENTS_ENABLED) return;
   if (production && config.PAY_TO === undefined) {
     throw new ConfigError('PAY_TO', 'NODE_ENV=production needs PAY_TO and X402_FACILITATOR_URL: demo mode (no PAY_TO) never settles payments on chain.');

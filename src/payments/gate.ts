@@ -38,7 +38,7 @@ import { PaymentError, type VerifiedPayment, type Verifier } from './verify.js';
 /** Claims and idempotency records outlive `validBefore` by this much (replays stay refused). */
 export const NONCE_RETENTION_SECONDS = 3600;
 
-/** Where the test-only pause (`X402_TEST_PAUSE_AT`) can stop the gate. */
+/** Where a test's pause (injected through the plugin's `pause` option) can stop the gate. */
 export type GateStep = 'after-verify' | 'after-handler' | 'after-record' | 'after-settle';
 
 export interface RouteCtx {
@@ -69,7 +69,7 @@ export interface GateDeps {
   publicBaseUrl: string | undefined;
   now: () => number;
   log: FastifyBaseLogger;
-  /** Test only: resolves at once except at the configured step, where it never does. */
+  /** Test seam (plugin option `pause`): awaited at each step. */
   pause?: (step: GateStep) => Promise<void>;
 }
 

@@ -51,6 +51,11 @@ export interface PaymentsPluginOptions {
   store?: ReplayStore | 'memory';
   /** The rate limits the gate reports verified and refused payments to (src/api/limits/); none in tests of the gate alone. */
   limits?: PaymentLimits | null;
+  /**
+   * Test seam (the crash tests' fixture, test/payments/fixtures/paidServer.ts): awaited by the gate
+   * at each step; a test resolves it, or never does to kill the process there.
+   */
+  pause?: (step: GateStep) => Promise<void>;
   /** Overrides X402_RECONCILE_INTERVAL_SEC (tests). */
   reconcileIntervalMs?: number;
 }
@@ -192,7 +197,7 @@ const payments: FastifyPluginAsync<PaymentsPluginOptions> = async (app, opts) =>
     publicBaseUrl: config.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
     now,
     log: app.log,
-    ...(config.X402_TEST_PAUSE_AT && config.NODE_ENV !== 'production' ? { pause: testPause(config.X402_TEST_PAUSE_AT) } : {}),
+    ...(opts.pause ? { pause: opts.pause } : {}),
   });
 
   app.decorateRequest('paymentQuote', null);
@@ -289,18 +294,6 @@ const payments: FastifyPluginAsync<PaymentsPluginOptions> = async (app, opts) =>
     db.close();
   });
 };
-
-/**
- * Test only (`X402_TEST_PAUSE_AT`, refused in production): at `step` the gate announces itself on
- * stderr and never goes on, so a crash test can kill the process exactly there.
- */
-function testPause(at: GateStep): (step: GateStep) => Promise<void> {
-  return (step) => {
-    if (step !== at) return Promise.resolve();
-    process.stderr.write(`x402-paused ${step}\n`);
-    return new Promise<void>(() => undefined);
-  };
-}
 
 /** Adds `hook` to a route's hooks (function, array or none) once, first or last. */
 function withHook<T extends (...args: never[]) => unknown>(existing: unknown, hook: T, where: 'first' | 'last'): T[] {

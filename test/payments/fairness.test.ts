@@ -259,13 +259,12 @@ describe('#6 modes that never settle say so', () => {
     expect(demo.payments.health().settlement).toBe('demo');
   });
 
-  it('error: NODE_ENV=production refuses demo and local-unsettled modes and the test pause, at start-up and in the plugin', async () => {
+  it('error: NODE_ENV=production refuses demo and local-unsettled modes, at start-up and in the plugin', async () => {
     const prod = { DATA_DIR: tmp.dir, NODE_ENV: 'production', X402_NETWORKS: 'eip155:8453' };
     expect(() => assertPaymentConfig(testConfig(prod))).toThrow(ConfigError);
     expect(() => assertPaymentConfig(testConfig({ ...prod, PAY_TO, X402_ALLOW_UNSETTLED: '1' }))).toThrow(/X402_FACILITATOR_URL/);
     const settled = { ...prod, PAY_TO, X402_FACILITATOR_URL: 'https://facilitator.example' };
     expect(() => assertPaymentConfig(testConfig(settled))).not.toThrow();
-    expect(() => assertPaymentConfig(testConfig({ ...settled, X402_TEST_PAUSE_AT: 'after-verify' }))).toThrow(/X402_TEST_PAUSE_AT/);
     await expect(stubApp({ config: testConfig(prod), store: 'memory' })).rejects.toThrow(/PAY_TO/);
   });
 });
