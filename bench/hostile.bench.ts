@@ -26,7 +26,7 @@ const HOSTILE_CLIENTS = 10;
 const BODY_BYTES = 1024 * 1024;
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-async function startService(env: Record<string, string>): Promise<{ url: string; stop(): Promise<void> }> {
+export async function startService(env: Record<string, string>): Promise<{ url: string; stop(): Promise<void> }> {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'hostile-bench-'));
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(root, 'src/main.ts')], {
@@ -72,7 +72,7 @@ async function startService(env: Record<string, string>): Promise<{ url: string;
  * client (X-Forwarded-For, trusted in these runs) so that the probe, thousands of requests a
  * second, is not the one rate-limited: a load balancer checks a few times a minute.
  */
-async function probeHealth(url: string): Promise<{ requests: number; p50: number; p99: number; max: number; non2xx: number }> {
+export async function probeHealth(url: string): Promise<{ requests: number; p50: number; p99: number; max: number; non2xx: number }> {
   let n = 0;
   const result = await autocannon({
     url: `${url}/health`,

@@ -91,7 +91,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(mempoolPlugin, { config, node, now, autoPoll: autoStart });
   await app.register(optimizerPlugin, { config, node, now, autoStart });
   await app.register(feesPlugin, { node, now });
-  await app.register(paymentsPlugin, { config, now });
+  await app.register(paymentsPlugin, { config, now, limits: app.rateLimits });
 
   const dashboard = new DashboardFeed({ nodeKind: deps.nodeKind, mempool: app.mempool, fees: app.fees, optimizer: app.optimizer, now, minIntervalMs: 1000 });
   const stream = new StreamHub(app.mempool.mirror, app.optimizer.service, { maxBufferBytes: config.STREAM_MAX_BUFFER_BYTES, now, logger: app.log });

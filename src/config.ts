@@ -102,9 +102,23 @@ const VARIABLES = {
   RATE_LIMIT_MAX: {
     schema: nonNegativeInt.max(1_000_000),
     default: '300',
-    doc: 'Requests per client (address; see TRUST_PROXY) and window on free routes and on paid routes without a payment; more get 429 with Retry-After. Paid requests and /health (load-balancer checks) are not limited. 0 = off.',
+    doc: 'Unpaid budget: requests per client (address; see TRUST_PROXY) and window on free routes, on paid routes without a payment, and with a payment that fails verification; more get 429 with Retry-After (a paid route without a payment still gets its 402 challenge, see RATE_LIMIT_CHALLENGE_MAX). A verified payment is never counted here. /health and /metrics are not limited. 0 = off (all three limits).',
   },
-  RATE_LIMIT_WINDOW_SEC: { schema: positiveInt.max(86_400), default: '60', doc: 'Window of RATE_LIMIT_MAX, in seconds.' },
+  RATE_LIMIT_WINDOW_SEC: {
+    schema: positiveInt.max(86_400),
+    default: '60',
+    doc: 'Window of RATE_LIMIT_MAX, RATE_LIMIT_CHALLENGE_MAX and RATE_LIMIT_PAID_MAX, in seconds.',
+  },
+  RATE_LIMIT_CHALLENGE_MAX: {
+    schema: nonNegativeInt.max(1_000_000),
+    default: '600',
+    doc: 'Past its unpaid budget, a client asking a paid route without a payment still gets the 402 challenge (so it can pay), this many times per window; then 429. 0 = 429 at once.',
+  },
+  RATE_LIMIT_PAID_MAX: {
+    schema: nonNegativeInt.max(10_000_000),
+    default: '6000',
+    doc: 'Paid requests per payer (the address that signed the payment, after verification) and window; more get 429 with Retry-After, nothing charged. 0 = no paid limit.',
+  },
   NODE_STALE_AFTER_MS: {
     schema: positiveInt.min(1000).max(3_600_000),
     default: '30000',
@@ -247,6 +261,17 @@ const VARIABLES = {
     default: undefined,
     doc: 'x402 facilitator (`/verify`, `/settle`). Unset: local verification, payments recorded unsettled.',
   },
+  X402_CHAIN_RPC_URLS: {
+    schema: z
+      .string()
+      .max(4000)
+      .regex(/^eip155:\d+=https?:\/\/[^\s,]+(,eip155:\d+=https?:\/\/[^\s,]+)*$/, 'must be a comma-separated list of eip155:<chainId>=<http(s) URL>')
+      .refine((v) => v.split(',').every((e) => KNOWN_X402_NETWORKS.includes(e.split('=')[0] ?? '')), `unknown network (known: ${KNOWN_X402_NETWORKS_TEXT})`)
+      .optional(),
+    default: undefined,
+    doc: "JSON-RPC endpoint per network (`eip155:8453=https://…,eip155:84532=https://…`), read after a crash: a pending settlement the facilitator refuses as already used is settled if the token's `authorizationState(payer, nonce)` says used, failed if unused; with no endpoint (or none reachable) it stays pending, answered, and is retried. Never logged (may hold an API key).",
+    secret: true,
+  },
   X402_FACILITATOR_VERIFY_TIMEOUT_MS: {
     schema: positiveInt.max(30_000),
     default: '1000',
@@ -302,11 +327,6 @@ const VARIABLES = {
     schema: positiveInt.max(86_400),
     default: '600',
     doc: 'How often expired replay-store records and old ledger rows are purged.',
-  },
-  X402_TEST_PAUSE_AT: {
-    schema: z.enum(['after-verify', 'after-handler', 'after-record', 'after-settle']).optional(),
-    default: undefined,
-    doc: 'Tests only (crash tests): the payment gate prints `x402-paused <step>` on stderr and stops at that step so the test can kill the process. Refused with NODE_ENV=production.',
   },
   X402_ALLOW_UNSETTLED: {
     schema: bool,
@@ -392,7 +412,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
  * Payment settings that are each valid alone but dangerous together. `src/main.ts` calls this at
  * start-up, after `loadConfig`:
  * - with `NODE_ENV=production`, paid routes must settle on chain: demo mode (no `PAY_TO`) and
- *   local-unsettled mode (no facilitator) are refused, and so is the test-only `X402_TEST_PAUSE_AT`;
+ *   local-unsettled mode (no facilitator) are refused;
  * - a mainnet `PAY_TO` set explicitly with no facilitator would take real authorizations and never
  *   settle them, so it is refused unless `X402_ALLOW_UNSETTLED=1`. Demo mode and testnet-only
  *   network lists are allowed outside production.
@@ -414,9 +434,6 @@ export function assertPaymentConfig(config: Config): void {
 /** The production half of `assertPaymentConfig`; the payments plugin checks it too, whoever wires it. */
 export function assertProductionPayments(config: Config): void {
   const production = config.NODE_ENV === 'production';
-  if (production && config.X402_TEST_PAUSE_AT !== undefined) {
-    throw new ConfigError('X402_TEST_PAUSE_AT', 'X402_TEST_PAUSE_AT is a test-only switch and is refused with NODE_ENV=production.');
-  }
   if (!config.PAYMENTS_ENABLED) return;
   if (production && config.PAY_TO === undefined) {
     throw new ConfigError('PAY_TO', 'NODE_ENV=production needs PAY_TO and X402_FACILITATOR_URL: demo mode (no PAY_TO) never settles payments on chain.');

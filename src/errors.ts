@@ -52,6 +52,11 @@ export const Errors = define({
   // --- payments (x402 v2); a refused or missing payment is a 402 challenge, not one of these ---
   PAYMENT_MALFORMED: createError('PAYMENT_MALFORMED', 'Malformed payment header: %s', 400),
   PAYMENT_ID_CONFLICT: createError('PAYMENT_ID_CONFLICT', 'Payment identifier %s was already used with another payment or request', 409),
+  PAYMENT_ANSWER_EXHAUSTED: createError(
+    'PAYMENT_ANSWER_EXHAUSTED',
+    'Payment %s already paid for this request, and its answer could not be recomputed (%s attempts failed): it is not charged again; do not pay again for it',
+    409,
+  ),
   PAYMENT_IN_PROGRESS: createError('PAYMENT_IN_PROGRESS', 'A request with payment %s is still being processed; retry after Retry-After seconds', 409),
   PAYMENT_STORE_UNAVAILABLE: createError('PAYMENT_STORE_UNAVAILABLE', 'Payment replay store unavailable: %s', 503),
   FACILITATOR_UNAVAILABLE: createError(

@@ -5,25 +5,32 @@
  * - Security headers (`@fastify/helmet`): defaults that fit a JSON API and the same-origin
  *   dashboard (scripts, styles, images and fetches from 'self'; no inline script); the
  *   resource policy allows cross-origin reads, which CORS governs.
- * - Rate limit per client (`@fastify/rate-limit`) on free routes (but /health) and on paid routes
- *   without a payment: `RATE_LIMIT_MAX` per `RATE_LIMIT_WINDOW_SEC`, then 429 `RATE_LIMITED` with
- *   `Retry-After`. A paying request is not limited (it costs the sender). Counters live in memory,
- *   or in Redis when `REDIS_URL` is set so that replicas share them; a Redis failure lets requests
- *   through rather than refusing everyone.
+ * - Rate limits (limits/rateLimits.ts): an unpaid budget per client address, a challenge allowance
+ *   past it (a payer can always get its 402), a paid budget per verified payer; 429 `RATE_LIMITED`
+ *   with `Retry-After`. Counters live in memory, or in Redis when `REDIS_URL` is set so that
+ *   replicas share them; a Redis failure lets requests through rather than refusing everyone.
+ *   Decorates `app.rateLimits` (null when off), which the payment gate reports its verdicts to.
  * - Connection cap: `HTTP_MAX_CONNECTIONS` sockets per process.
  * - Shutdown: requests arriving while the app closes get 503 `SHUTTING_DOWN` in our envelope.
  * - A refusal sent before the body was read closes the connection (no reading a body to discard it).
  */
 import helmet from '@fastify/helmet';
-import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import { Errors } from '../errors.js';
+import { RateLimits, type RateLimitConfig } from './limits/rateLimits.js';
 
 export interface EdgeOptions {
-  config: Pick<Config, 'RATE_LIMIT_MAX' | 'RATE_LIMIT_WINDOW_SEC' | 'REDIS_URL' | 'HTTP_MAX_CONNECTIONS' | 'PAYMENTS_ENABLED'>;
+  config: RateLimitConfig & Pick<Config, 'REDIS_URL' | 'HTTP_MAX_CONNECTIONS'>;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The rate limits (null when RATE_LIMIT_MAX is 0); the payment gate reports its verdicts to them. */
+    rateLimits: RateLimits | null;
+  }
 }
 
 /**
@@ -45,19 +52,6 @@ const CSP_DIRECTIVES = {
   // Served over plain HTTP on localhost too: do not rewrite subresources to https.
   upgradeInsecureRequests: null,
 };
-
-/**
- * Not counted: load-balancer and monitor checks. Several replicas share the counters (Redis), so a
- * balancer checking each of them twice a second would exceed any per-client limit; /health answers
- * from a one-second cache of the node's state.
- */
-const UNLIMITED_PATHS: ReadonlySet<string> = new Set(['/health']);
-
-/** A paid route asked with a payment: not rate-limited. */
-function paying(request: FastifyRequest): boolean {
-  const payment = (request.routeOptions.config as { payment?: { priceUsd: number | 'per_call' } } | undefined)?.payment;
-  return payment !== undefined && payment.priceUsd !== 0 && request.headers['payment-signature'] !== undefined;
-}
 
 async function edgePlugin(app: FastifyInstance, { config }: EdgeOptions): Promise<void> {
   app.server.maxConnections = config.HTTP_MAX_CONNECTIONS;
@@ -86,19 +80,15 @@ async function edgePlugin(app: FastifyInstance, { config }: EdgeOptions): Promis
 
   if (config.RATE_LIMIT_MAX > 0) {
     const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, connectTimeout: 2000, enableOfflineQueue: false }) : undefined;
-    // Errors surface as skipped limits (skipOnError); the client reconnects on its own.
+    // Errors surface as requests let through (logged by the budget); the client reconnects on its own.
     redis?.on('error', () => undefined);
     if (redis) app.addHook('onClose', async () => void (await redis.quit().catch(() => redis.disconnect())));
-    await app.register(rateLimit, {
-      global: true,
-      max: config.RATE_LIMIT_MAX,
-      timeWindow: config.RATE_LIMIT_WINDOW_SEC * 1000,
-      ...(redis ? { redis, nameSpace: 'btc-intel:rate:' } : {}),
-      skipOnError: true,
-      allowList: (request) => UNLIMITED_PATHS.has(request.routeOptions.url ?? '') || (config.PAYMENTS_ENABLED && paying(request)),
-      errorResponseBuilder: (_request, context) => new Errors.RATE_LIMITED(context.after),
-    });
-  }
+    const limits = new RateLimits(config, redis, app.log);
+    app.addHook('onRequest', limits.onRequest);
+    app.addHook('preHandler', limits.preHandler);
+    app.addHook('onResponse', limits.onResponse);
+    app.decorate('rateLimits', limits);
+  } else app.decorate('rateLimits', null);
 }
 
 export default fp(edgePlugin, { name: 'edge', fastify: '5.x' });

@@ -64,6 +64,18 @@ ALTER TABLE idempotency DROP COLUMN response;
   `
 CREATE INDEX IF NOT EXISTS payments_created ON payments (created_at) WHERE status != 'pending';
 `,
+  // 4: a settled payment is an answer owed (issue 22.1): the answer it paid for is kept beside its
+  // row until the authorization expires, so a retry after a crash gets it again without a recompute.
+  `
+CREATE TABLE IF NOT EXISTS answers (
+  nonce_key     TEXT PRIMARY KEY,
+  request_hash  TEXT NOT NULL,
+  status_code   INTEGER NOT NULL,
+  content_type  TEXT NOT NULL,
+  body          BLOB NOT NULL,
+  expires_at    INTEGER NOT NULL
+) WITHOUT ROWID;
+`,
 ];
 
 /**

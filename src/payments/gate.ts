@@ -25,6 +25,7 @@ import { bindOffer, paymentRequired, type RequirementsBuilder } from './challeng
 import { decodePaymentHeader, encodeHeaderJson } from './decode.js';
 import type { FacilitatorClient } from './facilitator.js';
 import type { Ledger, LedgerEntry } from './ledger.js';
+import type { PaymentLimits } from './limits.js';
 import { challengeHeaders, contentTypeOf, EXPOSE_HEADERS, paymentResponseOf, readPaymentId, replaceWithError, sendChallenge, sha256 } from './replies.js';
 import type { PaymentPayload, PaymentRequirements, ResourceInfo, SettlementResponse } from './schemas.js';
 import type { Settler } from './settlement.js';
@@ -37,7 +38,7 @@ import { PaymentError, type VerifiedPayment, type Verifier } from './verify.js';
 /** Claims and idempotency records outlive `validBefore` by this much (replays stay refused). */
 export const NONCE_RETENTION_SECONDS = 3600;
 
-/** Where the test-only pause (`X402_TEST_PAUSE_AT`) can stop the gate. */
+/** Where a test's pause (injected through the plugin's `pause` option) can stop the gate. */
 export type GateStep = 'after-verify' | 'after-handler' | 'after-record' | 'after-settle';
 
 export interface RouteCtx {
@@ -59,6 +60,8 @@ export interface GateDeps {
   facilitator: FacilitatorClient | null;
   settler: Settler | null;
   verifyWithFacilitator: boolean;
+  /** The rate limits, told whether a payment verified (its payer's budget) or not (the client's unpaid one). */
+  limits: PaymentLimits | null;
   /** How long a pending payment-identifier record blocks its id at most (a crashed owner). */
   pendingLeaseMs: number;
   /** Sent as `Retry-After` with PAYMENT_IN_PROGRESS: one settle timeout. */
@@ -66,7 +69,7 @@ export interface GateDeps {
   publicBaseUrl: string | undefined;
   now: () => number;
   log: FastifyBaseLogger;
-  /** Test only: resolves at once except at the configured step, where it never does. */
+  /** Test seam (plugin option `pause`): awaited at each step. */
   pause?: (step: GateStep) => Promise<void>;
 }
 
@@ -140,8 +143,12 @@ export class PaymentGate {
     // Bound to this request: `accepted` with our `extra` (route, JSON-RPC methods), checked by the
     // verifier, and the URL we quote for it (never a client-supplied forwarded host).
     const verified = this.d.verifier.verify(payload, offered, Math.floor(this.d.now() / 1000));
-    if (!verified.ok) return refuse(verified.reason);
-    if (payload.resource?.url !== resource.url) return refuse(PaymentError.RESOURCE);
+    if (!verified.ok || payload.resource?.url !== resource.url) {
+      // Not a payment after all: an unpaid request (429 past the client's budget rather than another 402).
+      await this.d.limits?.refused(request, reply);
+      return refuse(verified.ok ? PaymentError.RESOURCE : verified.reason);
+    }
+    await this.d.limits?.verified(request, reply, verified.payer);
     const expiresAtMs = (verified.validBefore + NONCE_RETENTION_SECONDS) * 1000;
     const base = { ctx, priceUsd, payload, verified, paymentId, fingerprint, requestHash, expiresAtMs, offered, resource, finished: false };
 
@@ -277,20 +284,27 @@ export class PaymentGate {
           );
         }
       }
+      // Kept for a retry before settling (whoever is charged can fetch the answer again), on disk in
+      // the row's group commit: the answer outlives a crash.
+      const kept =
+        body !== null && !this.d.shared
+          ? this.d.answers
+              .keep(v.nonceKey, { requestHash: a.requestHash, statusCode: reply.statusCode, contentType: contentTypeOf(reply), body }, a.expiresAtMs)
+              .catch((err: unknown) => this.d.log.warn({ err }, 'payments: could not keep a paid answer (a retry recomputes it)'))
+          : undefined;
       let ledgerId: number;
       try {
         ledgerId = await this.d.ledger.record(entry);
       } catch (err) {
         // No answer without a durable record: give the claim back and refuse.
         this.d.log.error({ err }, 'payments: ledger write failed');
+        await kept;
+        await this.d.answers.delete(v.nonceKey).catch(() => undefined);
         await this.release(v.nonceKey, a.paymentId);
         return replaceWithError(reply, new Errors.PAYMENT_STORE_UNAVAILABLE('the payment ledger could not be written'));
       }
+      await kept;
       await this.d.store.retireNonce?.(v.nonceKey);
-      // Kept for a retry before settling: whoever is charged can fetch the answer again.
-      if (body !== null && !this.d.shared) {
-        this.d.answers.set(v.nonceKey, { requestHash: a.requestHash, statusCode: reply.statusCode, contentType: contentTypeOf(reply), body });
-      }
       if (a.paymentId !== null) {
         await this.d.store.completeIdempotency(a.paymentId, a.fingerprint, a.expiresAtMs).catch((err: unknown) => {
           this.d.log.warn({ err }, 'payments: could not mark the payment identifier answered');
@@ -300,7 +314,7 @@ export class PaymentGate {
 
       const settlement = await this.settle(ledgerId, a);
       if (!settlement.success) {
-        this.d.answers.delete(v.nonceKey);
+        await this.d.answers.delete(v.nonceKey).catch(() => undefined);
         await this.d.shared?.failed(v.nonceKey, a.requestHash).catch((err: unknown) => this.d.log.error({ err }, 'payments: shared payment state failed'));
         if (a.paymentId !== null) await this.d.store.releaseIdempotency(a.paymentId).catch(() => undefined);
         const challenge = paymentRequired(a.resource, a.offered, settlement.errorReason, this.d.mode);
@@ -396,6 +410,7 @@ export class PaymentGate {
     refuse: (error: string) => FastifyReply,
   ): FastifyReply | undefined {
     if (step.kind === 'replay') return refuse(PaymentError.NONCE_USED);
+    if (step.kind === 'exhausted') throw new Errors.PAYMENT_ANSWER_EXHAUSTED(base.verified.nonceKey.slice(0, 12), MAX_RECOMPUTES);
     if (step.kind === 'in-progress') throw this.inProgress(reply, base.verified.nonceKey.slice(0, 12));
     if (step.kind === 'sent') return reply;
     this.accepted.set(request, { ...base, replay: step.replay });

@@ -21,10 +21,13 @@ import { Errors } from '../errors.js';
 import { AnswerCache } from './answerCache.js';
 import { paymentsCapabilities, type PaymentsCapabilities, type SettlementMode } from './capabilities.js';
 import { requirementsBuilder } from './challenge.js';
+import { ChainAuthorizations, parseChainRpcUrls } from './chainAuthorizations.js';
 import { openPaymentsDb } from './db.js';
 import { FacilitatorClient, type BreakerState, type FacilitatorHealth } from './facilitator.js';
 import { PaymentGate, type GateStep, type RouteCtx } from './gate.js';
+import { KeptAnswers } from './keptAnswers.js';
 import { Ledger, type LedgerStatus } from './ledger.js';
+import type { PaymentLimits } from './limits.js';
 import { resolveNetworks, type PaymentNetwork } from './networks.js';
 import type { PaymentQuote } from './prices.js';
 import { Settler, type ReconcileResult } from './settlement.js';
@@ -46,6 +49,13 @@ export interface PaymentsPluginOptions {
   now?: () => number;
   /** Replaces the store chosen from the config (`memory` for tests and benchmarks). */
   store?: ReplayStore | 'memory';
+  /** The rate limits the gate reports verified and refused payments to (src/api/limits/); none in tests of the gate alone. */
+  limits?: PaymentLimits | null;
+  /**
+   * Test seam (the crash tests' fixture, test/payments/fixtures/paidServer.ts): awaited by the gate
+   * at each step; a test resolves it, or never does to kill the process there.
+   */
+  pause?: (step: GateStep) => Promise<void>;
   /** Overrides X402_RECONCILE_INTERVAL_SEC (tests). */
   reconcileIntervalMs?: number;
 }
@@ -163,8 +173,12 @@ const payments: FastifyPluginAsync<PaymentsPluginOptions> = async (app, opts) =>
           breakerCooldownMs: config.X402_BREAKER_COOLDOWN_SEC * 1000,
         })
       : null;
-  const settler = facilitator ? new Settler(ledger, facilitator, app.log) : null;
-  const answers = new AnswerCache(config.X402_ANSWER_CACHE_BYTES, config.X402_ANSWER_CACHE_ENTRY_BYTES);
+  // After a crash, a refused re-settle is judged by the chain (X402_CHAIN_RPC_URLS).
+  const chainUrls = parseChainRpcUrls(config.X402_CHAIN_RPC_URLS);
+  const chain = chainUrls.size > 0 ? new ChainAuthorizations(chainUrls, config.X402_FACILITATOR_SETTLE_TIMEOUT_MS, app.log) : null;
+  const settler = facilitator ? new Settler(ledger, facilitator, app.log, chain) : null;
+  // Without Redis, kept answers also go to the data directory: they outlive a crash.
+  const answers = new AnswerCache(config.X402_ANSWER_CACHE_BYTES, config.X402_ANSWER_CACHE_ENTRY_BYTES, shared ? null : new KeptAnswers(db, writes));
 
   const gate = new PaymentGate({
     mode,
@@ -177,12 +191,13 @@ const payments: FastifyPluginAsync<PaymentsPluginOptions> = async (app, opts) =>
     facilitator,
     settler,
     verifyWithFacilitator: config.X402_FACILITATOR_VERIFY,
+    limits: opts.limits ?? null,
     pendingLeaseMs,
     inProgressRetrySeconds: Math.max(1, Math.ceil(config.X402_FACILITATOR_SETTLE_TIMEOUT_MS / 1000)),
     publicBaseUrl: config.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
     now,
     log: app.log,
-    ...(config.X402_TEST_PAUSE_AT && config.NODE_ENV !== 'production' ? { pause: testPause(config.X402_TEST_PAUSE_AT) } : {}),
+    ...(opts.pause ? { pause: opts.pause } : {}),
   });
 
   app.decorateRequest('paymentQuote', null);
@@ -250,7 +265,8 @@ const payments: FastifyPluginAsync<PaymentsPluginOptions> = async (app, opts) =>
   const lastPurge: { at: number | null; removed: number } = { at: null, removed: 0 };
   const purge = async () => {
     const t = now();
-    const removed = (await store.purgeExpired()) + ledger.purge(t - config.X402_LEDGER_RETENTION_DAYS * 86_400_000, Math.floor(t / 1000));
+    const removed =
+      (await store.purgeExpired()) + (await answers.purge(t)) + ledger.purge(t - config.X402_LEDGER_RETENTION_DAYS * 86_400_000, Math.floor(t / 1000));
     lastPurge.at = t;
     lastPurge.removed = removed;
     if (removed > 0) app.log.info({ removed }, 'payments: purged expired claims, records and old ledger rows');
@@ -278,18 +294,6 @@ const payments: FastifyPluginAsync<PaymentsPluginOptions> = async (app, opts) =>
     db.close();
   });
 };
-
-/**
- * Test only (`X402_TEST_PAUSE_AT`, refused in production): at `step` the gate announces itself on
- * stderr and never goes on, so a crash test can kill the process exactly there.
- */
-function testPause(at: GateStep): (step: GateStep) => Promise<void> {
-  return (step) => {
-    if (step !== at) return Promise.resolve();
-    process.stderr.write(`x402-paused ${step}\n`);
-    return new Promise<void>(() => undefined);
-  };
-}
 
 /** Adds `hook` to a route's hooks (function, array or none) once, first or last. */
 function withHook<T extends (...args: never[]) => unknown>(existing: unknown, hook: T, where: 'first' | 'last'): T[] {

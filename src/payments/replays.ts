@@ -14,7 +14,11 @@ import type { SharedOutcome } from './sharedRetries.js';
 import type { SharedPayments } from './store/sharedPayments.js';
 import type { VerifiedPayment } from './verify.js';
 
-/** Times one paid answer may be recomputed for retries (a cached answer is replayed without limit). */
+/**
+ * Times one paid answer may be recomputed for retries without being kept (a kept answer is given
+ * again without limit). Counted only when a recompute ran and its answer could not be kept: it
+ * failed (but 503, a service not ready yet: come back, nothing spent) or was too large to keep.
+ */
 export const MAX_RECOMPUTES = 3;
 
 /** A retry answered by running the handler again: what its answer carries. */
@@ -29,10 +33,16 @@ export interface RetryOf {
   requestHash: string;
   verified: VerifiedPayment;
   payload: PaymentPayload;
+  /** When the payment's records expire (ms): a kept answer lives as long. */
+  expiresAtMs: number;
 }
 
-/** `sent`: the kept answer went out; `recompute`: run the handler (uncharged); `replay`: refuse. */
-export type ReplayStep = { kind: 'sent' } | { kind: 'recompute'; replay: Replay } | { kind: 'replay' } | { kind: 'in-progress' };
+/**
+ * `sent`: the kept answer went out; `recompute`: run the handler (uncharged); `replay`: not this
+ * request's payment, refuse; `exhausted`: charged for this request, but its answer can no longer
+ * be recomputed (never a 402: the payer paid).
+ */
+export type ReplayStep = { kind: 'sent' } | { kind: 'recompute'; replay: Replay } | { kind: 'replay' } | { kind: 'in-progress' } | { kind: 'exhausted' };
 
 export class Replays {
   constructor(private readonly d: { ledger: Ledger; answers: AnswerCache; shared: SharedPayments | null; log: FastifyBaseLogger }) {}
@@ -47,13 +57,13 @@ export class Replays {
       void reply.send(cached.body);
       return { kind: 'sent' };
     }
-    if (!this.d.ledger.countReplay(row.id, MAX_RECOMPUTES)) return { kind: 'replay' };
+    if (row.replays >= MAX_RECOMPUTES) return { kind: 'exhausted' };
     return { kind: 'recompute', replay: { row, paymentResponse: paymentResponseOf(row) } };
   }
 
   /** The shared state holds the payment (sharedRetries.ts decided what that means). */
   fromShared(reply: FastifyReply, outcome: Exclude<SharedOutcome, { kind: 'claimed' }>, retry: RetryOf): ReplayStep {
-    if (outcome.kind === 'replay' || outcome.kind === 'in-progress') return outcome;
+    if (outcome.kind === 'replay' || outcome.kind === 'in-progress' || outcome.kind === 'exhausted') return outcome;
     const paymentResponse = outcome.paymentResponse ?? unknownSettlement(retry);
     if (outcome.kind === 'cached') {
       reply.code(outcome.answer.statusCode).header('content-type', outcome.answer.contentType);
@@ -64,17 +74,22 @@ export class Replays {
     return { kind: 'recompute', replay: { row: null, paymentResponse } };
   }
 
-  /** `onSend` of a recomputed answer: replay headers, and the answer kept for the next retry. */
+  /**
+   * `onSend` of a recomputed answer: replay headers; the answer kept for the next retry, or, when it
+   * could not be (failed, too large), the recompute counted. A 503 (not ready, node down) is not.
+   */
   async decorate(reply: FastifyReply, retry: RetryOf, replay: Replay, payload: unknown): Promise<unknown> {
     const row = replay.row ? (this.d.ledger.get(replay.row.id) ?? replay.row) : null;
     replayHeaders(reply, row ? paymentResponseOf(row) : replay.paymentResponse);
-    if (reply.statusCode < 400 && (typeof payload === 'string' || Buffer.isBuffer(payload))) {
-      const answer = { requestHash: retry.requestHash, statusCode: reply.statusCode, contentType: contentTypeOf(reply), body: payload };
-      if (this.d.shared) {
-        await this.d.shared
-          .keepAnswer(retry.verified.nonceKey, answer, retry.verified.validBefore)
-          .catch((err: unknown) => this.d.log.warn({ err }, 'payments: could not keep a recomputed answer'));
-      } else this.d.answers.set(retry.verified.nonceKey, answer);
+    const key = retry.verified.nonceKey;
+    const body = typeof payload === 'string' || Buffer.isBuffer(payload) ? payload : null;
+    if (reply.statusCode < 400 && body !== null && this.d.answers.fits(body)) {
+      const answer = { requestHash: retry.requestHash, statusCode: reply.statusCode, contentType: contentTypeOf(reply), body };
+      const keep = this.d.shared ? this.d.shared.keepAnswer(key, answer, retry.verified.validBefore) : this.d.answers.keep(key, answer, retry.expiresAtMs);
+      await keep.catch((err: unknown) => this.d.log.warn({ err }, 'payments: could not keep a recomputed answer'));
+    } else if (reply.statusCode !== 503) {
+      if (row) this.d.ledger.countReplay(row.id, MAX_RECOMPUTES);
+      else await this.d.shared?.countRecompute(key, MAX_RECOMPUTES, retry.expiresAtMs).catch(() => undefined);
     }
     return payload;
   }

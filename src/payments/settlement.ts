@@ -7,8 +7,14 @@
  * inline, bounded by the settle timeout, never a retry within the request. The reconciler retries
  * pending rows at start and every interval. An authorization we accepted is never answered with a
  * new 402 because of an ambiguous outcome: the client is not asked to pay twice.
+ *
+ * A pending row may have been settled by a first attempt whose outcome was lost (a crash during
+ * the settle call): a real facilitator then refuses the re-settle because the authorization is
+ * used. So a refused re-settle is judged by the chain's truth (chainAuthorizations.ts): used →
+ * settled; unused → failed; unknown (no endpoint, unreachable) → left pending and retried.
  */
 import type { FastifyBaseLogger } from 'fastify';
+import type { ChainAuthorizations } from './chainAuthorizations.js';
 import type { FacilitatorClient, SettleOutcome } from './facilitator.js';
 import type { Ledger, LedgerRow } from './ledger.js';
 import type { PaymentPayload, PaymentRequirements } from './schemas.js';
@@ -29,11 +35,12 @@ export class Settler {
     private readonly ledger: Ledger,
     private readonly facilitator: FacilitatorClient,
     private readonly log: FastifyBaseLogger,
+    private readonly chain: ChainAuthorizations | null = null,
   ) {}
 
   /** One attempt (bounded by the settle timeout, no inline retry); the ledger row reflects the outcome. */
   settleInline(id: number, payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleOutcome> {
-    return this.attempt(id, payload, requirements);
+    return this.attempt(id, payload, requirements, false);
   }
 
   /**
@@ -72,7 +79,7 @@ export class Settler {
     const rows: LedgerRow[] = this.ledger.list('pending', limit, quietMs).filter((r) => !this.inFlight.has(r.id));
     for (const row of rows) {
       result.attempted++;
-      const outcome = await this.attempt(row.id, row.payload, row.requirements);
+      const outcome = await this.attempt(row.id, row.payload, row.requirements, true);
       if (outcome.kind === 'settled') result.settled++;
       else if (outcome.kind === 'failed') result.failed++;
       else result.pending++;
@@ -81,16 +88,18 @@ export class Settler {
     return result;
   }
 
-  private attempt(id: number, payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleOutcome> {
+  /** `resettle`: a pending row, which an earlier attempt (its outcome lost) may have settled. */
+  private attempt(id: number, payload: PaymentPayload, requirements: PaymentRequirements, resettle: boolean): Promise<SettleOutcome> {
     const running = this.inFlight.get(id);
     if (running) return running;
-    const p = this.run(id, payload, requirements).finally(() => this.inFlight.delete(id));
+    const p = this.run(id, payload, requirements, resettle).finally(() => this.inFlight.delete(id));
     this.inFlight.set(id, p);
     return p;
   }
 
-  private async run(id: number, payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleOutcome> {
-    const outcome = await this.facilitator.settle(payload, requirements);
+  private async run(id: number, payload: PaymentPayload, requirements: PaymentRequirements, resettle: boolean): Promise<SettleOutcome> {
+    let outcome = await this.facilitator.settle(payload, requirements);
+    if (outcome.kind === 'failed' && resettle) outcome = await this.byChainTruth(id, outcome, payload, requirements);
     switch (outcome.kind) {
       case 'settled':
         await this.ledger.markSettled(id, outcome.transaction);
@@ -105,5 +114,23 @@ export class Settler {
         break;
     }
     return outcome;
+  }
+
+  /** A refused re-settle: settled if the authorization is used on chain, failed if not, else still pending. */
+  private async byChainTruth(
+    id: number,
+    refused: Extract<SettleOutcome, { kind: 'failed' }>,
+    payload: PaymentPayload,
+    requirements: PaymentRequirements,
+  ): Promise<SettleOutcome> {
+    const { from, nonce } = payload.payload.authorization;
+    const state = this.chain ? await this.chain.state(requirements.network, requirements.asset, from, nonce) : 'unknown';
+    if (state === 'unused') return refused;
+    const transaction = refused.transaction ?? this.ledger.get(id)?.txHash ?? null;
+    if (state === 'used') {
+      this.log.info({ paymentId: id, reason: refused.reason }, 'payments: re-settle refused, the authorization is used on chain: settled');
+      return { kind: 'settled', transaction: transaction ?? '', network: requirements.network, payer: from };
+    }
+    return { kind: 'pending', reason: `re-settle refused (${refused.reason}); the chain's authorization state is unknown`, transaction };
   }
 }

@@ -15,7 +15,9 @@ export type SharedOutcome =
   | { kind: 'in-progress' }
   /** Paid, or charged by a replica that died: the kept answer, or run again (never charged again). */
   | { kind: 'cached'; answer: SharedAnswer; paymentResponse: string | null }
-  | { kind: 'recompute'; paymentResponse: string | null };
+  | { kind: 'recompute'; paymentResponse: string | null }
+  /** Charged for this request, but its answer can no longer be recomputed (never a 402). */
+  | { kind: 'exhausted' };
 
 export async function claimShared(
   shared: SharedPayments,
@@ -40,7 +42,8 @@ export async function claimShared(
   const paymentResponse = r.r ?? null;
   const cached = await shared.answer(q.nonceKey);
   if (cached && cached.requestHash === q.requestHash) return { kind: 'cached', answer: cached, paymentResponse };
-  if (!(await shared.countRecompute(q.nonceKey, q.maxRecomputes, q.expiresAtMs))) return { kind: 'replay' };
+  // Counted after the recompute, only when it ran and its answer could not be kept (replays.ts).
+  if ((await shared.recomputes(q.nonceKey)) >= q.maxRecomputes) return { kind: 'exhausted' };
   if (r.o !== shared.replicaId) log.info({ nonceKey: q.nonceKey, replica: r.o }, 'payments: answering again a payment taken by another replica');
   return { kind: 'recompute', paymentResponse };
 }

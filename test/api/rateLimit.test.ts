@@ -1,54 +1,156 @@
 /**
- * Rate limit per client (issue 16) on free routes and on paid routes asked without a payment:
- * 429 RATE_LIMITED in our envelope with Retry-After; a paying request is not limited. With
- * REDIS_URL, replicas share the counters (real redis-server, skipped when it is not installed).
+ * Rate limits (issues 16, 21.1, 22.3): an unpaid budget per client address (free routes, paid
+ * routes without a payment, payments that fail verification), a challenge allowance past it so a
+ * payer can always get its 402 and pay, and a paid budget per verified payer. 429 RATE_LIMITED in
+ * our envelope with Retry-After; on /v1/rpc a JSON-RPC error. With REDIS_URL, replicas share the
+ * counters (real redis-server, skipped when it is not installed).
  */
 import { connect } from 'node:net';
+import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from '@x402/fetch';
+import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { challengeOf, newAccount, paymentHeader, requirementFor, signPayment } from '../payments/helpers.js';
 import { redisAvailable, startRedis, type RedisServer } from '../payments/redisServer.js';
 import { startTestWorld, type TestWorld } from '../helpers/testWorld.js';
 
 const MAX = 3;
+const CHALLENGES = 2;
+const PAID = 2;
 
 describe('rate limit (in memory)', () => {
   let world: TestWorld;
   beforeAll(async () => {
-    world = await startTestWorld({ initialTxs: 10, seed: 6, env: { PAYMENTS_ENABLED: 'true', RATE_LIMIT_MAX: String(MAX), RATE_LIMIT_WINDOW_SEC: '60' } });
+    world = await startTestWorld({
+      initialTxs: 10,
+      seed: 6,
+      env: {
+        PAYMENTS_ENABLED: 'true',
+        RATE_LIMIT_MAX: String(MAX),
+        RATE_LIMIT_CHALLENGE_MAX: String(CHALLENGES),
+        RATE_LIMIT_PAID_MAX: String(PAID),
+        RATE_LIMIT_WINDOW_SEC: '60',
+      },
+    });
   });
   afterAll(() => world?.close());
   const get = (url: string, headers: Record<string, string> = {}, remoteAddress = '10.0.0.1') =>
     world.app.inject({ method: 'GET', url, headers, remoteAddress });
+  const rpc = (body: unknown, remoteAddress: string, headers: Record<string, string> = {}) =>
+    world.app.inject({
+      method: 'POST',
+      url: '/v1/rpc',
+      headers: { 'content-type': 'application/json', ...headers },
+      payload: JSON.stringify(body),
+      remoteAddress,
+    });
+  /** A valid payment for `url`, from the 402 a fresh address gets. */
+  const payment = async (url: string, account = newAccount()) => {
+    const challenge = challengeOf(await get(url, {}, '10.9.9.9'));
+    return paymentHeader(await signPayment(account, requirementFor(challenge)));
+  };
+  const expectLimited = (res: { statusCode: number; headers: Record<string, unknown>; json: () => unknown }, what: string) => {
+    expect(res.statusCode, what).toBe(429);
+    expect(Number(res.headers['retry-after']), what).toBeGreaterThan(0);
+    expect(res.json(), what).toMatchObject({ success: false, error: { code: 'RATE_LIMITED' } });
+  };
 
-  it('error: past RATE_LIMIT_MAX free or unpaid requests a client gets 429 RATE_LIMITED with Retry-After', async () => {
-    expect((await get('/v1/template/health')).statusCode).toBe(200);
-    expect((await get('/v1/template/capabilities')).statusCode).toBe(200);
-    expect((await get('/v1/block-height')).statusCode).toBe(402);
-    for (const url of ['/v1/template/health', '/v1/block-height']) {
-      const res = await get(url);
-      expect(res.statusCode, url).toBe(429);
-      expect(Number(res.headers['retry-after']), url).toBeGreaterThan(0);
-      expect(res.json(), url).toMatchObject({ success: false, error: { code: 'RATE_LIMITED' } });
-    }
+  it('error: past RATE_LIMIT_MAX free requests a client gets 429 RATE_LIMITED with Retry-After', async () => {
+    for (let i = 0; i < MAX; i++) expect((await get('/v1/template/health')).statusCode).toBe(200);
+    expectLimited(await get('/v1/template/health'), 'free route');
   });
 
-  it('behavior: /health (load-balancer checks) is never limited', async () => {
-    for (let i = 0; i < MAX + 2; i++) expect((await get('/health')).statusCode).toBe(200);
+  it('behavior: past its unpaid budget a client still gets the 402 challenge, RATE_LIMIT_CHALLENGE_MAX times, then 429', async () => {
+    for (let i = 0; i < CHALLENGES; i++) {
+      const res = await get('/v1/block-height');
+      expect(res.statusCode).toBe(402);
+      expect(res.headers['payment-required']).toBeTruthy();
+    }
+    expectLimited(await get('/v1/block-height'), 'challenge allowance spent');
+  });
+
+  it('behavior: /health and /metrics are never limited', async () => {
+    for (let i = 0; i < MAX + CHALLENGES + 2; i++) {
+      expect((await get('/health')).statusCode).toBe(200);
+      expect((await get('/metrics')).statusCode).toBe(200);
+    }
   });
 
   it('behavior: another client is not limited by the first', async () => {
     expect((await get('/v1/template/health', {}, '10.0.0.2')).statusCode).toBe(200);
   });
 
-  it('behavior: a request carrying a payment on a paid route is not limited; on a free route it is', async () => {
-    const paid = await get('/v1/block-height', { 'payment-signature': 'not-base64-json' });
-    expect(paid.statusCode).not.toBe(429);
-    expect(paid.json().error.code).toBe('PAYMENT_MALFORMED');
-    expect((await get('/v1/template/health', { 'payment-signature': 'not-base64-json' })).statusCode).toBe(429);
+  it('error: a junk PAYMENT-SIGNATURE header is an unpaid request: counted, then 429', async () => {
+    const junk = { 'payment-signature': 'junk' };
+    for (let i = 0; i < MAX; i++) expect((await get('/v1/block-height', junk, '10.0.1.1')).json()).toMatchObject({ error: { code: 'PAYMENT_MALFORMED' } });
+    expectLimited(await get('/v1/block-height', junk, '10.0.1.1'), 'junk header on a paid route');
+    expectLimited(await get('/v1/template/health', junk, '10.0.1.1'), 'junk header on a free route');
+  });
+
+  it('error: a well-formed payment that fails verification is counted as unpaid: 429 past the budget, not another 402', async () => {
+    const forged = paymentHeader(
+      await signPayment(newAccount(), requirementFor(challengeOf(await get('/v1/block-height', {}, '10.9.9.8'))), { from: newAccount().address }),
+    );
+    for (let i = 0; i < MAX; i++) expect((await get('/v1/block-height', { 'payment-signature': forged }, '10.0.2.1')).statusCode).toBe(402);
+    expectLimited(await get('/v1/block-height', { 'payment-signature': forged }, '10.0.2.1'), 'forged payment');
+  });
+
+  it('error: free eth_chainId with a junk or well-formed payment header is limited like any free call', async () => {
+    const header = await payment('/v1/block-height');
+    for (const [i, h] of ['junk', header, 'junk'].entries())
+      expect((await rpc({ jsonrpc: '2.0', id: i, method: 'eth_chainId' }, '10.0.3.1', { 'payment-signature': h })).statusCode).toBe(200);
+    const res = await rpc({ jsonrpc: '2.0', id: 9, method: 'eth_chainId' }, '10.0.3.1', { 'payment-signature': header });
+    expect(res.statusCode).toBe(429);
+  });
+
+  it('behavior: a verified payment is not refused by a spent unpaid budget; the payer has its own paid limit, nothing charged past it', async () => {
+    const client = '10.0.4.1';
+    for (let i = 0; i < MAX; i++) await get('/v1/template/health', {}, client);
+    expectLimited(await get('/v1/template/health', {}, client), 'unpaid budget spent');
+    const account = newAccount();
+    for (let i = 0; i < PAID; i++) {
+      const res = await get('/v1/block-height', { 'payment-signature': await payment('/v1/block-height', account) }, client);
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['payment-response']).toBeTruthy();
+    }
+    const before = world.app.payments.ledgerCounts();
+    const over = await get('/v1/block-height', { 'payment-signature': await payment('/v1/block-height', account) }, '10.0.4.2');
+    expectLimited(over, 'paid budget spent');
+    expect(over.headers['payment-response']).toBeUndefined();
+    expect(world.app.payments.ledgerCounts()).toEqual(before);
+    // Another payer from the same address is not limited by the first payer's budget.
+    expect((await get('/v1/block-height', { 'payment-signature': await payment('/v1/block-height') }, client)).statusCode).toBe(200);
+  });
+
+  it('error: 429 on /v1/rpc is a JSON-RPC error (-32005) with the request id, the retry hint and Retry-After', async () => {
+    const client = '10.0.5.1';
+    for (let i = 0; i < MAX; i++) expect((await rpc({ jsonrpc: '2.0', id: i, method: 'eth_chainId' }, client)).statusCode).toBe(200);
+    const res = await rpc({ jsonrpc: '2.0', id: 'x7', method: 'eth_chainId' }, client);
+    expect(res.statusCode).toBe(429);
+    const retryAfter = Number(res.headers['retry-after']);
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(res.json()).toEqual({
+      jsonrpc: '2.0',
+      id: 'x7',
+      error: { code: -32005, message: expect.any(String), data: { code: 'RATE_LIMITED', retryAfterSeconds: retryAfter } },
+    });
+    // A batch: one error per call, each with its id.
+    const batch = await rpc(
+      [
+        { jsonrpc: '2.0', id: 1, method: 'eth_chainId' },
+        { jsonrpc: '2.0', id: 2, method: 'eth_chainId' },
+      ],
+      client,
+    );
+    expect(batch.json()).toMatchObject([
+      { id: 1, error: { code: -32005 } },
+      { id: 2, error: { code: -32005 } },
+    ]);
   });
 
   it('behavior: a limited request is refused before its body is read, and its connection closed', async () => {
     const port = Number(new URL(await world.app.listen({ host: '127.0.0.1', port: 0 })).port);
-    for (let i = 0; i < MAX; i++) await fetch(`http://127.0.0.1:${port}/v1/template/health`);
+    // Spent: the unpaid budget and the challenge allowance of 127.0.0.1.
+    for (let i = 0; i < MAX + CHALLENGES; i++) await fetch(`http://127.0.0.1:${port}/v1/block-height`);
     const answer = await new Promise<{ text: string; closed: boolean }>((resolve) => {
       const socket = connect(port, '127.0.0.1');
       let text = '';
@@ -64,11 +166,39 @@ describe('rate limit (in memory)', () => {
     });
     expect(answer.text).toMatch(/^HTTP\/1\.1 429/);
     expect(answer.text).toMatch(/connection: close/i);
+    // Before the body: no id to answer under.
+    expect(answer.text).toMatch(/"jsonrpc":"2\.0","id":null,"error":\{"code":-32005/);
     expect(answer.closed).toBe(true);
   });
 
   it('behavior: X-Forwarded-For is not trusted by default: it does not make a new client', async () => {
     expect((await get('/v1/template/health', { 'x-forwarded-for': '192.0.2.77' })).statusCode).toBe(429);
+  });
+});
+
+describe('a payer is never locked out (issue 21.1): the stock x402 client after a burst from its address', () => {
+  let world: TestWorld;
+  beforeAll(async () => {
+    // The default budgets.
+    world = await startTestWorld({ initialTxs: 10, seed: 6, env: { PAYMENTS_ENABLED: 'true', RATE_LIMIT_MAX: '300', RATE_LIMIT_WINDOW_SEC: '60' } });
+  });
+  afterAll(() => world?.close());
+
+  it('behavior: after 400 unpaid requests from 127.0.0.1 the stock client still gets its 402, pays and gets 200', async () => {
+    let limited = 0;
+    for (let i = 0; i < 400; i++) {
+      const res = await world.app.inject({ method: 'GET', url: i % 2 ? '/v1/template/health' : '/v1/fee-estimate', remoteAddress: '127.0.0.1' });
+      if (res.statusCode === 429) limited++;
+    }
+    // The burst was limited: the free half past the budget.
+    expect(limited).toBeGreaterThan(0);
+    const base = await world.app.listen({ host: '127.0.0.1', port: 0 });
+    const plain = await fetch(`${base}/v1/fee-estimate`);
+    expect(plain.status).toBe(402);
+    const payingFetch = wrapFetchWithPayment(fetch, registerExactEvmScheme(new x402Client(), { signer: newAccount() }));
+    const res = await payingFetch(`${base}/v1/fee-estimate`);
+    expect(res.status).toBe(200);
+    expect(decodePaymentResponseHeader(res.headers.get('payment-response') ?? '').success).toBe(true);
   });
 });
 

@@ -28,6 +28,12 @@ export interface MockFacilitator {
   /** `from:nonce` (lower case) → the charge. */
   charges: Map<string, { transaction: string; settleCalls: number }>;
   onSettle: ((key: string) => void) | null;
+  /**
+   * Settling an authorization already charged answers `success: false`
+   * (`invalid_exact_evm_nonce_already_used`), as a facilitator that checks the chain does; default
+   * false: the same transaction again.
+   */
+  refuseUsed: boolean;
   close(): Promise<void>;
 }
 
@@ -44,6 +50,7 @@ export async function startMockFacilitator(mode: MockMode = 'ok', delayMs = 0): 
     calls: { verify: 0, settle: 0, supported: 0 },
     charges: new Map(),
     onSettle: null,
+    refuseUsed: false,
     close: async () => undefined,
   };
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -75,6 +82,16 @@ export async function startMockFacilitator(mode: MockMode = 'ok', delayMs = 0): 
         if (req.url !== '/settle') return send(404, { error: 'not found' });
         const key = `${payer}:${auth?.nonce ?? ''}`.toLowerCase();
         let charge = state.charges.get(key);
+        if (charge && state.refuseUsed) {
+          charge.settleCalls++;
+          return send(200, {
+            success: false,
+            errorReason: 'invalid_exact_evm_nonce_already_used',
+            payer,
+            transaction: '',
+            network: body.paymentRequirements?.network ?? '',
+          });
+        }
         if (!charge) {
           charge = { transaction: `0x${createHash('sha256').update(key).digest('hex')}`, settleCalls: 0 };
           state.charges.set(key, charge);

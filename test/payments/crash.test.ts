@@ -14,6 +14,7 @@ import type { ChildProcess } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openPaymentsDb } from '../../src/payments/db.js';
 import { Ledger, type LedgerRow } from '../../src/payments/ledger.js';
+import { MAX_RECOMPUTES } from '../../src/payments/replays.js';
 import { startMockFacilitator, type MockFacilitator } from '../helpers/mockFacilitator.js';
 import { startPaidProcess, until, type PaidProcess } from './fixtures/paidProcess.js';
 import { challengeOf, newAccount, PAY_TO, paymentHeader, requirementFor, signPayment, tempDir } from './helpers.js';
@@ -36,7 +37,10 @@ afterEach(async () => {
   tmp.remove();
 });
 
-async function startServer(pauseAt?: string): Promise<PaidProcess> {
+/** Handler runs answered 503 MEMPOOL_NOT_READY after the restart: more than MAX_RECOMPUTES. */
+const WARMUP = MAX_RECOMPUTES + 2;
+
+async function startServer(pauseAt?: string, warmup = 0): Promise<PaidProcess> {
   const server = await startPaidProcess({
     DATA_DIR: tmp.dir,
     PAY_TO,
@@ -45,6 +49,7 @@ async function startServer(pauseAt?: string): Promise<PaidProcess> {
     // A fixed public URL: the payment stays bound to the same resource across restarts (new ports).
     PUBLIC_BASE_URL: 'http://127.0.0.1:8402',
     ...(pauseAt ? { X402_TEST_PAUSE_AT: pauseAt } : {}),
+    STUB_WARMUP: String(warmup),
   });
   children.push(server.child);
   return server;
@@ -60,15 +65,41 @@ function rows(): LedgerRow[] {
   }
 }
 
-async function round(step: Step, withPaymentId: boolean): Promise<void> {
+/**
+ * The payer's retries after the restart, while the service warms up: the same header 4× at once
+ * until one is answered 200. Every answer is 200, 503 with Retry-After, or (the same payment
+ * running for another copy) 409 PAYMENT_IN_PROGRESS with Retry-After: never a 402 or another
+ * refusal. Returns the statuses of the first volley.
+ */
+async function retryUntilAnswered(base: string, path: string, header: string): Promise<number[]> {
+  let first: number[] | null = null;
+  for (let volley = 0; volley < 10; volley++) {
+    const answers = await Promise.all([0, 1, 2, 3].map(() => fetch(`${base}${path}`, { headers: { 'payment-signature': header } })));
+    const statuses = answers.map((r) => r.status);
+    first ??= statuses;
+    for (const r of answers) {
+      expect([200, 409, 503]).toContain(r.status);
+      if (r.status !== 200) expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
+      if (r.status === 409) expect(((await r.clone().json()) as { error: { code: string } }).error.code).toBe('PAYMENT_IN_PROGRESS');
+    }
+    const ok = answers.find((r) => r.status === 200);
+    if (ok) {
+      expect(((await ok.json()) as { success: boolean }).success).toBe(true);
+      return first;
+    }
+  }
+  throw new Error('no answer after 10 volleys of retries');
+}
+
+async function round(step: Step, withPaymentId: boolean, path = '/v1/paid'): Promise<void> {
   const a = await startServer(step === 'during-settle' ? undefined : step);
-  const unpaid = await fetch(`${a.base}/v1/paid`);
+  const unpaid = await fetch(`${a.base}${path}`);
   const requirement = requirementFor(challengeOf({ headers: { 'payment-required': unpaid.headers.get('payment-required') } }));
   const extensions = withPaymentId ? { 'payment-identifier': { info: { required: false, id: `pay_crash_${step}_0123456789` } } } : undefined;
   const header = paymentHeader(await signPayment(account, requirement, {}, extensions ? { extensions } : {}));
 
   if (step === 'during-settle') mock.onSettle = () => a.child.kill('SIGKILL');
-  const first = fetch(`${a.base}/v1/paid`, { headers: { 'payment-signature': header } }).then(
+  const first = fetch(`${a.base}${path}`, { headers: { 'payment-signature': header } }).then(
     (r) => r.status,
     () => 'no answer' as const,
   );
@@ -84,10 +115,12 @@ async function round(step: Step, withPaymentId: boolean): Promise<void> {
   // No answer went out, so none without a row; a row exists from the ledger step on.
   expect(rows().length).toBe(step === 'after-verify' || step === 'after-handler' ? 0 : 1);
 
-  const b = await startServer();
-  const retry = await fetch(`${b.base}/v1/paid`, { headers: { 'payment-signature': header } });
-  expect({ step, status: retry.status }).toEqual({ step, status: 200 });
-  expect(((await retry.json()) as { success: boolean }).success).toBe(true);
+  // Restarted warming up: the handler answers 503 for its first WARMUP runs.
+  const b = await startServer(undefined, WARMUP);
+  const firstVolley = await retryUntilAnswered(b.base, path, header);
+  // Charged before the crash with its answer kept (on disk): answered at once, even while warming up.
+  if (path === '/v1/paid' && ['after-record', 'during-settle', 'after-settle'].includes(step))
+    expect({ step, firstVolley }).toEqual({ step, firstVolley: [200, 200, 200, 200] });
   await until(() => rows().every((r) => r.status === 'settled'), 'the reconciler');
 
   const after = rows();
@@ -99,10 +132,16 @@ async function round(step: Step, withPaymentId: boolean): Promise<void> {
   await b.exited;
 }
 
-describe('kill -9 at each step of the payment gate', () => {
+describe('kill -9 at each step of the payment gate, restarted warming up (issue 22.1)', () => {
   for (const step of STEPS) {
     it(`behavior: killed ${step}: the retry with the same header gets the answer, one ledger row, charged once`, async () => {
       await round(step, false);
+    }, 60_000);
+  }
+  // Too large to keep: recomputed on retry; the warm-up's 503s spend none of its recomputes.
+  for (const step of ['after-record', 'during-settle'] as const) {
+    it(`behavior: killed ${step} with an answer too large to keep: retries during warm-up get 503, then the answer, never a 402`, async () => {
+      await round(step, false, '/v1/big');
     }, 60_000);
   }
   // The identifier's record is pending from verify to the ledger row: the steps where a killed

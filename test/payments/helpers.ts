@@ -12,6 +12,7 @@ import { privateKeyToAccount, generatePrivateKey, type PrivateKeyAccount } from 
 import { z } from 'zod';
 import { loadConfig, type Config } from '../../src/config.js';
 import { errorHandler } from '../../src/api/errorHandler.js';
+import { Errors } from '../../src/errors.js';
 import { encodeHeaderJson } from '../../src/payments/decode.js';
 import { resolveNetworks } from '../../src/payments/networks.js';
 import { paymentsPlugin, type PaymentsPluginOptions } from '../../src/payments/plugin.js';
@@ -61,6 +62,8 @@ export function testConfig(env: Record<string, string | undefined>): Config {
 
 export interface StubAppOptions extends Partial<Omit<PaymentsPluginOptions, 'config'>> {
   config: Config;
+  /** The first `warmup` runs of the paid handlers answer 503 MEMPOOL_NOT_READY, as a service warming up after a restart does. */
+  warmup?: number;
 }
 
 /** A fastify app shaped like `buildApp`'s (zod, error handler) with the payments plugin and stub routes. */
@@ -78,8 +81,15 @@ export async function stubApp(opts: StubAppOptions): Promise<StubApp> {
   app.setErrorHandler(errorHandler);
   await app.register(paymentsPlugin, opts);
   let served = 0;
+  let warmup = opts.warmup ?? 0;
+  const ready = () => {
+    if (warmup-- > 0) throw new Errors.MEMPOOL_NOT_READY('warming up');
+  };
   app.get('/health', priced('GET /health'), async () => ({ success: true }));
-  app.get('/v1/paid', priced('GET /v1/paid'), async () => ({ success: true, served: ++served }));
+  app.get('/v1/paid', priced('GET /v1/paid'), async () => {
+    ready();
+    return { success: true, served: ++served };
+  });
   // Resolves, once the handler is running, with a promise of the client's socket closing.
   let entered!: (inside: { closed: Promise<void> }) => void;
   let enteredP = new Promise<{ closed: Promise<void> }>((r) => (entered = r));
@@ -92,7 +102,10 @@ export async function stubApp(opts: StubAppOptions): Promise<StubApp> {
   });
   app.get('/v1/other', priced('GET /v1/other'), async () => ({ success: true, other: true, served: ++served }));
   // An answer larger than the answer cache keeps (64 KiB by default): recomputed on retry.
-  app.get('/v1/big', priced('GET /v1/big'), async () => ({ success: true, served: ++served, pad: 'x'.repeat(100_000) }));
+  app.get('/v1/big', priced('GET /v1/big'), async () => {
+    ready();
+    return { success: true, served: ++served, pad: 'x'.repeat(100_000) };
+  });
   app.get('/v1/fails', priced('GET /v1/fails'), async () => {
     throw new Error('boom');
   });

@@ -58,11 +58,12 @@ describe('ledger', () => {
     const b = await stubApp({ config });
     try {
       expect(b.payments.ledgerCounts()).toMatchObject({ unsettled: 1 });
-      // The answer cache died with the process: the answer is recomputed, not charged.
+      // The answer outlived the process (kept on disk): given again as it was, not recomputed, not charged.
       const again = await b.inject({ method: 'GET', url: '/v1/paid', headers: { 'payment-signature': h } });
       expect(again.statusCode).toBe(200);
       expect(again.headers['x-payment-idempotent-replay']).toBe('true');
-      expect(b.served()).toBe(1);
+      expect(again.json()).toMatchObject({ served: 1 });
+      expect(b.served()).toBe(0);
       expect(b.payments.ledgerCounts()).toMatchObject({ unsettled: 1 });
       const replay = await b.inject({ method: 'GET', url: '/v1/paid?other=1', headers: { 'payment-signature': h } });
       expect(replay.statusCode).toBe(402);

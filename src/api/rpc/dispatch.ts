@@ -157,6 +157,16 @@ export async function executeRpc(plan: RpcPlan, ctx: ApiContext, info: CallInfo)
   return { body: plan.batch ? responses : responses[0], chargeable: priced > 0 && pricedOk === priced };
 }
 
+/**
+ * One refusal of the whole request (a rate limit) in the JSON-RPC envelope: every call that expects
+ * an answer gets `error` with its own id; before the body was read (no plan), one answer with id null.
+ */
+export function refuseRpc(plan: RpcPlan | undefined, error: JsonRpcError): unknown {
+  if (!plan) return errorResponse(null, error);
+  const responses = plan.calls.flatMap((call) => ('notification' in call ? [] : [errorResponse(call.id, error)]));
+  return plan.batch ? responses : (responses[0] ?? errorResponse(null, error));
+}
+
 function errorResponse(id: JsonRpcId, error: JsonRpcError) {
   return {
     jsonrpc: '2.0',

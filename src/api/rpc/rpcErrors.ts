@@ -71,6 +71,14 @@ export class ResourceNotFoundRpcError extends JsonRpcError {
   }
 }
 
+/** Too many requests from this client (EIP-1474 "limit exceeded"); retry after `data.retryAfterSeconds`. */
+export class LimitExceededRpcError extends JsonRpcError {
+  static readonly code = -32005 as const;
+  constructor(message: string, data: { code: string; retryAfterSeconds: number }) {
+    super(LimitExceededRpcError.code, message, data);
+  }
+}
+
 /**
  * Maps any thrown error to a JSON-RPC error: 4xx catalogue errors become invalid params (or
  * resource-not-found for 404), 503 becomes -32000 with a retry hint, 502 -32002, the rest -32603.

@@ -6,13 +6,16 @@
  * The call is planned and priced in `preValidation`, which sets `request.paymentQuote` for the
  * payment gate (DESIGN §5: payment before dispatch, nothing charged for calls that cannot succeed).
  */
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type {} from '../../payments/plugin.js';
 import { baseUrl } from '../baseUrl.js';
 import { MAX_JSON_DEPTH, routeBodyLimit } from '../bodyLimits.js';
 import { readBody } from '../bodyReader.js';
 import { routeKey, type ApiContext, type JsonRpcRoute } from '../define.js';
-import { executeRpc, planRpc, tooDeepPlan, type RpcPlan } from './dispatch.js';
+import { DEFAULT_RETRY_AFTER_SECONDS } from '../../errors.js';
+import { errorHandler } from '../errorHandler.js';
+import { executeRpc, planRpc, refuseRpc, tooDeepPlan, type RpcPlan } from './dispatch.js';
+import { LimitExceededRpcError } from './rpcErrors.js';
 
 /** The body of a request refused unread for its nesting. */
 const TOO_DEEP: unique symbol = Symbol('too deep');
@@ -26,6 +29,18 @@ export const rpcRoute: FastifyPluginAsync<RpcRouteOptions> = async (app, { ctx, 
   const { methods } = ctx.registry;
   const plans = new WeakMap<FastifyRequest, RpcPlan>();
 
+  // A rate-limit refusal speaks JSON-RPC: HTTP 429 with Retry-After (viem and ethers retry on it) and
+  // error -32005 with the retry hint, under the request's id once its body was read.
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error.statusCode !== 429) return errorHandler(error, request, reply);
+    const retryAfterSeconds = Number(reply.getHeader('retry-after')) || DEFAULT_RETRY_AFTER_SECONDS;
+    const refusal = new LimitExceededRpcError(error.message, { code: error.code, retryAfterSeconds });
+    void reply
+      .code(429)
+      .header('retry-after', String(retryAfterSeconds))
+      .type('application/json; charset=utf-8')
+      .send(refuseRpc(plans.get(request), refusal));
+  });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (request, payload, done) =>
     readBody(request, payload, MAX_JSON_DEPTH, (error, read) => done(error, read === undefined ? undefined : 'text' in read ? read.text : TOO_DEEP)),

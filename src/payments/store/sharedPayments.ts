@@ -171,6 +171,11 @@ export class SharedPayments {
     if (args.json !== '') await this.redis.set(this.answerKey(nonceKey), args.json, 'PX', args.ttlMs, 'NX');
   }
 
+  /** Recomputations counted so far for this payment, across replicas. */
+  async recomputes(nonceKey: string): Promise<number> {
+    return Number((await this.redis.get(`${this.prefix}recompute:${nonceKey}`)) ?? 0);
+  }
+
   /** Counts one recomputation of the answer, across replicas; false when `max` were already made. */
   async countRecompute(nonceKey: string, max: number, expiresAtMs: number): Promise<boolean> {
     return (await this.redis.x402Count(`${this.prefix}recompute:${nonceKey}`, this.ttl(expiresAtMs))) <= max;
