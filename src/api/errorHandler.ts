@@ -1,6 +1,7 @@
 /**
  * One error handler for the whole REST surface: every thrown error becomes the envelope
- * `{ success: false, error: { code, message } }` with the right status (DESIGN §5).
+ * `{ success: false, error: { code, message, docs } }` with the right status (DESIGN §5); `docs`
+ * points at the catalogue of codes served by this service.
  *
  * - zod validation failures: 400 `INVALID_REQUEST` (or the route's own code) naming the failing field;
  * - fastify's own request errors (bad JSON, body too large, bad content type): 400/413/415;
@@ -9,7 +10,7 @@
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { DEFAULT_RETRY_AFTER_SECONDS, Errors, type ErrorBody } from '../errors.js';
+import { DEFAULT_RETRY_AFTER_SECONDS, Errors, ERRORS_DOC_PATH, type ErrorBody } from '../errors.js';
 
 /** A validation failure on one of these fields gets a field-specific code. */
 const FIELD_CODES: Record<string, string> = {
@@ -19,7 +20,8 @@ const FIELD_CODES: Record<string, string> = {
 };
 
 export function errorBody(code: string, message: string, details?: unknown): ErrorBody {
-  return details === undefined ? { success: false, error: { code, message } } : { success: false, error: { code, message, details } };
+  const error = { code, message, docs: ERRORS_DOC_PATH };
+  return details === undefined ? { success: false, error } : { success: false, error: { ...error, details } };
 }
 
 interface ValidationIssue {
@@ -52,7 +54,12 @@ export function errorHandler(error: FastifyError, request: FastifyRequest, reply
   const code = error.code ?? '';
   if (code.startsWith('FST_') && status < 500) {
     // fastify's own request errors: unreadable JSON, body too large, wrong content type, bad URL.
-    const mapped = status === 413 ? 'BODY_TOO_LARGE' : status === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : 'INVALID_REQUEST';
+    if (status === 413) {
+      // The limit the route applied, so the caller knows how much to cut.
+      void reply.code(413).send(errorBody('BODY_TOO_LARGE', new Errors.BODY_TOO_LARGE(request.routeOptions.bodyLimit ?? 'the route limit').message));
+      return;
+    }
+    const mapped = status === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : 'INVALID_REQUEST';
     void reply.code(status).send(errorBody(mapped, error.message));
     return;
   }

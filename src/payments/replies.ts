@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
-import { Errors } from '../errors.js';
+import { Errors, ERRORS_DOC_PATH } from '../errors.js';
 import { firstIssue } from '../util/zodIssue.js';
 import type { paymentRequired } from './challenge.js';
 import { encodeHeaderJson } from './decode.js';
@@ -70,5 +70,5 @@ export function replaceWithError(reply: FastifyReply, err: Error & { statusCode?
   reply.code(err.statusCode ?? 503);
   reply.header('content-type', 'application/json; charset=utf-8');
   reply.header('retry-after', '5');
-  return JSON.stringify({ success: false, error: { code: err.code ?? 'PAYMENT_STORE_UNAVAILABLE', message: err.message } });
+  return JSON.stringify({ success: false, error: { code: err.code ?? 'PAYMENT_STORE_UNAVAILABLE', message: err.message, docs: ERRORS_DOC_PATH } });
 }

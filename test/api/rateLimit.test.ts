@@ -27,7 +27,9 @@ describe('rate limit (in memory)', () => {
       const res = await get(url);
       expect(res.statusCode, url).toBe(429);
       expect(Number(res.headers['retry-after']), url).toBeGreaterThan(0);
-      expect(res.json(), url).toMatchObject({ success: false, error: { code: 'RATE_LIMITED' } });
+      expect(res.json(), url).toMatchObject({ success: false, error: { code: 'RATE_LIMITED', docs: '/docs/errors.md' } });
+      // A free route cannot be paid for: the answer does not suggest it.
+      if (url === '/v1/template/health') expect(res.json().error.message, url).not.toMatch(/\bpay/);
     }
   });
 

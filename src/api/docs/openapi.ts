@@ -7,12 +7,14 @@
  */
 import { z } from 'zod';
 
+import { SERVICE_VERSION } from '../../version.js';
 import { CONTENT_TYPES, priceUsd, type Registry, type Route, type RpcMethod } from '../define.js';
 
 type Schema = z.ZodType;
 
 export const OPENAPI_VERSION = '3.0.3' as const;
-export const API_VERSION = '1.0.0';
+/** The package's version (a test keeps `SERVICE_VERSION` equal to package.json). */
+export const API_VERSION = SERVICE_VERSION;
 
 type JsonSchema = Record<string, unknown>;
 
@@ -24,7 +26,7 @@ type Components = Record<string, JsonSchema>;
  * they are moved to `components.schemas` under unique names and the `$ref`s rewritten.
  */
 function jsonSchema(schema: Schema, io: 'input' | 'output', components: Components): JsonSchema {
-  const out = z.toJSONSchema(schema, { target: 'openapi-3.0', io, unrepresentable: 'any' }) as JsonSchema;
+  const out = withoutEmptyItems(z.toJSONSchema(schema, { target: 'openapi-3.0', io, unrepresentable: 'any' })) as JsonSchema;
   delete out.$schema;
   const definitions = (out.definitions ?? out.$defs) as Record<string, JsonSchema> | undefined;
   if (!definitions) return out;
@@ -46,17 +48,48 @@ function jsonSchema(schema: Schema, io: 'input' | 'output', components: Componen
   return rewrite(out) as JsonSchema;
 }
 
+/**
+ * An empty tuple (`[]` params) comes out as `items: { anyOf: [] }`, a schema nothing matches that
+ * some tools reject: `maxItems: 0` already says it, so the `items` go.
+ */
+function withoutEmptyItems(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutEmptyItems);
+  if (!value || typeof value !== 'object') return value;
+  const entries = Object.entries(value).filter(([key, item]) => {
+    const anyOf = key === 'items' && item && typeof item === 'object' ? (item as { anyOf?: unknown }).anyOf : undefined;
+    return !(Array.isArray(anyOf) && anyOf.length === 0);
+  });
+  return Object.fromEntries(entries.map(([key, item]) => [key, withoutEmptyItems(item)]));
+}
+
 /** `:name` segments → `{name}` (OpenAPI path templates). */
 function openApiPath(path: string): string {
   return path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 }
 
-function parameters(schema: Schema | undefined, where: 'path' | 'query', components: Components): JsonSchema[] {
+/**
+ * Path or query parameters with their example value. A query number arrives as a digits-only
+ * string and is parsed to an integer: it is described as the integer it is (bounds and default
+ * included), since a query string carries no type of its own.
+ */
+function parameters(schema: Schema | undefined, where: 'path' | 'query', components: Components, example: unknown): JsonSchema[] {
   if (!schema) return [];
   const object = jsonSchema(schema, 'input', components);
+  const parsed = (jsonSchema(schema, 'output', components).properties ?? {}) as Record<string, JsonSchema>;
   const properties = (object.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set((object.required ?? []) as string[]);
-  return Object.entries(properties).map(([name, property]) => ({ name, in: where, required: where === 'path' || required.has(name), schema: property }));
+  const examples = (example && typeof example === 'object' ? example : {}) as Record<string, unknown>;
+  return Object.entries(properties).map(([name, property]) => {
+    const integer = property.type === 'string' && parsed[name]?.type === 'integer' ? parsed[name] : undefined;
+    const value = examples[name];
+    return {
+      name,
+      in: where,
+      required: where === 'path' || required.has(name),
+      schema: integer ?? property,
+      ...(value === undefined ? {} : { example: integer && typeof value === 'string' ? Number(value) : value }),
+    };
+  });
 }
 
 const ERROR_ENVELOPE: JsonSchema = {
@@ -64,7 +97,15 @@ const ERROR_ENVELOPE: JsonSchema = {
   required: ['success', 'error'],
   properties: {
     success: { type: 'boolean', enum: [false] },
-    error: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'string' }, message: { type: 'string' } } },
+    error: {
+      type: 'object',
+      required: ['code', 'message', 'docs'],
+      properties: {
+        code: { type: 'string' },
+        message: { type: 'string' },
+        docs: { type: 'string', description: 'Path of the catalogue of error codes (status, meaning, what to do) on this service' },
+      },
+    },
   },
 };
 
@@ -80,13 +121,13 @@ const CHALLENGE: JsonSchema = {
   },
 };
 
-function responses(route: Route, ok: JsonSchema): JsonSchema {
+function responses(route: Route, ok: JsonSchema, baseUrl: string, example: JsonSchema = {}): JsonSchema {
   const media = CONTENT_TYPES[route.content ?? 'json'].split(';')[0] ?? 'application/json';
-  const out: JsonSchema = { '200': { description: 'Success', content: { [media]: { schema: ok } } } };
+  const out: JsonSchema = { '200': { description: 'Success', content: { [media]: { schema: ok, ...example } } } };
   if (route.price !== 'free')
     out['402'] = { description: 'Payment required (x402 v2)', content: { 'application/json': { schema: { $ref: '#/components/schemas/PaymentChallenge' } } } };
   out.default = {
-    description: `Error (${route.errors.join(', ') || 'see docs/errors.md'}); 503 answers carry Retry-After`,
+    description: `Error${route.errors.length > 0 ? ` (${route.errors.join(', ')})` : ''}: every code with its status and what to do at ${baseUrl}/docs/errors.md; 503 answers carry Retry-After`,
     content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
   };
   return out;
@@ -108,34 +149,64 @@ function rpcRequest(method: RpcMethod, components: Components): JsonSchema {
   };
 }
 
-function operation(route: Route, registry: Registry, components: Components): JsonSchema {
+/** The example of a JSON-RPC method as request and answer envelopes. */
+function rpcExamples(methods: RpcMethod[]): { request: JsonSchema; response: JsonSchema } {
+  const request: JsonSchema = {};
+  const response: JsonSchema = {};
+  for (const m of methods) {
+    request[m.name] = { summary: m.summary, value: { jsonrpc: '2.0', id: 1, method: m.name, params: m.example.params } };
+    response[m.name] = { summary: m.summary, value: { jsonrpc: '2.0', id: 1, result: m.example.result } };
+  }
+  return { request, response };
+}
+
+/** The OpenAPI operation of a route: its parameters, body and answers, each with the registry's example. */
+function operation(route: Route, registry: Registry, components: Components, baseUrl: string): JsonSchema {
+  const example = route.example === 'live' ? undefined : route.example;
+  const documentName = /\bdocs\/([a-z-]+)\.md\b/.exec(route.description ?? '')?.[1];
   const op: JsonSchema = {
     operationId: `${route.method.toLowerCase()}${route.path.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`,
     summary: route.summary,
     ...(route.description ? { description: route.description } : {}),
     tags: [route.family],
     'x-price-usd': route.kind === 'jsonrpc' ? 'per_call' : priceUsd(route.price),
-    parameters: [...parameters(route.params, 'path', components), ...parameters(route.query, 'query', components)],
+    ...(documentName ? { externalDocs: { url: `${baseUrl}/docs/${documentName}.md` } } : {}),
+    parameters: [...parameters(route.params, 'path', components, example?.params), ...parameters(route.query, 'query', components, example?.query)],
   };
   if (route.kind === 'jsonrpc') {
     const methods = [...registry.methods.values()];
     const one = { oneOf: methods.map((m) => rpcRequest(m, components)) };
-    op.requestBody = { required: true, content: { 'application/json': { schema: { oneOf: [one, { type: 'array', items: one, minItems: 1 }] } } } };
+    const examples = rpcExamples(methods);
+    op.requestBody = {
+      required: true,
+      content: { 'application/json': { schema: { oneOf: [one, { type: 'array', items: one, minItems: 1 }] }, examples: examples.request } },
+    };
     op['x-rpc-methods'] = Object.fromEntries(
       methods.map((m) => [m.name, { priceUsd: priceUsd(m.price), summary: m.summary, result: jsonSchema(m.result, 'output', components) }]),
     );
-    op.responses = responses(route, { type: 'object', description: 'JSON-RPC 2.0 response (or an array of them for a batch)' });
+    op.responses = responses(route, { type: 'object', description: 'JSON-RPC 2.0 response (or an array of them for a batch)' }, baseUrl, {
+      examples: examples.response,
+    });
     return op;
   }
-  if (route.body) op.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input', components) } } };
+  if (route.body) {
+    const body = example?.body === undefined ? {} : { example: example.body };
+    op.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input', components), ...body } } };
+  }
   const json = route.content === undefined || route.content === 'json';
-  op.responses = responses(route, json ? jsonSchema(route.response, 'output', components) : { type: 'string' });
+  op.responses = responses(
+    route,
+    json ? jsonSchema(route.response, 'output', components) : { type: 'string' },
+    baseUrl,
+    example ? { example: example.response } : {},
+  );
   return op;
 }
 
 export type OpenApiDocument = {
   openapi: typeof OPENAPI_VERSION;
   info: { title: string; version: string; description: string };
+  externalDocs: { description: string; url: string };
   servers: Array<{ url: string }>;
   paths: Record<string, Record<string, JsonSchema>>;
   components: { schemas: Record<string, JsonSchema> };
@@ -147,7 +218,7 @@ export function buildOpenApi(registry: Registry, baseUrl: string): OpenApiDocume
   const shared: Components = {};
   for (const route of registry.routes) {
     const path = openApiPath(route.path);
-    paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation(route, registry, shared) };
+    paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation(route, registry, shared, baseUrl) };
   }
   return {
     openapi: OPENAPI_VERSION,
@@ -157,6 +228,7 @@ export function buildOpenApi(registry: Registry, baseUrl: string): OpenApiDocume
       description:
         'Pay-per-request Bitcoin data, fee intelligence and block-template optimization, as REST and as EVM-style JSON-RPC. Paid with x402 v2; non-custodial.',
     },
+    externalDocs: { description: 'How to pay, and every route and method with an example', url: `${baseUrl}/llms-full.txt` },
     servers: [{ url: baseUrl }],
     paths,
     components: { schemas: { ...shared, Error: ERROR_ENVELOPE, PaymentChallenge: CHALLENGE } },
