@@ -21,32 +21,72 @@
   const charts = {};
   window.dashboard = { charts, snapshot: null };
 
+  /** The chart's width: its card's, whatever the screen (no minimum that would overflow a phone). */
+  const widthOf = (el) => Math.max(120, Math.floor(el.clientWidth));
+  const HEIGHT = 240;
+
+  /** Show the values of the latest point in the legend whenever the cursor is not on the chart (never `--`). */
+  const showLatest = (u) => {
+    const n = u.data[0]?.length ?? 0;
+    if (n > 0 && u.cursor.idx == null) u.setLegend({ idx: n - 1 }, false);
+  };
+
+  /**
+   * One uPlot chart in the element `id`, created on first use, then given new data. `opts`:
+   * xLabel / yLabel (axis titles with units), x / y value formatters, a second y scale (`y2`).
+   */
   function chart(id, series, data, opts = {}) {
     const el = document.getElementById(id);
-    const width = Math.max(260, el.clientWidth);
     if (charts[id]) {
       charts[id].setData(data);
+      showLatest(charts[id]);
       return;
+    }
+    const axes = [
+      axis({ label: opts.xLabel, labelSize: 20, values: opts.xValues, ...(opts.integerX ? { incrs: [1, 2, 5, 10, 20, 50, 100] } : {}) }),
+      axis({ label: opts.yLabel, labelSize: 20, size: 70, values: (u, vals) => vals.map((v) => compact(v)) }),
+    ];
+    const scales = { x: { time: false }, ...(opts.zeroY ? { y: { range: (u, min, max) => [0, max > 0 ? max * 1.05 : 1] } } : {}) };
+    if (opts.y2) {
+      axes.push(
+        axis({
+          scale: opts.y2.scale,
+          side: 1,
+          label: opts.y2.label,
+          labelSize: 20,
+          size: 60,
+          grid: { show: false },
+          values: (u, vals) => vals.map((v) => compact(v)),
+        }),
+      );
+      scales[opts.y2.scale] = { range: (u, min, max) => [Math.min(0, min), max > 0 ? max * 1.1 : 1] };
     }
     charts[id] = new uPlot(
       {
-        width,
-        height: 220,
-        legend: { show: true },
+        width: widthOf(el),
+        height: HEIGHT,
+        legend: { show: true, live: true },
         cursor: { drag: { x: false, y: false } },
-        series: [{ label: opts.xLabel ?? 'x', value: opts.xValue }, ...series],
-        axes: [
-          axis({ values: opts.xValues, ...(opts.integerX ? { incrs: [1, 2, 5, 10, 20, 50, 100] } : {}) }),
-          axis({ size: 90, values: (u, vals) => vals.map((v) => fmt(v)) }),
-        ],
-        // Bars stand on zero; lines zoom on their range.
-        scales: { x: { time: false }, ...(opts.zeroY ? { y: { range: (u, min, max) => [0, max > 0 ? max * 1.05 : 1] } } : {}) },
+        series: [{ label: opts.xName ?? 'x', value: opts.xValue }, ...series],
+        axes,
+        scales,
+        hooks: { setCursor: [showLatest], ready: [showLatest] },
       },
       data,
       el,
     );
-    new ResizeObserver(() => charts[id].setSize({ width: Math.max(260, el.clientWidth), height: 220 })).observe(el);
+    new ResizeObserver(() => charts[id].setSize({ width: widthOf(el), height: HEIGHT })).observe(el);
   }
+
+  /** 12345678 → 12.3M, 0.25 → 0.25: short tick labels that fit a phone. */
+  function compact(v) {
+    if (v === null || v === undefined) return '';
+    const a = Math.abs(v);
+    if (a >= 1e6) return `${+(v / 1e6).toFixed(2)}M`;
+    if (a >= 1e4) return `${+(v / 1e3).toFixed(1)}k`;
+    return fmt(+v.toFixed(4));
+  }
+  const unit = (suffix) => (u, v) => (v === null || v === undefined ? '–' : `${fmt(v)} ${suffix}`);
 
   function drawHistogram(snapshot) {
     // Lowest rate first, from the lowest to the highest bucket that holds anything.
@@ -56,11 +96,13 @@
     const labels = buckets.map((b) => b.minFeeRateSatVb);
     chart(
       'histogram',
-      [{ label: 'vsize (vB)', stroke: colors.accent, fill: colors.accent + '99', paths: bars, points: { show: false } }],
+      [{ label: 'waiting', value: unit('vB'), stroke: colors.accent, fill: colors.accent + '99', paths: bars, points: { show: false } }],
       [buckets.map((_, i) => i), buckets.map((b) => b.vsize)],
       {
-        xLabel: 'from sat/vB',
-        xValue: (u, i) => (i === null || labels[i] === undefined ? '–' : labels[i]),
+        xName: 'from',
+        xLabel: 'effective fee rate, from (sat/vB)',
+        yLabel: 'vsize waiting (vB)',
+        xValue: (u, i) => (i === null || labels[i] === undefined ? '–' : `${labels[i]} sat/vB`),
         xValues: (u, vals) => vals.map((v) => (Number.isInteger(v) && labels[v] !== undefined ? labels[v] : '')),
         integerX: true,
         zeroY: true,
@@ -73,12 +115,35 @@
     chart(
       'projected',
       [
-        { label: 'median sat/vB', stroke: colors.blue, fill: colors.blue + '99', paths: bars, points: { show: false } },
-        { label: 'min', stroke: colors.grey, dash: [4, 4] },
-        { label: 'max', stroke: colors.red, dash: [4, 4], show: false },
+        { label: 'median', value: unit('sat/vB'), stroke: colors.blue, fill: colors.blue + '99', paths: bars, points: { show: false } },
+        { label: 'min', value: unit('sat/vB'), stroke: colors.grey, dash: [4, 4] },
+        { label: 'max', value: unit('sat/vB'), stroke: colors.red, dash: [4, 4], show: false },
       ],
       [blocks.map((b) => b.block), blocks.map((b) => b.medianFeeRateSatVb), blocks.map((b) => b.minFeeRateSatVb), blocks.map((b) => b.maxFeeRateSatVb)],
-      { xLabel: 'block', integerX: true, zeroY: true },
+      { xName: 'block', xLabel: 'projected block (1 = next)', yLabel: 'fee rate (sat/vB)', integerX: true, zeroY: true },
+    );
+  }
+
+  /** The comparison the optimizer exists for, as its own series: gain over the baseline and gap to the bound, sat and %. */
+  function drawGain(snapshot) {
+    const c = snapshot.cycles;
+    const pct = (part, whole) => (whole > 0 ? Math.round((part / whole) * 1e6) / 1e4 : 0);
+    chart(
+      'gain',
+      [
+        { label: 'gain', value: unit('sat'), stroke: colors.accent, width: 2, fill: colors.accent + '22' },
+        { label: 'gap to bound', value: unit('sat'), stroke: colors.green, width: 2, dash: [6, 4] },
+        { label: 'gain', scale: '%', value: unit('%'), stroke: colors.accent, width: 1, dash: [2, 3], points: { show: false } },
+        { label: 'gap', scale: '%', value: unit('%'), stroke: colors.green, width: 1, dash: [2, 3], points: { show: false } },
+      ],
+      [
+        c.map((x) => x.cycle),
+        c.map((x) => x.optimizedFeeSat - x.baselineFeeSat),
+        c.map((x) => Math.round((x.upperBoundFeeSat - x.optimizedFeeSat) * 10) / 10),
+        c.map((x) => pct(x.optimizedFeeSat - x.baselineFeeSat, x.baselineFeeSat)),
+        c.map((x) => pct(x.upperBoundFeeSat - x.optimizedFeeSat, x.upperBoundFeeSat)),
+      ],
+      { xName: 'cycle', xLabel: 'optimizer cycle', yLabel: 'sat', y2: { scale: '%', label: '% of baseline / bound' }, integerX: true },
     );
   }
 
@@ -87,28 +152,33 @@
     chart(
       'cycles',
       [
-        { label: 'optimized', stroke: colors.accent, width: 2 },
-        { label: 'baseline', stroke: colors.blue, width: 2 },
-        { label: 'upper bound', stroke: colors.green, dash: [6, 4] },
+        { label: 'optimized', value: unit('sat'), stroke: colors.accent, width: 2 },
+        { label: 'baseline', value: unit('sat'), stroke: colors.blue, width: 2 },
+        { label: 'upper bound', value: unit('sat'), stroke: colors.green, dash: [6, 4] },
       ],
       [c.map((x) => x.cycle), c.map((x) => x.optimizedFeeSat), c.map((x) => x.baselineFeeSat), c.map((x) => x.upperBoundFeeSat)],
-      { xLabel: 'cycle', integerX: true },
+      { xName: 'cycle', xLabel: 'optimizer cycle', yLabel: 'fees (sat)', integerX: true },
     );
   }
 
+  /** Every cycle's native time (incremental ones included), and the wall-clock phases of the full cycles at their cycle numbers. */
   function drawPhases(snapshot) {
-    const rows = [...snapshot.phases].sort((a, b) => a.cycle - b.cycle);
-    const phase = (name) => rows.map((r) => r.phasesMs[name] ?? null);
+    const full = new Map(snapshot.phases.map((r) => [r.cycle, r]));
+    const cycles = [...new Set([...snapshot.cycles.map((c) => c.cycle), ...full.keys()])].sort((a, b) => a - b);
+    const native = new Map(snapshot.cycles.map((c) => [c.cycle, c.nativeMs]));
+    const phase = (name) => cycles.map((k) => full.get(k)?.phasesMs[name] ?? null);
+    const ms = unit('ms');
     chart(
       'phases',
       [
-        { label: 'baseline', stroke: colors.blue },
-        { label: 'snapshot', stroke: colors.purple },
-        { label: 'optimize', stroke: colors.accent, width: 2 },
-        { label: 'publish', stroke: colors.green },
+        { label: 'native (every cycle)', value: ms, stroke: colors.purple, width: 2 },
+        { label: 'baseline', value: ms, stroke: colors.blue, spanGaps: true },
+        { label: 'snapshot', value: ms, stroke: colors.grey, spanGaps: true },
+        { label: 'optimize', value: ms, stroke: colors.accent, width: 2, spanGaps: true },
+        { label: 'publish', value: ms, stroke: colors.green, spanGaps: true },
       ],
-      [rows.map((r) => r.cycle), phase('baseline'), phase('snapshot'), phase('optimize'), phase('publish')],
-      { xLabel: 'cycle', integerX: true },
+      [cycles, cycles.map((k) => native.get(k) ?? null), phase('baseline'), phase('snapshot'), phase('optimize'), phase('publish')],
+      { xName: 'cycle', xLabel: 'optimizer cycle (full and incremental)', yLabel: 'duration (ms)', integerX: true },
     );
   }
 
@@ -149,20 +219,21 @@
     set('mempoolVsize', `${(m.vsize / 1e6).toFixed(2)} vMB`);
     note('mempoolVsize').textContent = `${m.backlogBlocks} blocks of backlog; floor ${m.minFeeRateSatVb ?? '–'} sat/vB`;
     set('optimizedFeeSat', latest ? fmt(latest.optimizedFeeSat) : 'warming up');
-    set('baselineFeeSat', latest ? fmt(latest.baselineFeeSat) : '–');
-    set('upperBoundFeeSat', latest ? fmt(latest.upperBoundFeeSat) : '–');
+    set('gainSat', latest ? `${latest.optimizedFeeSat >= latest.baselineFeeSat ? '+' : ''}${fmt(latest.optimizedFeeSat - latest.baselineFeeSat)} sat` : '–');
+    set('gapPct', latest ? `${latest.gapToBoundPct} %` : '–');
     if (latest) {
-      note('optimizedFeeSat').textContent = `sat in ${fmt(latest.txCount)} txs, cycle ${latest.cycle}, height ${fmt(latest.height)}`;
-      note('baselineFeeSat').textContent = `sat (${latest.baselineSource}); optimized − baseline ${fmt(latest.optimizedFeeSat - latest.baselineFeeSat)} sat`;
-      note('upperBoundFeeSat').textContent = `sat; gap to bound ${latest.gapToBoundPct} %`;
+      note('optimizedFeeSat').textContent = `sat in ${fmt(latest.txCount)} txs, ${latest.kind} cycle ${latest.cycle}, height ${fmt(latest.height)}`;
+      note('gainSat').textContent = `baseline (${latest.baselineSource}) ${fmt(latest.baselineFeeSat)} sat`;
+      note('gapPct').textContent = `upper bound ${fmt(latest.upperBoundFeeSat)} sat: no template can earn more`;
       field('optimizedFeeSat').dataset.cycle = String(latest.cycle);
     }
     set('phase', snapshot.optimizer.enabled ? (snapshot.optimizer.phase ?? 'idle') : 'disabled');
     note('phase').textContent =
       `${fmt(snapshot.optimizer.cycleCount)} cycles; last ${snapshot.optimizer.lastStatus ?? '–'}${snapshot.optimizer.lastError ? `: ${snapshot.optimizer.lastError}` : ''}`;
+    drawGain(snapshot);
+    drawCycles(snapshot);
     drawHistogram(snapshot);
     drawProjected(snapshot);
-    drawCycles(snapshot);
     drawPhases(snapshot);
     table(
       'replacements',

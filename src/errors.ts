@@ -18,7 +18,7 @@ export const Errors = define({
   INVALID_TXID: createError('INVALID_TXID', 'Invalid txid: %s (expected 64 hexadecimal characters)', 400),
   INVALID_ADDRESS: createError('INVALID_ADDRESS', 'Invalid Bitcoin address: %s', 400),
   WRONG_NETWORK_ADDRESS: createError('WRONG_NETWORK_ADDRESS', 'Address %s belongs to %s, but the node is on %s', 400),
-  BODY_TOO_LARGE: createError('BODY_TOO_LARGE', 'Request body is larger than %s bytes', 413),
+  BODY_TOO_LARGE: createError('BODY_TOO_LARGE', 'Request body is larger than this route accepts (%s bytes): send less, e.g. a smaller batch', 413),
   UNSUPPORTED_MEDIA_TYPE: createError('UNSUPPORTED_MEDIA_TYPE', 'Unsupported content type: %s (send application/json)', 415),
   NOT_FOUND: createError('NOT_FOUND', 'No route %s %s', 404),
   METHOD_NOT_ALLOWED: createError('METHOD_NOT_ALLOWED', '%s is not allowed on %s', 405),
@@ -26,7 +26,7 @@ export const Errors = define({
   REQUEST_TIMEOUT: createError('REQUEST_TIMEOUT', 'The request was not received within %s ms', 408),
   URI_TOO_LONG: createError('URI_TOO_LONG', 'URI too long: %s', 414),
   HEADERS_TOO_LARGE: createError('HEADERS_TOO_LARGE', 'Request headers are too large', 431),
-  RATE_LIMITED: createError('RATE_LIMITED', 'Too many requests from this client: retry in %s (Retry-After) or pay for the request', 429),
+  RATE_LIMITED: createError('RATE_LIMITED', 'Too many requests from this client: retry in %s (Retry-After)', 429),
 
   // --- Bitcoin data (404, 422) ---
   TX_NOT_FOUND: createError('TX_NOT_FOUND', 'Transaction %s is not known to the node', 404),
@@ -72,15 +72,20 @@ export const Errors = define({
 
 export type ErrorCode = keyof typeof Errors;
 
+/** Where every code is explained (status, meaning, what to do): a path on this service, served from `docs/errors.md`. */
+export const ERRORS_DOC_PATH = '/docs/errors.md';
+
 /** The JSON body of every REST error (DESIGN §5). */
 export interface ErrorBody {
   success: false;
-  error: { code: string; message: string; details?: unknown };
+  /** `docs`: where the code is explained (status, meaning, what to do), a path on this service. */
+  error: { code: string; message: string; docs: string; details?: unknown };
 }
 
 /** The envelope of every REST error, once (the error handler, the payment gate's late errors). */
 export function errorBody(code: string, message: string, details?: unknown): ErrorBody {
-  return details === undefined ? { success: false, error: { code, message } } : { success: false, error: { code, message, details } };
+  const error = { code, message, docs: ERRORS_DOC_PATH };
+  return details === undefined ? { success: false, error } : { success: false, error: { ...error, details } };
 }
 
 /** Seconds a client should wait before retrying a 503, sent as `Retry-After` (and JSON-RPC's `data.retryAfterSeconds`). */

@@ -3,12 +3,14 @@
  * node is configured, builds the app and listens. The only module that reads `process.env`,
  * listens or exits. A bad configuration stops the start with one line and exit code 2.
  */
+import { createServer } from 'node:net';
 import { assertPaymentConfig, ConfigError, loadConfig, type Config } from './config.js';
 import { buildApp } from './app.js';
 import { BitcoinNode } from './node/bitcoinNode.js';
 import { EsploraAddressSource } from './node/esploraAddressSource.js';
 import { ScanAddressSource } from './node/scanAddressSource.js';
 import { startSimnet, type SimnetHandle } from './simnet/index.js';
+import { listenErrorLine, serviceBaseUrl, startLine } from './util/startMessages.js';
 import { moduleUrl } from './util/workerFile.js';
 
 function readConfig(): Config {
@@ -25,8 +27,24 @@ function readConfig(): Config {
   }
 }
 
+/** Stops at once, with one line, when the port cannot be listened on: before the simulated node spends its start-up time. */
+async function checkPort(host: string, port: number): Promise<void> {
+  if (port === 0) return;
+  const error = await new Promise<unknown>((resolve) => {
+    const probe = createServer();
+    probe.once('error', resolve);
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve(undefined)));
+  });
+  const line = error === undefined ? undefined : listenErrorLine(error, host, port);
+  if (line) {
+    process.stderr.write(line);
+    process.exit(1);
+  }
+}
+
 async function main(): Promise<void> {
   let config = readConfig();
+  await checkPort(config.HOST, config.PORT);
   const logger = { level: config.LOG_LEVEL };
 
   let simnet: SimnetHandle | undefined;
@@ -66,8 +84,21 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
 
-  await app.listen({ host: config.HOST, port: config.PORT });
+  try {
+    await app.listen({ host: config.HOST, port: config.PORT });
+  } catch (error) {
+    const line = listenErrorLine(error, config.HOST, config.PORT);
+    if (!line) throw error;
+    process.stderr.write(line);
+    await app.close().catch(() => undefined);
+    await simnet?.close().catch(() => undefined);
+    process.exit(1);
+  }
   app.log.info({ node: node.transport.endpoint, nodeKind: simnet ? 'simulated' : 'real', addressSource: addressSource.kind }, 'serving');
+  // For a person: where to look (the JSON log above is for machines). PORT=0 listens on the port it got.
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.PORT;
+  process.stderr.write(startLine(serviceBaseUrl(config.HOST, port, config.PUBLIC_BASE_URL)));
 }
 
 main().catch((error: unknown) => {

@@ -14,6 +14,16 @@ describe('error catalogue', () => {
     }
   });
 
+  it('behavior: each code in docs/errors.md says what to do, not only what happened', () => {
+    const rows = [...doc.matchAll(/^\| `([A-Z][A-Z0-9_]+)` \| \d{3} \|(.*)$/gm)];
+    expect(rows.length).toBeGreaterThanOrEqual(Object.keys(Errors).length);
+    for (const [, code, rest] of rows) {
+      const cells = (rest ?? '').split(' | ').map((c) => c.replace(/\|\s*$/, '').trim());
+      expect(cells.length, `${code}: when | what to do`).toBe(2);
+      expect(cells[1]?.length, `${code} has no "what to do"`).toBeGreaterThan(10);
+    }
+  });
+
   it('behavior: docs/errors.md lists no code the catalogue lacks', () => {
     for (const entry of documented) expect(Object.keys(Errors)).toContain(entry.split(' ')[0]);
   });

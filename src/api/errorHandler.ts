@@ -1,6 +1,7 @@
 /**
  * One error handler for the whole REST surface: every thrown error becomes the envelope
- * `{ success: false, error: { code, message } }` with the right status (DESIGN §5).
+ * `{ success: false, error: { code, message, docs } }` with the right status (DESIGN §5); `docs`
+ * points at the catalogue of codes served by this service.
  *
  * - zod validation failures: 400 `INVALID_REQUEST` (or the route's own code) naming the failing field;
  * - fastify's own request errors (bad JSON, body too large, bad content type): 400/413/415;
@@ -63,7 +64,12 @@ function handleError(sampler: LogSampler, error: FastifyError, request: FastifyR
   const code = error.code ?? '';
   if (code.startsWith('FST_') && status < 500) {
     // fastify's own request errors: unreadable JSON, body too large, wrong content type, bad URL.
-    const mapped = status === 413 ? 'BODY_TOO_LARGE' : status === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : 'INVALID_REQUEST';
+    if (status === 413) {
+      // The limit the route applied, so the caller knows how much to cut.
+      void reply.code(413).send(errorBody('BODY_TOO_LARGE', new Errors.BODY_TOO_LARGE(request.routeOptions.bodyLimit ?? 'the route limit').message));
+      return;
+    }
+    const mapped = status === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : 'INVALID_REQUEST';
     void reply.code(status).send(errorBody(mapped, error.message));
     return;
   }

@@ -2,7 +2,8 @@
  * `btc-template template FILE`: run one optimizer cycle on a mempool snapshot file and print a
  * JSON report (optimized, Core v31 and v30 templates, the upper bound and each gap, timings,
  * cluster statistics). Reads Bitcoin Core `getrawmempool true` JSON or the shared snapshot
- * format, plain or gzip.
+ * format, plain or gzip. `btc-template generate N FILE` writes a seeded synthetic mempool of N
+ * transactions as Core JSON, so there is a file to try it on.
  *
  * Exit codes: 0 success, 2 bad arguments or unreadable/invalid input (one line on stderr), 1 an
  * internal failure (one line on stderr).
@@ -14,12 +15,18 @@ import { z } from 'zod';
 import { OptimizerError, buildTemplates, type OptimizerResult, type TemplateSelection } from '../optimizer/native.js';
 import { SnapshotError, readSnapshotFile, type MempoolSnapshot } from '../optimizer/snapshot.js';
 import { OPTION_RANGES, type OptionRange } from '../optimizer/optionRanges.js';
+import { generateMempool, toCoreJson } from '../optimizer/syntheticMempool.js';
+import { writeFile } from 'node:fs/promises';
 import { at } from '../util/at.js';
 
 export const USAGE = `Usage: btc-template template FILE [options]
+       btc-template generate N FILE [--seed S]
 
-Runs the block-template optimizer once on a mempool snapshot and prints a JSON report.
-FILE is Bitcoin Core \`getrawmempool true\` JSON or the shared snapshot format, plain or .gz.
+template  runs the block-template optimizer once on a mempool snapshot and prints a JSON report.
+          FILE is Bitcoin Core \`getrawmempool true\` JSON or the shared snapshot format, plain or .gz.
+generate  writes a synthetic mempool of N transactions (1 to 1000000: singletons, chains, CPFP,
+          batches, consolidations; log-normal fee rates) to FILE as \`getrawmempool true\` JSON;
+          the same seed (default 1) gives the same mempool.
 
 Options:
   --txids               add the ordered txids of each template
@@ -31,6 +38,7 @@ Options:
   --max-tx-count N      transaction limit of the optimized template (overrides --limits)
   --min-fee-rate X      minimum chunk fee rate of the optimized template, sat/vB (overrides --limits)
   --blocks N            number of projected blocks (default 8)
+  --seed S              generate: seed of the synthetic mempool (default 1)
   -h, --help            show this help
 `;
 
@@ -51,6 +59,22 @@ const LIMIT_PRESETS: Record<'core' | 'service', { maxTxCount: number | null; min
   core: { maxTxCount: null, minFeeRateSatVb: 0.001 },
   service: { maxTxCount: 4000, minFeeRateSatVb: 1 },
 };
+
+/** Options that take a value: `--max-tx-count -3` is read as the value -3 (refused with our own message), not as an unknown option. */
+const VALUE_OPTIONS = new Set(['--limits', '--max-tx-count', '--min-fee-rate', '--blocks', '--seed']);
+
+function joinNegativeValues(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    const next = argv[i + 1];
+    if (VALUE_OPTIONS.has(arg) && next !== undefined && /^-[\d.]/.test(next)) {
+      out.push(`${arg}=${next}`);
+      i++;
+    } else out.push(arg);
+  }
+  return out;
+}
 
 /** An integer flag within the optimizer's range for that option. */
 function positiveInt(name: string, raw: string | undefined, { min, max }: OptionRange): number | undefined {
@@ -124,6 +148,23 @@ function nodeTemplate(snapshot: MempoolSnapshot, r: OptimizerResult): Record<str
   };
 }
 
+/** `generate N FILE`: a seeded synthetic mempool as Core `getrawmempool true` JSON. */
+async function generate(args: string[], rawSeed: string | undefined, io: CliIo): Promise<number> {
+  const [rawCount, file, extra] = args;
+  if (rawCount === undefined || file === undefined) throw new UsageError('usage: btc-template generate N FILE [--seed S]');
+  if (extra !== undefined) throw new UsageError(`unexpected argument "${extra}"`);
+  const txCount = positiveInt('N', rawCount, { min: 1, max: 1_000_000, integer: true }) ?? 1;
+  const seed = positiveInt('--seed', rawSeed, { min: 0, max: 2 ** 32 - 1, integer: true }) ?? 1;
+  try {
+    await writeFile(file, toCoreJson(generateMempool({ txCount, seed })));
+  } catch (err) {
+    io.stderr(`btc-template: cannot write ${file}: ${(err as Error).message}\n`);
+    return 2;
+  }
+  io.stderr(`btc-template: wrote ${txCount} transactions (seed ${seed}) to ${file}\n`);
+  return 0;
+}
+
 /**
  * Run the command line. Never throws and never exits: returns the exit code.
  * @example await runCli(['template', 'mempool.json.gz', '--txids'])
@@ -134,7 +175,7 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<num
   let opts: { txids: boolean; progress: boolean; limits: 'core' | 'service'; maxTxCount?: number; minFeeRate?: number; blocks?: number };
   try {
     const { values, positionals } = parseArgs({
-      args: argv,
+      args: joinNegativeValues(argv),
       allowPositionals: true,
       options: {
         txids: { type: 'boolean', default: false },
@@ -143,6 +184,7 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<num
         'max-tx-count': { type: 'string' },
         'min-fee-rate': { type: 'string' },
         blocks: { type: 'string' },
+        seed: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -150,8 +192,11 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<num
       io.stdout(USAGE);
       return 0;
     }
+    if (positionals[0] === 'generate') return await generate(positionals.slice(1), values.seed, io);
     if (positionals[0] !== 'template')
-      throw new UsageError(positionals.length ? `unknown command "${positionals[0]}" (expected "template")` : 'missing command: btc-template template FILE');
+      throw new UsageError(
+        positionals.length ? `unknown command "${positionals[0]}" (expected "template" or "generate")` : 'missing command: btc-template template FILE',
+      );
     const [, fileArg, extra] = positionals;
     if (fileArg === undefined) throw new UsageError('missing FILE');
     if (extra !== undefined) throw new UsageError(`unexpected argument "${extra}"`);

@@ -58,7 +58,18 @@ export function feeLadder(inputs: FeeLadderInputs): FeeLadder {
     const block = projectedBlocks[k - 1];
     return block && block.full ? block.minFeeRateSatVb : floorSatVb;
   };
-  const lastCutoff = cutoff(Math.max(1, projectedBlocks.length));
+  /** What `cutoff(k)` used, in words: a full block's lowest rate, or the floor (not full, or beyond the projection). */
+  const cutoffSource = (k: number): string => {
+    const block = projectedBlocks[k - 1];
+    if (!block) return `the floor (${round(floorSatVb)}; the projection ends before block ${k})`;
+    return block.full
+      ? `lowest chunk fee rate of projected block ${k} (${round(block.minFeeRateSatVb)}; the block is full)`
+      : `the floor (${round(floorSatVb)}; projected block ${k} is not full)`;
+  };
+  const lastBlock = Math.max(1, projectedBlocks.length);
+  const lastCutoff = cutoff(lastBlock);
+  /** A rung raised to the floor says so. */
+  const floored = (value: number, raw: number) => (value === floor && up(raw) < floor ? `; raised to the floor (${floor})` : '');
 
   const urgent = Math.max(floor, up(cutoff(1) * URGENT_MULTIPLIER + URGENT_MARGIN_SAT_VB));
   const inProjection = targetBlocks <= projectedBlocks.length;
@@ -74,24 +85,26 @@ export function feeLadder(inputs: FeeLadderInputs): FeeLadder {
     urgent: {
       satVb: urgent,
       useWhen: 'It must confirm in the next block.',
-      derivation: `lowest chunk fee rate of projected block 1 (${round(cutoff(1))}) × ${URGENT_MULTIPLIER} + ${URGENT_MARGIN_SAT_VB}`,
+      derivation: `${cutoffSource(1)} × ${URGENT_MULTIPLIER} + ${URGENT_MARGIN_SAT_VB}${floored(urgent, cutoff(1) * URGENT_MULTIPLIER + URGENT_MARGIN_SAT_VB)}`,
     },
     normal: {
       satVb: normal,
       useWhen: `Confirmation within about ${targetBlocks} block${targetBlocks === 1 ? '' : 's'} (~${targetBlocks * 10} minutes) is fine.`,
-      derivation: targetFull
-        ? `lowest chunk fee rate of projected block ${targetBlocks} (${round(normalRaw)})`
-        : inputs.smartTargetSatVb !== null
-          ? `${inProjection ? `the queue clears before block ${targetBlocks}` : `beyond the ${projectedBlocks.length} projected blocks`}: Core estimatesmartfee(${targetBlocks}) = ${round(normalRaw)}, capped at urgent`
-          : `${inProjection ? 'the queue clears sooner and no Core estimate: the floor' : 'beyond the projection and no Core estimate: cutoff of the last projected block'} (${round(normalRaw)})`,
+      derivation:
+        (targetFull
+          ? cutoffSource(targetBlocks)
+          : inputs.smartTargetSatVb !== null
+            ? `${inProjection ? `projected block ${targetBlocks} is not full (the queue clears sooner)` : `beyond the ${projectedBlocks.length} projected blocks`}: Core estimatesmartfee(${targetBlocks}) = ${round(normalRaw)}, capped at urgent`
+            : `${inProjection ? 'no Core estimate' : 'beyond the projection and no Core estimate'}: ${cutoffSource(inProjection ? targetBlocks : lastBlock)}`) +
+        floored(normal, normalRaw),
     },
     cheap: {
       satVb: cheap,
       useWhen: 'No hurry: confirmation within about a day; may wait through fee spikes.',
       derivation:
-        inputs.smartDaySatVb !== null
+        (inputs.smartDaySatVb !== null
           ? `Core estimatesmartfee(144) = ${round(cheapRaw)}, capped at normal`
-          : `cutoff of the last projected block (${round(cheapRaw)}), capped at normal`,
+          : `no Core estimate for 144 blocks: ${cutoffSource(lastBlock)}, capped at normal`) + floored(cheap, cheapRaw),
     },
   };
 }

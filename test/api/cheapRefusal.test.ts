@@ -66,6 +66,8 @@ describe('body limits from the registry', () => {
     const res = await post('/v1/template/check', payload);
     expect(res.statusCode).toBe(413);
     expect(res.json().error.code).toBe('BODY_TOO_LARGE');
+    expect(res.json().error.message).toContain(`(${ONE_CALL_BODY_BYTES} bytes)`);
+    expect(res.json().error.docs).toBe('/docs/errors.md');
   });
 
   it('default: /v1/rpc takes the largest allowed batch, pretty-printed', async () => {

@@ -34,7 +34,7 @@ describe('errorHandler', () => {
     for (const url of ['/boom/node', '/boom/sqlite']) {
       const res = await app.inject({ method: 'GET', url });
       expect(res.statusCode).toBe(500);
-      expect(res.json()).toEqual({ success: false, error: { code: 'INTERNAL', message: 'Internal error' } });
+      expect(res.json()).toEqual({ success: false, error: { code: 'INTERNAL', message: 'Internal error', docs: '/docs/errors.md' } });
     }
     const known = await app.inject({ method: 'GET', url: '/ok/catalogue' });
     expect(known.statusCode).toBe(503);

@@ -2,6 +2,7 @@
  * The OpenAPI document is generated from the registry: it validates as OpenAPI 3.0.3, lists every
  * route and every JSON-RPC method with its price, and links to the configured public URL.
  */
+import { readFileSync } from 'node:fs';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -25,7 +26,8 @@ describe('GET /openapi.json', () => {
   it('default: a valid OpenAPI 3.0.3 document, the same at /.well-known/openapi.json', async () => {
     const doc = await get('/openapi.json');
     expect(doc.openapi).toBe('3.0.3');
-    expect(doc.info.version).toBe('1.0.0');
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    expect(doc.info.version).toBe(pkg.version);
     await expect(SwaggerParser.validate(structuredClone(doc))).resolves.toBeDefined();
     expect(await get('/.well-known/openapi.json')).toEqual(doc);
   });
@@ -42,6 +44,34 @@ describe('GET /openapi.json', () => {
     }
     const operations = Object.values(doc.paths).reduce((n: number, methods) => n + Object.keys(methods as object).length, 0);
     expect(operations).toBe(registry.routes.length);
+  });
+
+  it('behavior: every operation with a registry example shows it: parameters, body and answer', async () => {
+    const doc = await get('/openapi.json');
+    for (const route of serviceRegistry().routes) {
+      const op = doc.paths[route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')][route.method.toLowerCase()];
+      if (route.kind === 'jsonrpc') {
+        const examples = op.requestBody.content['application/json'].examples;
+        expect(Object.keys(examples).sort()).toEqual([...serviceRegistry().methods.keys()].sort());
+        expect(examples.eth_blockNumber.value).toMatchObject({ jsonrpc: '2.0', method: 'eth_blockNumber' });
+        expect(op.responses['200'].content['application/json'].examples.eth_blockNumber.value.result).toMatch(/^0x/);
+        continue;
+      }
+      if (route.example === 'live') continue;
+      const media = Object.values(op.responses['200'].content)[0] as { example?: unknown };
+      expect(media.example, `${route.method} ${route.path}`).toEqual(route.example.response);
+      if (route.example.body !== undefined) expect(op.requestBody.content['application/json'].example).toEqual(route.example.body);
+      for (const p of op.parameters as Array<{ name: string; example?: unknown }>) expect(p.example, `${route.path} ${p.name}`).toBeDefined();
+    }
+  });
+
+  it('behavior: numeric query parameters are integers, and no schema is empty', async () => {
+    const doc = await get('/openapi.json');
+    const blocks = doc.paths['/v1/fee-estimate'].get.parameters.find((p: { name: string }) => p.name === 'blocks');
+    expect(blocks).toMatchObject({ in: 'query', schema: { type: 'integer', minimum: 1, maximum: 1008 }, example: 3 });
+    const target = doc.paths['/v1/mempool/fees'].get.parameters.find((p: { name: string }) => p.name === 'target');
+    expect(target.schema.type).toBe('integer');
+    expect(JSON.stringify(doc)).not.toMatch(/"(anyOf|oneOf|allOf)":\[\]/);
   });
 
   it('behavior: POST /v1/rpc describes every JSON-RPC method with its params and price', async () => {

@@ -57,6 +57,10 @@ describe('rate limit (in memory)', () => {
   it('error: past RATE_LIMIT_MAX free requests a client gets 429 RATE_LIMITED with Retry-After', async () => {
     for (let i = 0; i < MAX; i++) expect((await get('/v1/template/health')).statusCode).toBe(200);
     expectLimited(await get('/v1/template/health'), 'free route');
+    // A free route cannot be paid for: the answer does not suggest it, and says where codes are explained.
+    const res = await get('/v1/template/health');
+    expect(res.json()).toMatchObject({ error: { docs: '/docs/errors.md' } });
+    expect((res.json() as { error: { message: string } }).error.message).not.toMatch(/\bpay/);
   });
 
   it('behavior: past its unpaid budget a client still gets the 402 challenge, RATE_LIMIT_CHALLENGE_MAX times, then 429', async () => {

@@ -1,8 +1,13 @@
 /**
  * The dashboard in a real headless browser (Debian's chromium driven by playwright-core): the page
  * loads from the running service, follows its live feed, and its charts and numbers show what
- * `/v1/template/cache-stats` says; a new cycle appears without a reload. Writes a screenshot to
- * `.cache/dashboard.png` (and to `docs/dashboard.png`, the README's picture, with UPDATE_SCREENSHOT=1).
+ * `/v1/template/cache-stats` says; a new cycle appears without a reload; at phone width (390 px)
+ * nothing scrolls sideways. Writes desktop and phone screenshots to `.cache/`.
+ *
+ * The README's picture (`docs/dashboard.png`, `docs/dashboard-phone.png`) is taken from a running,
+ * warmed-up service: `SCREENSHOT_FROM=http://127.0.0.1:8402 UPDATE_SCREENSHOT=1 npx vitest run
+ * test/dashboard/browser.test.ts` refuses to write it before the service's first full cycle, or
+ * while its optimized template earns less than the baseline.
  *
  * Needs chromium (`CHROMIUM_PATH`, else /usr/bin/chromium); `.ci/run` installs it and sets
  * REQUIRE_BROWSER=1, so in CI a missing browser fails instead of skipping.
@@ -22,8 +27,15 @@ interface ChartData {
   histogram: number[][];
   projected: number[][];
   cycles: number[][];
+  gain: number[][];
   phases: Array<Array<number | null>>;
 }
+
+const PHONE = { width: 390, height: 844 };
+
+/** The page's width against the viewport's (no sideways scrolling when equal). */
+const widths = (p: Page): Promise<{ scroll: number; inner: number }> =>
+  p.evaluate('({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth })');
 
 describe.runIf(present)('dashboard in chromium', () => {
   let world: TestWorld;
@@ -74,8 +86,9 @@ describe.runIf(present)('dashboard in chromium', () => {
     expect(stats.cache.cycle).toBe(cycle);
     const t = stats.cache.templates;
     expect(await text('optimizedFeeSat')).toBe(fmt(t.optimized.feeSat));
-    expect(await text('baselineFeeSat')).toBe(fmt(t.baseline.feeSat));
-    expect(await text('upperBoundFeeSat')).toBe(fmt(t.upperBound.feeSat));
+    const gain = t.optimized.feeSat - t.baseline.feeSat;
+    expect(await text('gainSat')).toBe(`${gain >= 0 ? '+' : ''}${fmt(gain)} sat`);
+    expect(await text('gapPct')).toBe(`${Math.round(((t.upperBound.feeSat - t.optimized.feeSat) / t.upperBound.feeSat) * 1e8) / 1e6} %`);
     expect(await text('mempoolCount')).toBe(fmt(world.app.mempool.mirror.txs.size));
 
     const charts = await chartData();
@@ -88,13 +101,26 @@ describe.runIf(present)('dashboard in chromium', () => {
     expect(charts.cycles[1]?.at(-1)).toBe(t.optimized.feeSat);
     expect(charts.cycles[2]?.at(-1)).toBe(t.baseline.feeSat);
     expect(charts.cycles[3]?.at(-1)).toBe(t.upperBound.feeSat);
-    // Phase timings: one point per cycle of cache-stats' history, same values.
-    const history = [...stats.history].sort((a: { cycle: number }, b: { cycle: number }) => a.cycle - b.cycle) as Array<{
-      cycle: number;
-      phasesMs: { optimize: number };
-    }>;
-    expect(charts.phases[0]).toEqual(history.map((h) => h.cycle));
-    expect(charts.phases[3]).toEqual(history.map((h) => h.phasesMs.optimize));
+    // The comparison as its own series: gain over the baseline and gap to the bound, in sat and in %.
+    expect(charts.gain[0]?.at(-1)).toBe(cycle);
+    expect(charts.gain[1]?.at(-1)).toBe(gain);
+    expect(charts.gain[2]?.at(-1)).toBeCloseTo(t.upperBound.feeSat - t.optimized.feeSat, 1);
+    expect(charts.gain[3]?.at(-1)).toBeCloseTo((gain / t.baseline.feeSat) * 100, 4);
+    // Phase timings: the full cycles of cache-stats' history at their cycle numbers, same values.
+    const history = stats.history as Array<{ cycle: number; phasesMs: { optimize: number } }>;
+    for (const h of history) {
+      const at = charts.phases[0]?.indexOf(h.cycle) ?? -1;
+      expect(at, `cycle ${h.cycle}`).toBeGreaterThanOrEqual(0);
+      expect(charts.phases[4]?.[at]).toBe(h.phasesMs.optimize);
+      expect(charts.phases[1]?.[at]).toBeGreaterThan(0); // native time of that cycle
+    }
+    // Legends show the latest values without hovering; axes say their units.
+    const legends = await page.locator('#gain .u-legend').textContent();
+    expect(legends).toMatch(/gain.*-?[\d,]+ sat/);
+    expect(legends).not.toContain('--');
+    // uPlot draws axis titles on the canvas: read them from the charts.
+    const labels: string = await page.evaluate(`Object.values(window.dashboard.charts).flatMap((c) => c.axes.map((a) => a.label ?? '')).join(' | ')`);
+    for (const unit of ['(sat/vB)', '(vB)', '(ms)', '(sat)', '%']) expect(labels, unit).toContain(unit);
     // The histogram holds the whole mempool's vsize.
     const histogramVsize = (charts.histogram[1] ?? []).reduce((s, v) => s + v, 0);
     expect(histogramVsize).toBeGreaterThan(0);
@@ -106,7 +132,26 @@ describe.runIf(present)('dashboard in chromium', () => {
 
     mkdirSync('.cache', { recursive: true });
     await page.screenshot({ path: '.cache/dashboard.png', fullPage: true });
-    if (process.env.UPDATE_SCREENSHOT === '1') await page.screenshot({ path: 'docs/dashboard.png', fullPage: true });
+  });
+
+  it('behavior: at phone width (390 px) the dashboard and the overview fit the screen: no sideways scrolling', async () => {
+    const phone = await browser.newPage({ viewport: PHONE });
+    try {
+      await phone.goto(`${base}/dashboard`);
+      await phone.locator(`[data-field="optimizedFeeSat"][data-cycle="${world.app.optimizer.service.cycleCount}"]`).waitFor({ timeout: 20_000 });
+      const dash = await widths(phone);
+      expect(dash.inner).toBe(PHONE.width);
+      expect(dash.scroll, 'dashboard at 390 px').toBeLessThanOrEqual(dash.inner);
+      // Each chart is as wide as its card, inside the screen.
+      const chartWidths: number[] = await phone.evaluate(`[...document.querySelectorAll('.chart canvas')].map((c) => c.getBoundingClientRect().right)`);
+      for (const right of chartWidths) expect(right).toBeLessThanOrEqual(PHONE.width);
+      await phone.screenshot({ path: '.cache/dashboard-phone.png', fullPage: true });
+      await phone.goto(`${base}/`);
+      const overview = await widths(phone);
+      expect(overview.scroll, 'overview at 390 px').toBeLessThanOrEqual(overview.inner);
+    } finally {
+      await phone.close();
+    }
   });
 
   it('behavior: a new optimizer cycle reaches the open page without a reload', async () => {
@@ -118,4 +163,42 @@ describe.runIf(present)('dashboard in chromium', () => {
     expect(charts.cycles[0]?.at(-1)).toBe(before + 1);
     expect(await page.locator('[data-table="replacements"] tr').count()).toBe(4);
   });
+});
+
+/** The README's pictures, from a running service (SCREENSHOT_FROM) that has completed a full cycle. */
+describe.runIf(present && process.env.UPDATE_SCREENSHOT === '1' && process.env.SCREENSHOT_FROM)('README screenshots', () => {
+  it('default: written only from a warmed-up service (a full cycle done, optimized ≥ baseline)', async () => {
+    const base = (process.env.SCREENSHOT_FROM ?? '').replace(/\/+$/, '');
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
+    try {
+      for (const [file, viewport] of [
+        ['docs/dashboard.png', { width: 1280, height: 1100 }],
+        ['docs/dashboard-phone.png', PHONE],
+      ] as const) {
+        const page = await browser.newPage({ viewport });
+        await page.goto(`${base}/dashboard`);
+        await page.waitForFunction(() => (globalThis as unknown as { dashboard: { snapshot: unknown } }).dashboard.snapshot !== null, undefined, {
+          timeout: 20_000,
+        });
+        const state = await page.evaluate(() => {
+          const s = (
+            globalThis as unknown as {
+              dashboard: { snapshot: { cycles: Array<{ kind: string }>; optimizer: { latest: { optimizedFeeSat: number; baselineFeeSat: number } | null } } };
+            }
+          ).dashboard.snapshot;
+          return { fullCycles: s.cycles.filter((c) => c.kind === 'full').length, latest: s.optimizer.latest };
+        });
+        // A picture taken during warm-up would show what the service does not do once running.
+        expect(state.fullCycles, 'no full cycle yet: wait for the first one (OPTIMIZER_INTERVAL_SEC)').toBeGreaterThanOrEqual(1);
+        expect(state.latest).not.toBeNull();
+        expect(state.latest?.optimizedFeeSat ?? 0).toBeGreaterThanOrEqual(state.latest?.baselineFeeSat ?? 0);
+        const { scroll, inner } = await widths(page);
+        expect(scroll).toBeLessThanOrEqual(inner);
+        await page.screenshot({ path: file, fullPage: true });
+        await page.close();
+      }
+    } finally {
+      await browser.close();
+    }
+  }, 60_000);
 });

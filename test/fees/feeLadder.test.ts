@@ -23,6 +23,21 @@ describe('feeLadder', () => {
     expect(ladder.urgent.satVb).toBe(1.2); // floor 1 × 1.05 + 0.1, rounded up
     expect(ladder.normal.satVb).toBeLessThanOrEqual(ladder.urgent.satVb);
     expect(ladder.cheap.satVb).toBe(1);
+    // It says what it used: the floor, because the block is not full (not the block's own lowest rate 3).
+    expect(ladder.urgent.derivation).toBe('the floor (1; projected block 1 is not full) × 1.05 + 0.1');
+    expect(ladder.urgent.derivation).not.toMatch(/lowest chunk fee rate/);
+  });
+
+  it('behavior: each derivation names what was used — a full block’s lowest rate, the floor, or a raise to the floor', () => {
+    const ladder = feeLadder({ targetBlocks: 2, projectedBlocks: [full(20), full(12)], floorSatVb: 1, smartTargetSatVb: null, smartDaySatVb: null });
+    expect(ladder.urgent.derivation).toBe('lowest chunk fee rate of projected block 1 (20; the block is full) × 1.05 + 0.1');
+    expect(ladder.normal.derivation).toBe('lowest chunk fee rate of projected block 2 (12; the block is full)');
+    expect(ladder.cheap.derivation).toMatch(
+      /^no Core estimate for 144 blocks: lowest chunk fee rate of projected block 2 \(12; the block is full\), capped at normal$/,
+    );
+    const empty = feeLadder({ targetBlocks: 3, projectedBlocks: [], floorSatVb: 1, smartTargetSatVb: null, smartDaySatVb: 0.2 });
+    expect(empty.urgent.derivation).toMatch(/^the floor \(1; the projection ends before block 1\)/);
+    expect(empty.cheap.derivation).toMatch(/raised to the floor \(1\)$/);
   });
 
   it('behavior: a queue that clears before the target defers normal to estimatesmartfee, capped at urgent', () => {
@@ -34,7 +49,7 @@ describe('feeLadder', () => {
       smartDaySatVb: 1,
     });
     expect(ladder.normal.satVb).toBe(4.1);
-    expect(ladder.normal.derivation).toMatch(/clears before block 3: Core estimatesmartfee\(3\)/);
+    expect(ladder.normal.derivation).toMatch(/projected block 3 is not full \(the queue clears sooner\): Core estimatesmartfee\(3\)/);
     const capped = feeLadder({
       targetBlocks: 2,
       projectedBlocks: [{ minFeeRateSatVb: 1, full: false }],

@@ -3,7 +3,7 @@
  * script when the compiled CLI exists).
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -89,6 +89,12 @@ describe('cli', () => {
       [['template'], /missing FILE/],
       [['template', 'a', 'b'], /unexpected argument "b"/],
       [['template', 'x', '--max-tx-count=-3'], /--max-tx-count must be an integer/],
+      // A negative value after a space is our own validation error, not Node's "argument is ambiguous".
+      [['template', 'x', '--max-tx-count', '-3'], /^btc-template: --max-tx-count must be an integer in \[0, \d+\], got "-3"/],
+      [['template', 'x', '--min-fee-rate', '-1.5'], /--min-fee-rate must be a number/],
+      [['generate', '0', join(tmp, 'g.json')], /N must be an integer in \[1, 1000000\]/],
+      [['generate', '10'], /usage: btc-template generate N FILE/],
+      [['generate', '10', join(tmp, 'no-such-dir', 'g.json')], /cannot write .*g.json/],
       [['template', 'x', '--blocks', '1.5'], /--blocks must be an integer/],
       [['template', 'x', '--min-fee-rate', 'abc'], /--min-fee-rate must be a number/],
       [['template', 'x', '--bogus'], /Unknown option '--bogus'/],
@@ -105,6 +111,22 @@ describe('cli', () => {
       expect(err).toMatch(message);
       expect(err.trim().split('\n')).toHaveLength(1);
     }
+  });
+
+  it('behavior: generate writes a seeded mempool the template command reads (the README example)', async () => {
+    const file = join(tmp, 'generated.json');
+    const made = await run(['generate', '2000', file, '--seed', '5']);
+    expect(made).toMatchObject({ code: 0, out: '' });
+    expect(made.err).toMatch(/wrote 2000 transactions \(seed 5\)/);
+    const { code, out } = await run(['template', file]);
+    expect(code).toBe(0);
+    const report = JSON.parse(out);
+    expect(report).toMatchObject({ format: 'core', txCount: 2000 });
+    expect(report.templates.optimized.feeSat).toBeGreaterThanOrEqual(report.templates.baselineV31.feeSat);
+    // Same seed, same file.
+    const again = join(tmp, 'again.json');
+    await run(['generate', '2000', again, '--seed', '5']);
+    expect(readFileSync(again, 'utf8')).toBe(readFileSync(file, 'utf8'));
   });
 
   it('behavior: --help prints usage', async () => {

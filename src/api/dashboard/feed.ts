@@ -21,7 +21,11 @@ const HEARTBEAT_MS = 15_000;
 
 export interface CycleFees {
   cycle: number;
+  /** `full` (from scratch, with the node's template) or `incremental` (from the mempool's changes). */
+  kind: string;
   at: number;
+  /** The native optimizer's own time for this publish, ms (full and incremental alike). */
+  nativeMs: number;
   txCount: number;
   optimizedFeeSat: number;
   baselineFeeSat: number;
@@ -62,7 +66,9 @@ export interface DashboardSources {
 function cycleFees(cache: TemplateCache): CycleFees {
   return {
     cycle: cache.cycle,
+    kind: cache.kind,
     at: cache.cachedAt,
+    nativeMs: round(cache.nativeTimingsMs.total, 2),
     txCount: cache.optimized.txCount,
     optimizedFeeSat: cache.optimized.feeSat,
     baselineFeeSat: cache.baseline.feeSat,

@@ -11,20 +11,21 @@ const chart = (id: string, title: string, note: string, wide = false) =>
   `<div class="card${wide ? ' wide' : ''}"><h2>${title}</h2><div class="chart" id="${id}"></div><div class="muted">${note}</div></div>`;
 
 export function dashboardHtml(): string {
-  const body = `<p class="muted">Live, read-only. <span data-field="feedStatus">connecting…</span> · updated <span data-field="updatedAt">never</span> · node <span data-field="node">…</span></p>
+  const body = `<p class="muted">Read-only · feed <span data-field="feedStatus">connecting…</span> · updated <span data-field="updatedAt">never</span> · node <span data-field="node">…</span></p>
 <div class="grid">
 ${stat('mempoolCount', 'Mempool', 'transactions')}
 ${stat('mempoolVsize', 'Pending size', 'vMB · blocks of backlog')}
 ${stat('optimizedFeeSat', 'Optimized template', 'sat in fees (cycle …)')}
-${stat('baselineFeeSat', 'Baseline', 'sat in fees')}
-${stat('upperBoundFeeSat', 'Upper bound', 'sat: no template can earn more')}
+${stat('gainSat', 'Gain over baseline', 'sat more than the baseline template')}
+${stat('gapPct', 'Gap to upper bound', '% of the bound left: 0 % = optimal')}
 ${stat('phase', 'Optimizer', 'current phase')}
 </div>
 <div class="grid charts" style="margin-top:16px">
-${chart('histogram', 'Fee histogram', 'vsize waiting at each effective fee rate (sat/vB)')}
-${chart('projected', 'Projected blocks', 'median fee rate of each projected block (sat/vB), next block first')}
-${chart('cycles', 'Optimized vs baseline vs upper bound', 'fees of the last cycles (sat)', true)}
-${chart('phases', 'Cycle phase timings', 'ms per phase of the last cycles')}
+${chart('gain', 'Optimized − baseline, and the gap to the bound', 'per cycle (full and incremental): the optimized template’s extra fees over the baseline, and what the upper bound leaves; sat on the left axis, % on the right', true)}
+${chart('cycles', 'Fees: optimized, baseline, upper bound', 'fees of each template per cycle (sat); the differences are small next to the totals, see above')}
+${chart('phases', 'Cycle timings', 'native optimizer time of every cycle, and the phases of full cycles (ms)')}
+${chart('histogram', 'Fee histogram', 'vsize waiting at each effective fee rate')}
+${chart('projected', 'Projected blocks', 'fee rates of each projected block, next block first')}
 <div class="card"><h2>Recent replacements</h2><table><thead><tr><th>replaced</th><th>by</th><th>when</th></tr></thead><tbody data-table="replacements"></tbody></table></div>
 <div class="card"><h2>Recent blocks</h2><table><thead><tr><th>height</th><th>txs</th><th>hash</th><th>when</th></tr></thead><tbody data-table="blocks"></tbody></table></div>
 </div>`;

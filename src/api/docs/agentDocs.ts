@@ -5,11 +5,14 @@
  * 402 / 4xx / 429 / 503, what never to expect). Generated from the registry on each request, so a
  * route added to the registry is documented everywhere at once; absolute links use `baseUrl`.
  */
+import { SERVICE_VERSION } from '../../version.js';
+import { linkDocuments } from './documents.js';
 import { FAMILY_TITLES, priceUsd, routeKey, type Family, type Registry, type RestRoute, type Route, type RpcMethod } from '../define.js';
 
 export const SERVICE_TITLE = 'Bitcoin data and fee-intelligence API';
 /** The API's version in the OpenAPI and OpenRPC documents. */
-export const API_VERSION = '1.0.0';
+/** The package's version (a test keeps `SERVICE_VERSION` equal to package.json). */
+export const API_VERSION = SERVICE_VERSION;
 /** Where the OpenRPC document of the JSON-RPC methods is served (also by the method `rpc.discover`). */
 export const OPENRPC_PATH = '/openrpc.json';
 /** The MCP endpoint (Streamable HTTP). */
@@ -73,7 +76,8 @@ export function llmsTxt(registry: Registry, baseUrl: string): string {
     if (routes.length + methods.length === 0) continue;
     lines.push('', `## ${FAMILY_TITLES[family]}`, '');
     for (const r of routes) {
-      const link = r.kind === 'rest' && r.method === 'GET' && !r.params ? `[${routeKey(r)}](${baseUrl}${r.path})` : `\`${routeKey(r)}\``;
+      const link =
+        r.kind === 'rest' && r.method === 'GET' && !r.params && r.content !== 'websocket' ? `[${routeKey(r)}](${baseUrl}${r.path})` : `\`${routeKey(r)}\``;
       lines.push(`- ${link}: ${r.summary} (${routePrice(r)})`);
     }
     for (const m of methods) lines.push(`- \`${m.name}\` (JSON-RPC at ${baseUrl}/v1/rpc): ${m.summary} (${usd(priceUsd(m.price))})`);
@@ -109,7 +113,7 @@ export function paymentSection(baseUrl: string, payments: PaymentFacts): string 
 
 function restEntry(route: Route, baseUrl: string): string {
   const lines = [`### ${routeKey(route)}`, '', route.summary + '.', ''];
-  if (route.description) lines.push(route.description, '');
+  if (route.description) lines.push(linkDocuments(route.description, baseUrl), '');
   lines.push(`Price: ${routePrice(route)}.`);
   if (route.errors.length > 0) lines.push(`Errors: ${route.errors.join(', ')} (besides INVALID_REQUEST for malformed input).`);
   lines.push('');
@@ -132,7 +136,7 @@ function methodEntry(method: RpcMethod, baseUrl: string): string {
     '',
     method.summary + '.',
     '',
-    ...(method.description ? [method.description, ''] : []),
+    ...(method.description ? [linkDocuments(method.description, baseUrl), ''] : []),
     `Price: ${usd(priceUsd(method.price))}.${method.errors.length > 0 ? ` Errors: ${method.errors.join(', ')}.` : ''}`,
     '',
     'Example request:',
@@ -156,7 +160,7 @@ export function llmsFullTxt(registry: Registry, baseUrl: string, payments: Payme
     '',
     `> ${SERVICE_SUMMARY}`,
     '',
-    `Base URL: ${baseUrl}. Machine-readable description: ${baseUrl}/openapi.json. Errors are JSON: \`{"success": false, "error": {"code", "message"}}\`; 503 answers carry \`Retry-After\`.`,
+    `Base URL: ${baseUrl}. Machine-readable description: ${baseUrl}/openapi.json. Errors are JSON: \`{"success": false, "error": {"code", "message", "docs"}}\`, every code with its status and what to do in [/docs/errors.md](${baseUrl}/docs/errors.md); 503 answers carry \`Retry-After\`.`,
     '',
     paymentSection(baseUrl, payments),
     '',
@@ -214,7 +218,7 @@ export function agentsMd(registry: Registry, baseUrl: string, payments: PaymentF
     '## Handle answers',
     '',
     '- `200`: the answer. Answers derived from the mempool or the optimizer cache say when they were computed (`asOf`, `cachedAt`, `cacheAgeMs`); check them before acting on fees.',
-    '- `400` / `404` / `405` / `413` / `415` / `422`: fix the request; `error.code` names the reason (see the errors in `/llms-full.txt`). These are never charged.',
+    `- \`400\` / \`404\` / \`405\` / \`413\` / \`415\` / \`422\`: fix the request; \`error.code\` names the reason. Every code, its status and what to do: [/docs/errors.md](${baseUrl}/docs/errors.md) (also linked from each error as \`error.docs\`). These are never charged.`,
     '- `402`: pay the challenge and repeat the identical request. A 402 on a request that carried a payment says why it was refused in `error`; do not retry the same signature.',
     '- `409 PAYMENT_IN_PROGRESS`: the same payment is being served right now; wait and retry with the same header to get the same answer.',
     '- `429`: slow down; wait `Retry-After` seconds.',

@@ -1,11 +1,13 @@
 /**
  * The public documents (SPEC §4 rule 5, §9), free and generated from the registry on each request:
- * OpenAPI, llms.txt, llms-full.txt, AGENTS.md, the sitemaps, the glossary and the overview page.
+ * OpenAPI, llms.txt, llms-full.txt, AGENTS.md, the sitemaps, the glossary and the overview page,
+ * and the Markdown documents of `docs/` they link to (`documents.ts`).
  * Absolute links use PUBLIC_BASE_URL, else the request's own host.
  */
 import { z } from 'zod';
 import { defineRoute, defineRpcMethod, type ApiContext } from '../define.js';
 import { documentRoute } from './documentRoute.js';
+import { documentRoutes } from './documents.js';
 import { agentsMd, llmsFullTxt, llmsTxt, OPENRPC_PATH, type PaymentFacts } from './agentDocs.js';
 import { glossaryMd } from './glossary.js';
 import { buildOpenApi, OPENAPI_VERSION } from './openapi.js';
@@ -100,6 +102,7 @@ export const docRoutes = [
   text('/glossary.md', 'markdown', 'Glossary: sat/vB, vsize, weight, chunk, cluster, CPFP, RBF, template, baseline, bound, x402 …', (ctx) =>
     glossaryMd(ctx.registry),
   ),
+  ...documentRoutes(DOC_CACHE_SECONDS),
 ];
 
 /** OpenRPC's service discovery (EIP-1901): the same document as `GET /openrpc.json`. */

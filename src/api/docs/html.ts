@@ -14,10 +14,13 @@ const STYLE = `
 body { margin: 0; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--fg); background: var(--bg); }
 header { padding: 18px 24px; border-bottom: 1px solid var(--line); display: flex; gap: 18px; align-items: baseline; flex-wrap: wrap; }
 header h1 { font-size: 20px; margin: 0; } header h1 span { color: var(--accent); }
-header nav a { margin-right: 14px; color: var(--muted); text-decoration: none; } header nav a:hover { color: var(--fg); }
+header nav { display: flex; flex-wrap: wrap; gap: 2px 14px; min-width: 0; }
+header nav a { color: var(--muted); text-decoration: none; } header nav a:hover { color: var(--fg); }
 main { padding: 20px 24px; max-width: 1280px; margin: 0 auto; }
-.grid { display: grid; gap: 16px; grid-template-columns: repeat(auto-fit, minmax(280px, 1fr)); }
-.charts { grid-template-columns: repeat(auto-fit, minmax(480px, 1fr)); }
+.grid { display: grid; gap: 16px; grid-template-columns: repeat(auto-fit, minmax(min(100%, 260px), 1fr)); }
+.charts { grid-template-columns: repeat(auto-fit, minmax(min(100%, 460px), 1fr)); }
+.chart { width: 100%; min-height: 240px; }
+.u-legend { font-size: 12px; } .u-legend .u-series { padding: 0 6px; } .u-legend th { font-weight: 500; }
 .card { background: var(--card); border: 1px solid var(--line); border-radius: 10px; padding: 14px 16px; min-width: 0; }
 .card h2 { font-size: 13px; text-transform: uppercase; letter-spacing: .05em; color: var(--muted); margin: 0 0 8px; font-weight: 600; }
 .big { font-size: 28px; font-weight: 650; font-variant-numeric: tabular-nums; }
@@ -26,6 +29,11 @@ table { border-collapse: collapse; width: 100%; font-variant-numeric: tabular-nu
 td, th { padding: 4px 8px; border-bottom: 1px solid var(--line); text-align: right; white-space: nowrap; }
 td:first-child, th:first-child { text-align: left; } code { font-size: 13px; }
 .mono { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 12px; overflow: hidden; text-overflow: ellipsis; }
+/* A phone: less padding, and tables wrap instead of widening the page. */
+@media (max-width: 640px) {
+  header, main { padding: 12px; } .big { font-size: 24px; }
+  td, th { white-space: normal; overflow-wrap: anywhere; } code { overflow-wrap: anywhere; }
+}
 .status-ok { color: #1a7f37; } .status-warn { color: #b7791f; } .status-bad { color: #cf222e; }
 `;
 

@@ -14,7 +14,7 @@ export type Components = Record<string, JsonSchema>;
 export type SchemaTarget = 'openapi-3.0' | 'draft-7';
 
 export function jsonSchema(schema: z.ZodType, io: 'input' | 'output', components: Components, target: SchemaTarget = 'openapi-3.0'): JsonSchema {
-  const out = z.toJSONSchema(schema, { target, io, unrepresentable: 'any' }) as JsonSchema;
+  const out = withoutEmptyItems(z.toJSONSchema(schema, { target, io, unrepresentable: 'any' })) as JsonSchema;
   delete out.$schema;
   const definitions = (out.definitions ?? out.$defs) as Record<string, JsonSchema> | undefined;
   if (!definitions) return out;
@@ -34,4 +34,18 @@ export function jsonSchema(schema: z.ZodType, io: 'input' | 'output', components
   };
   for (const [name, definition] of Object.entries(definitions)) components[renamed.get(name) ?? name] = rewrite(definition) as JsonSchema;
   return rewrite(out) as JsonSchema;
+}
+
+/**
+ * An empty tuple (`[]` params) comes out as `items: { anyOf: [] }`, a schema nothing matches that
+ * some tools reject: `maxItems: 0` already says it, so the `items` go.
+ */
+function withoutEmptyItems(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutEmptyItems);
+  if (!value || typeof value !== 'object') return value;
+  const entries = Object.entries(value).filter(([key, item]) => {
+    const anyOf = key === 'items' && item && typeof item === 'object' ? (item as { anyOf?: unknown }).anyOf : undefined;
+    return !(Array.isArray(anyOf) && anyOf.length === 0);
+  });
+  return Object.fromEntries(entries.map(([key, item]) => [key, withoutEmptyItems(item)]));
 }

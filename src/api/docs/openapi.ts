@@ -7,6 +7,7 @@
  */
 import type { z } from 'zod';
 
+import { SERVICE_VERSION } from '../../version.js';
 import { CONTENT_TYPES, priceUsd, type Registry, type Route, type RpcMethod } from '../define.js';
 import { API_VERSION, OPENRPC_PATH } from './agentDocs.js';
 import { jsonSchema, type Components, type JsonSchema } from './jsonSchema.js';
@@ -20,12 +21,29 @@ function openApiPath(path: string): string {
   return path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 }
 
-function parameters(schema: Schema | undefined, where: 'path' | 'query', components: Components): JsonSchema[] {
+/**
+ * Path or query parameters with their example value. A query number arrives as a digits-only
+ * string and is parsed to an integer: it is described as the integer it is (bounds and default
+ * included), since a query string carries no type of its own.
+ */
+function parameters(schema: Schema | undefined, where: 'path' | 'query', components: Components, example: unknown): JsonSchema[] {
   if (!schema) return [];
   const object = jsonSchema(schema, 'input', components);
+  const parsed = (jsonSchema(schema, 'output', components).properties ?? {}) as Record<string, JsonSchema>;
   const properties = (object.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set((object.required ?? []) as string[]);
-  return Object.entries(properties).map(([name, property]) => ({ name, in: where, required: where === 'path' || required.has(name), schema: property }));
+  const examples = (example && typeof example === 'object' ? example : {}) as Record<string, unknown>;
+  return Object.entries(properties).map(([name, property]) => {
+    const integer = property.type === 'string' && parsed[name]?.type === 'integer' ? parsed[name] : undefined;
+    const value = examples[name];
+    return {
+      name,
+      in: where,
+      required: where === 'path' || required.has(name),
+      schema: integer ?? property,
+      ...(value === undefined ? {} : { example: integer && typeof value === 'string' ? Number(value) : value }),
+    };
+  });
 }
 
 const ERROR_ENVELOPE: JsonSchema = {
@@ -33,7 +51,15 @@ const ERROR_ENVELOPE: JsonSchema = {
   required: ['success', 'error'],
   properties: {
     success: { type: 'boolean', enum: [false] },
-    error: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'string' }, message: { type: 'string' } } },
+    error: {
+      type: 'object',
+      required: ['code', 'message', 'docs'],
+      properties: {
+        code: { type: 'string' },
+        message: { type: 'string' },
+        docs: { type: 'string', description: 'Path of the catalogue of error codes (status, meaning, what to do) on this service' },
+      },
+    },
   },
 };
 
@@ -49,14 +75,14 @@ const CHALLENGE: JsonSchema = {
   },
 };
 
-function responses(route: Route, ok: JsonSchema): JsonSchema {
+function responses(route: Route, ok: JsonSchema, baseUrl: string, example: JsonSchema = {}): JsonSchema {
   const media = CONTENT_TYPES[route.content ?? 'json'].split(';')[0] ?? 'application/json';
-  const out: JsonSchema = { '200': { description: 'Success', content: { [media]: { schema: ok } } } };
+  const out: JsonSchema = { '200': { description: 'Success', content: { [media]: { schema: ok, ...example } } } };
   // An MCP tool's payment travels inside MCP messages (x402 MCP transport): never an HTTP 402.
   if (route.price !== 'free' && route.kind !== 'mcp')
     out['402'] = { description: 'Payment required (x402 v2)', content: { 'application/json': { schema: { $ref: '#/components/schemas/PaymentChallenge' } } } };
   out.default = {
-    description: `Error (${route.errors.join(', ') || 'see docs/errors.md'}); 503 answers carry Retry-After`,
+    description: `Error${route.errors.length > 0 ? ` (${route.errors.join(', ')})` : ''}: every code with its status and what to do at ${baseUrl}/docs/errors.md; 503 answers carry Retry-After`,
     content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
   };
   return out;
@@ -78,36 +104,64 @@ function rpcRequest(method: RpcMethod, components: Components): JsonSchema {
   };
 }
 
+/** The example of a JSON-RPC method as request and answer envelopes. */
+function rpcExamples(methods: RpcMethod[]): { request: JsonSchema; response: JsonSchema } {
+  const request: JsonSchema = {};
+  const response: JsonSchema = {};
+  for (const m of methods) {
+    request[m.name] = { summary: m.summary, value: { jsonrpc: '2.0', id: 1, method: m.name, params: m.example.params } };
+    response[m.name] = { summary: m.summary, value: { jsonrpc: '2.0', id: 1, result: m.example.result } };
+  }
+  return { request, response };
+}
+
+/** The OpenAPI operation of a route: its parameters, body and answers, each with the registry's example. */
 function operation(route: Route, registry: Registry, components: Components, baseUrl: string): JsonSchema {
+  const example = route.example === 'live' ? undefined : route.example;
+  const documentName = /\bdocs\/([a-z-]+)\.md\b/.exec(route.description ?? '')?.[1];
   const op: JsonSchema = {
     operationId: `${route.method.toLowerCase()}${route.path.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`,
     summary: route.summary,
     ...(route.description ? { description: route.description } : {}),
     tags: [route.family],
     'x-price-usd': route.kind === 'rest' ? priceUsd(route.price) : 'per_call',
-    parameters: [...parameters(route.params, 'path', components), ...parameters(route.query, 'query', components)],
+    ...(documentName ? { externalDocs: { url: `${baseUrl}/docs/${documentName}.md` } } : {}),
+    parameters: [...parameters(route.params, 'path', components, example?.params), ...parameters(route.query, 'query', components, example?.query)],
   };
   if (route.kind === 'jsonrpc') {
     const methods = [...registry.methods.values()];
     const one = { oneOf: methods.map((m) => rpcRequest(m, components)) };
-    op.requestBody = { required: true, content: { 'application/json': { schema: { oneOf: [one, { type: 'array', items: one, minItems: 1 }] } } } };
+    const examples = rpcExamples(methods);
+    op.requestBody = {
+      required: true,
+      content: { 'application/json': { schema: { oneOf: [one, { type: 'array', items: one, minItems: 1 }] }, examples: examples.request } },
+    };
     op['x-rpc-methods'] = Object.fromEntries(
       methods.map((m) => [m.name, { priceUsd: priceUsd(m.price), summary: m.summary, result: jsonSchema(m.result, 'output', components) }]),
     );
-    op.responses = responses(route, { type: 'object', description: 'JSON-RPC 2.0 response (or an array of them for a batch)' });
-    // The methods' own description, for JSON-RPC tooling (also the free method `rpc.discover`).
-    op.externalDocs = { description: 'OpenRPC 1.2.6 document of every JSON-RPC method', url: `${baseUrl}${OPENRPC_PATH}` };
+    op.responses = responses(route, { type: 'object', description: 'JSON-RPC 2.0 response (or an array of them for a batch)' }, baseUrl, {
+      examples: examples.response,
+    });
     return op;
   }
-  if (route.body) op.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input', components) } } };
+  if (route.body) {
+    const body = example?.body === undefined ? {} : { example: example.body };
+    op.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input', components), ...body } } };
+  }
   const json = route.content === undefined || route.content === 'json';
-  op.responses = responses(route, json ? jsonSchema(route.response, 'output', components) : { type: 'string' });
+  op.responses = responses(
+    route,
+    json ? jsonSchema(route.response, 'output', components) : { type: 'string' },
+    baseUrl,
+    example ? { example: example.response } : {},
+  );
   return op;
 }
 
 export type OpenApiDocument = {
   openapi: typeof OPENAPI_VERSION;
   info: { title: string; version: string; description: string };
+  externalDocs: { description: string; url: string };
   servers: Array<{ url: string }>;
   paths: Record<string, Record<string, JsonSchema>>;
   components: { schemas: Record<string, JsonSchema> };
@@ -129,6 +183,7 @@ export function buildOpenApi(registry: Registry, baseUrl: string): OpenApiDocume
       description:
         'Pay-per-request Bitcoin data, fee intelligence and block-template optimization, as REST and as EVM-style JSON-RPC. Paid with x402 v2; non-custodial.',
     },
+    externalDocs: { description: 'How to pay, and every route and method with an example', url: `${baseUrl}/llms-full.txt` },
     servers: [{ url: baseUrl }],
     paths,
     components: { schemas: { ...shared, Error: ERROR_ENVELOPE, PaymentChallenge: CHALLENGE } },
