@@ -11,6 +11,7 @@ import { snapshotAge } from '../freshness.js';
 import { Freshness, Success, TargetBlocks, Txid } from '../schemas.js';
 import { BUMP_NOTE, BumpPlanAnswer, bumpPlanFor, TargetSatVb } from './bumpPlanAnswer.js';
 import { EXAMPLE_BUMP_PLAN } from './bumpPlanExample.js';
+import { BlockAuditsAnswer, blockAuditsAnswer, BlockAuditsQuery, BLOCK_AUDIT_NOTE } from './blockAudits.js';
 import {
   FeeLadderAnswer,
   feeLadderAnswer,
@@ -177,7 +178,51 @@ const EXAMPLE_OPTIMIZED_TXIDS: z.input<typeof OptimizedTxidsAnswer> = {
   note: '…',
 };
 
+const EXAMPLE_AUDIT_SIDE = {
+  txCount: 3_150,
+  feeSat: 24_100_000,
+  weightWu: 3_990_000,
+  notInBlock: 60,
+  blockTxsNotInIt: 41,
+  matchRate: 0.98,
+  feesLeftOnTableSat: 350_000,
+};
+const EXAMPLE_AUDIT = {
+  height: 850_001,
+  hash: '00000000000000000001b5e4c8a0f1d2c3b4a5968778695a4b3c2d1e0f9a8b7c',
+  previousBlockHash: '00000000000000000002a7c4c1e48d76c5a37902165a270156b7a8d72728a054',
+  time: '2026-11-25T10:03:00.000Z',
+  auditedAt: '2026-11-25T10:03:01.000Z',
+  block: { txCount: 3_131, feeSat: 23_750_000, weightWu: 3_991_000 },
+  optimized: { ...EXAMPLE_AUDIT_SIDE, cycle: 42, cachedAt: '2026-11-25T10:02:58.000Z' },
+  baseline: { ...EXAMPLE_AUDIT_SIDE, feeSat: 23_800_000, feesLeftOnTableSat: 50_000, source: 'node_getblocktemplate' as const },
+};
+
 export const templateRoutes = [
+  defineRoute({
+    family: 'template',
+    method: 'GET',
+    path: '/v1/template/block-audits',
+    price: 0.01,
+    summary:
+      'The last blocks next to our optimized template and the baseline for the same parent: fees left on the table, txs in one and not the other, match rate',
+    description: `${BLOCK_AUDIT_NOTE} Newest first; \`limit\` (default 10) of the last BLOCK_AUDIT_KEEP blocks this server saw.`,
+    query: BlockAuditsQuery,
+    response: BlockAuditsAnswer,
+    errors: [],
+    example: {
+      query: { limit: '1' },
+      response: {
+        success: true,
+        count: 1,
+        keep: 144,
+        summary: { blocks: 12, withTemplate: 12, feesLeftOnTableSat: 2_400_000, meanMatchRate: 0.97, failures: 0, last: EXAMPLE_AUDIT },
+        audits: [EXAMPLE_AUDIT],
+        note: '…',
+      },
+    },
+  }).handle(async (ctx, { query }) => blockAuditsAnswer(ctx.optimizer.audits, ctx.config.BLOCK_AUDIT_KEEP, query.limit)),
+
   defineRoute({
     family: 'template',
     method: 'GET',
