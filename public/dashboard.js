@@ -96,6 +96,20 @@
     );
   }
 
+  function drawAudits(snapshot) {
+    const a = snapshot.audits;
+    chart(
+      'audits',
+      [
+        { label: 'block', stroke: colors.accent, width: 2 },
+        { label: 'optimized', stroke: colors.green, width: 2 },
+        { label: 'baseline', stroke: colors.blue, width: 2 },
+      ],
+      [a.map((x) => x.height), a.map((x) => x.blockFeeSat), a.map((x) => x.optimizedFeeSat), a.map((x) => x.baselineFeeSat)],
+      { xLabel: 'height', integerX: true },
+    );
+  }
+
   function drawPhases(snapshot) {
     const rows = [...snapshot.phases].sort((a, b) => a.cycle - b.cycle);
     const phase = (name) => rows.map((r) => r.phasesMs[name] ?? null);
@@ -164,6 +178,7 @@
     drawProjected(snapshot);
     drawCycles(snapshot);
     drawPhases(snapshot);
+    drawAudits(snapshot);
     table(
       'replacements',
       snapshot.replacements.map((r) => [short(r.txid), short(r.replacedBy), ago(r.at)]),

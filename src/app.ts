@@ -91,7 +91,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(paymentsPlugin, { config, now });
 
   const dashboard = new DashboardFeed({ nodeKind: deps.nodeKind, mempool: app.mempool, fees: app.fees, optimizer: app.optimizer, now, minIntervalMs: 1000 });
-  const stream = new StreamHub(app.mempool.mirror, app.optimizer.service, { maxBufferBytes: config.STREAM_MAX_BUFFER_BYTES, now, logger: app.log });
+  const stream = new StreamHub(app.mempool.mirror, app.optimizer.service, {
+    maxBufferBytes: config.STREAM_MAX_BUFFER_BYTES,
+    now,
+    logger: app.log,
+    audits: app.optimizer.audits,
+  });
   app.decorate('stream', stream);
   const metrics = new ServiceMetrics({
     mempool: app.mempool,

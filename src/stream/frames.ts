@@ -5,6 +5,7 @@
  * in sats, `vsize`, `rate`).
  */
 import type { MempoolDiff, MempoolMirror, MirrorTx } from '../mempool/mirror.js';
+import type { BlockAudit, TemplateSide } from '../optimizer/blockAudit.js';
 import { txChunkFeeRate, txProjectedPlacement, type TemplateCache } from '../optimizer/templateCache.js';
 import { round } from '../util/round.js';
 
@@ -80,6 +81,25 @@ export function diffFrames(diff: MempoolDiff, view: OptimizerView): Frame[] {
     });
   }
   return frames;
+}
+
+/** The `audit` of a `block` frame: the block next to our template and the baseline for its parent (null: not audited). */
+export function auditFrameField(audit: BlockAudit | null) {
+  if (!audit) return null;
+  const side = (t: TemplateSide) => ({
+    txCount: t.txCount,
+    fee: t.feeSat,
+    weight: t.weightWu,
+    notInBlock: t.notInBlock,
+    blockTxsNotInIt: t.blockTxsNotInIt,
+    matchRate: round(t.matchRate, 6),
+    feesLeftOnTable: t.feesLeftOnTableSat,
+  });
+  return {
+    block: { txCount: audit.block.txCount, fee: audit.block.feeSat, weight: audit.block.weightWu },
+    optimized: audit.optimized ? { cycle: audit.optimized.cycle, ...side(audit.optimized) } : null,
+    baseline: audit.baseline ? { source: audit.baseline.source, ...side(audit.baseline) } : null,
+  };
 }
 
 export function mempoolFrame(mirror: MempoolMirror): Frame {

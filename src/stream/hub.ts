@@ -13,7 +13,8 @@ import type { WebSocket } from 'ws';
 import type { MempoolDiff, MempoolMirror } from '../mempool/mirror.js';
 import type { OptimizerService } from '../optimizer/optimizerService.js';
 import type { TemplateCache } from '../optimizer/templateCache.js';
-import { diffFrames, FRAME_TYPES, mempoolFrame, optimizerView, templateFrame, type Frame, type OptimizerView } from './frames.js';
+import type { BlockAudit, BlockAuditor } from '../optimizer/blockAudit.js';
+import { auditFrameField, diffFrames, FRAME_TYPES, mempoolFrame, optimizerView, templateFrame, type Frame, type OptimizerView } from './frames.js';
 import { parseClientMessage, Subscription } from './subscription.js';
 
 export const CLOSE_CODES = {
@@ -35,7 +36,12 @@ export interface StreamHubOptions {
   mempoolFrameMs?: number;
   now?: () => number;
   logger?: FastifyBaseLogger;
+  /** Block audits: a `block` frame waits (at most AUDIT_WAIT_MS) for its block's audit and carries it. */
+  audits?: Pick<BlockAuditor, 'audit'>;
 }
+
+/** Longest a `block` frame waits for its audit (one `getblock`); then it goes without (`audit: null`). */
+const AUDIT_WAIT_MS = 10_000;
 
 interface Client {
   socket: WebSocket;
@@ -47,6 +53,16 @@ interface Client {
 }
 
 const TERMINATE_AFTER_MS = 1000;
+
+/** The audit of `hash`, or null when it failed or took longer than AUDIT_WAIT_MS. */
+function auditWithin(audits: Pick<BlockAuditor, 'audit'>, hash: string): Promise<BlockAudit | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), AUDIT_WAIT_MS);
+    timer.unref();
+  });
+  return Promise.race([audits.audit(hash), late]).finally(() => clearTimeout(timer));
+}
 
 export class StreamHub {
   private readonly clients = new Set<Client>();
@@ -129,7 +145,19 @@ export class StreamHub {
       this.lastMempoolFrameAt = now;
       frames.push(mempoolFrame(this.mirror));
     }
-    this.broadcast(frames, view, diff.blocks.length > 0 ? confirmedByHeight(diff) : undefined);
+    const confirmed = diff.blocks.length > 0 ? confirmedByHeight(diff) : undefined;
+    const audits = this.options.audits;
+    if (!audits || !confirmed) return this.broadcast(frames, view, confirmed);
+    this.broadcast(
+      frames.filter((f) => f.type !== 'block'),
+      view,
+      confirmed,
+    );
+    const blocks = frames.filter((f) => f.type === 'block');
+    void Promise.all(blocks.map((f) => auditWithin(audits, String(f.hash)))).then((found) => {
+      const withAudits = blocks.map((f, i) => ({ ...f, audit: auditFrameField(found[i] ?? null) }));
+      this.broadcast(withAudits, optimizerView(this.optimizer.cache), confirmed);
+    });
   };
 
   private readonly onTemplate = (cache: TemplateCache): void => {

@@ -119,7 +119,8 @@ describe.runIf(available.run)('getblocktemplate drop-in on real Bitcoin Core v31
     expect(await core.rpc('getblocktemplate', { mode: 'proposal', data: block.hex })).toBeNull();
     const proposal = await cli(['getblocktemplate'], JSON.stringify({ mode: 'proposal', data: block.hex }));
     expect(proposal).toMatchObject({ code: 0, stderr: '' });
-    expect(proposal.stdout.trim()).toBe('null');
+    // bitcoin-cli prints nothing for a null result (valid).
+    expect(proposal.stdout.trim()).toBe('');
 
     const submitted = await cli(['submitblock'], block.hex);
     expect(submitted).toMatchObject({ code: 0, stderr: '' });
@@ -167,5 +168,51 @@ describe.runIf(available.run)('getblocktemplate drop-in on real Bitcoin Core v31
       await plain.close();
     }
     expect(existsSync(cookie)).toBe(true);
+  });
+
+  it('default: the audit of a block Core mined equals a recomputation from getblock <hash> 2, in the paid route and cache-stats', async () => {
+    await fillMempool(core, { seed: 29, targetVsize: 15_000 });
+    await refreshFromCore(world);
+    const cache = world.app.optimizer.service.cache;
+    if (!cache) throw new Error('no optimized template');
+    const [hash] = await core.mine(1);
+    if (!hash) throw new Error('no block');
+    await world.app.mempool.mirror.poll();
+    const audit = await world.app.optimizer.audits.audit(hash);
+
+    const block = await core.rpc<{ height: number; previousblockhash: string; tx: Array<{ txid: string; fee?: number; weight: number }> }>('getblock', hash, 2);
+    const txs = block.tx.slice(1);
+    const mined = new Set(txs.map((t) => t.txid));
+    const blockFee = txs.reduce((s, t) => s + Math.round((t.fee ?? NaN) * 1e8), 0);
+    const overlap = cache.optimized.txids.filter((t) => mined.has(t)).length;
+    const baselineOverlap = cache.baseline.txids.filter((t) => mined.has(t)).length;
+    expect(cache.previousBlockHash).toBe(block.previousblockhash);
+    expect(audit).toMatchObject({
+      height: block.height,
+      hash,
+      previousBlockHash: block.previousblockhash,
+      block: { txCount: txs.length, feeSat: blockFee, weightWu: txs.reduce((s, t) => s + t.weight, 0) },
+      optimized: {
+        cycle: cache.cycle,
+        txCount: cache.optimized.txCount,
+        feeSat: cache.optimized.feeSat,
+        notInBlock: cache.optimized.txCount - overlap,
+        blockTxsNotInIt: txs.length - overlap,
+        matchRate: overlap / cache.optimized.txCount,
+        feesLeftOnTableSat: cache.optimized.feeSat - blockFee,
+      },
+      baseline: {
+        source: cache.baseline.source,
+        feeSat: cache.baseline.feeSat,
+        notInBlock: cache.baseline.txCount - baselineOverlap,
+        feesLeftOnTableSat: cache.baseline.feeSat - blockFee,
+      },
+    });
+    expect(txs.length).toBeGreaterThan(10);
+
+    const paid = (await ask(world, 'GET', '/v1/template/block-audits?limit=5')).body;
+    expect(paid.audits[0]).toMatchObject({ hash, block: { feeSat: blockFee }, optimized: { feesLeftOnTableSat: cache.optimized.feeSat - blockFee } });
+    expect((await ask(world, 'GET', '/v1/template/block-audits?limit=5&extra=1')).status).toBe(400);
+    expect((await ask(world, 'GET', '/v1/template/cache-stats')).body.blockAudits.last.hash).toBe(hash);
   });
 });

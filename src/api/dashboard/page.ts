@@ -25,6 +25,7 @@ ${chart('histogram', 'Fee histogram', 'vsize waiting at each effective fee rate 
 ${chart('projected', 'Projected blocks', 'median fee rate of each projected block (sat/vB), next block first')}
 ${chart('cycles', 'Optimized vs baseline vs upper bound', 'fees of the last cycles (sat)', true)}
 ${chart('phases', 'Cycle phase timings', 'ms per phase of the last cycles')}
+${chart('audits', 'Block audits', 'fees of each block next to our template and the baseline for its parent (sat)', true)}
 <div class="card"><h2>Recent replacements</h2><table><thead><tr><th>replaced</th><th>by</th><th>when</th></tr></thead><tbody data-table="replacements"></tbody></table></div>
 <div class="card"><h2>Recent blocks</h2><table><thead><tr><th>height</th><th>txs</th><th>hash</th><th>when</th></tr></thead><tbody data-table="blocks"></tbody></table></div>
 </div>`;
