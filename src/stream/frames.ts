@@ -9,7 +9,7 @@ import type { BlockAudit, TemplateSide } from '../optimizer/blockAudit.js';
 import { txChunkFeeRate, txProjectedPlacement, type TemplateCache } from '../optimizer/templateCache.js';
 import { round } from '../util/round.js';
 
-export const FRAME_TYPES = ['hello', 'mempool', 'txs', 'removed', 'replacement', 'block', 'template'] as const;
+export const FRAME_TYPES = ['hello', 'mempool', 'txs', 'removed', 'replacement', 'block', 'audit', 'template'] as const;
 /** Answers to a client's own messages (`subscription.ts`), never broadcast. */
 export const CONTROL_FRAME_TYPES = ['subscribed', 'error'] as const;
 export type FrameType = (typeof FRAME_TYPES)[number] | (typeof CONTROL_FRAME_TYPES)[number];
@@ -83,9 +83,8 @@ export function diffFrames(diff: MempoolDiff, view: OptimizerView): Frame[] {
   return frames;
 }
 
-/** The `audit` of a `block` frame: the block next to our template and the baseline for its parent (null: not audited). */
-export function auditFrameField(audit: BlockAudit | null) {
-  if (!audit) return null;
+/** A block next to our template and the baseline for its parent (blockAudit.ts), after its `block` frame. */
+export function auditFrame(audit: BlockAudit): Frame {
   const side = (t: TemplateSide) => ({
     txCount: t.txCount,
     fee: t.feeSat,
@@ -96,6 +95,9 @@ export function auditFrameField(audit: BlockAudit | null) {
     feesLeftOnTable: t.feesLeftOnTableSat,
   });
   return {
+    type: 'audit',
+    height: audit.height,
+    hash: audit.hash,
     block: { txCount: audit.block.txCount, fee: audit.block.feeSat, weight: audit.block.weightWu },
     optimized: audit.optimized ? { cycle: audit.optimized.cycle, ...side(audit.optimized) } : null,
     baseline: audit.baseline ? { source: audit.baseline.source, ...side(audit.baseline) } : null,

@@ -14,7 +14,7 @@ import type { MempoolDiff, MempoolMirror } from '../mempool/mirror.js';
 import type { OptimizerService } from '../optimizer/optimizerService.js';
 import type { TemplateCache } from '../optimizer/templateCache.js';
 import type { BlockAudit, BlockAuditor } from '../optimizer/blockAudit.js';
-import { auditFrameField, diffFrames, FRAME_TYPES, mempoolFrame, optimizerView, templateFrame, type Frame, type OptimizerView } from './frames.js';
+import { auditFrame, diffFrames, FRAME_TYPES, mempoolFrame, optimizerView, templateFrame, type Frame, type OptimizerView } from './frames.js';
 import { parseClientMessage, Subscription } from './subscription.js';
 
 export const CLOSE_CODES = {
@@ -36,11 +36,11 @@ export interface StreamHubOptions {
   mempoolFrameMs?: number;
   now?: () => number;
   logger?: FastifyBaseLogger;
-  /** Block audits: a `block` frame waits (at most AUDIT_WAIT_MS) for its block's audit and carries it. */
+  /** Block audits: each block's audit follows its `block` frame as an `audit` frame (if ready within AUDIT_WAIT_MS). */
   audits?: Pick<BlockAuditor, 'audit'>;
 }
 
-/** Longest a `block` frame waits for its audit (one `getblock`); then it goes without (`audit: null`). */
+/** Longest the hub waits for a block's audit (one `getblock`); a later one is not streamed. */
 const AUDIT_WAIT_MS = 10_000;
 
 interface Client {
@@ -145,19 +145,14 @@ export class StreamHub {
       this.lastMempoolFrameAt = now;
       frames.push(mempoolFrame(this.mirror));
     }
-    const confirmed = diff.blocks.length > 0 ? confirmedByHeight(diff) : undefined;
+    this.broadcast(frames, view, diff.blocks.length > 0 ? confirmedByHeight(diff) : undefined);
+    // Each block's audit (one getblock) follows its block frame, when it is ready.
     const audits = this.options.audits;
-    if (!audits || !confirmed) return this.broadcast(frames, view, confirmed);
-    this.broadcast(
-      frames.filter((f) => f.type !== 'block'),
-      view,
-      confirmed,
-    );
-    const blocks = frames.filter((f) => f.type === 'block');
-    void Promise.all(blocks.map((f) => auditWithin(audits, String(f.hash)))).then((found) => {
-      const withAudits = blocks.map((f, i) => ({ ...f, audit: auditFrameField(found[i] ?? null) }));
-      this.broadcast(withAudits, optimizerView(this.optimizer.cache), confirmed);
-    });
+    if (audits)
+      for (const block of diff.blocks)
+        void auditWithin(audits, block.hash).then((audit) => {
+          if (audit && this.clients.size > 0) this.broadcast([auditFrame(audit)], optimizerView(this.optimizer.cache));
+        });
   };
 
   private readonly onTemplate = (cache: TemplateCache): void => {

@@ -165,7 +165,7 @@ const EXAMPLE_OPTIMIZED_TXIDS: z.input<typeof OptimizedTxidsAnswer> = {
   truncated: true,
   txids: [EXAMPLE_TXID, EXAMPLE_TXID.split('').reverse().join('')],
   wtxids: ['0b9e7c2f5a8d1e4b7c0a3f6d9e2b5c8a1f4e7d0c3b6a9f2e5d8c1b4a7f0e3d6c', EXAMPLE_TXID.split('').reverse().join('')],
-  defaultWitnessCommitment: '6a24aa21a9ed7a1c5e3f9b2d4c6e8a0f1b3d5c7e9a2b4d6f8c0e1a3b5d7f9c2e4a6b',
+  defaultWitnessCommitment: '6a24aa21a9ed921f9b76e2227d205e28f7339bf1aea5ebad6187e8082b930187ef30c18c67aa',
   receipt: {
     schema: 'bench-receipt/1',
     alg: 'Ed25519',
