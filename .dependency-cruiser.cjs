@@ -5,7 +5,7 @@
  * bottom layer.
  */
 const BOTTOM = '^src/(bitcoin|util|storage)/|^src/(config|errors|version)\\.ts$';
-const SERVICES = '^src/(node|mempool|fees|optimizer|payments|bump|stream)/';
+const SERVICES = '^src/(node|mempool|fees|optimizer|payments|bump|stream|pool)/';
 const API = '^src/api/';
 const TOP = '^src/(deps|app|main)\\.ts$|^src/cli/';
 const SIMNET = '^src/simnet/';
@@ -23,7 +23,7 @@ module.exports = {
     {
       name: 'services-import-no-api-or-top',
       severity: 'error',
-      comment: 'Services (node, mempool, fees, optimizer, payments, bump, stream) never see HTTP routes or the wiring.',
+      comment: 'Services (node, mempool, fees, optimizer, payments, bump, stream, pool) never see HTTP routes or the wiring.',
       from: { path: SERVICES },
       to: { path: `${API}|${TOP}|${SIMNET}` },
     },

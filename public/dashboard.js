@@ -161,6 +161,20 @@
     );
   }
 
+  function drawAudits(snapshot) {
+    const a = snapshot.audits;
+    chart(
+      'audits',
+      [
+        { label: 'block', stroke: colors.accent, width: 2 },
+        { label: 'optimized', stroke: colors.green, width: 2 },
+        { label: 'baseline', stroke: colors.blue, width: 2 },
+      ],
+      [a.map((x) => x.height), a.map((x) => x.blockFeeSat), a.map((x) => x.optimizedFeeSat), a.map((x) => x.baselineFeeSat)],
+      { xName: 'height', xLabel: 'block height', yLabel: 'fees (sat)', integerX: true },
+    );
+  }
+
   /** Every cycle's native time (incremental ones included), and the wall-clock phases of the full cycles at their cycle numbers. */
   function drawPhases(snapshot) {
     const full = new Map(snapshot.phases.map((r) => [r.cycle, r]));
@@ -235,6 +249,7 @@
     drawHistogram(snapshot);
     drawProjected(snapshot);
     drawPhases(snapshot);
+    drawAudits(snapshot);
     table(
       'replacements',
       snapshot.replacements.map((r) => [short(r.txid), short(r.replacedBy), ago(r.at)]),

@@ -28,6 +28,7 @@ import mempoolPlugin from './mempool/plugin.js';
 import { ChainState } from './node/chainState.js';
 import optimizerPlugin from './optimizer/plugin.js';
 import { paymentsPlugin } from './payments/plugin.js';
+import poolRpcPlugin from './pool/plugin.js';
 import { StreamHub } from './stream/hub.js';
 
 export type App = FastifyInstance;
@@ -90,11 +91,18 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(edgePlugin, { config });
   await app.register(mempoolPlugin, { config, node, now, autoPoll: autoStart });
   await app.register(optimizerPlugin, { config, node, now, autoStart });
+  // The operator's getblocktemplate drop-in: its own server, never part of the paid API.
+  await app.register(poolRpcPlugin, { config, node });
   await app.register(feesPlugin, { node, now });
   await app.register(paymentsPlugin, { config, now, limits: app.rateLimits });
 
   const dashboard = new DashboardFeed({ nodeKind: deps.nodeKind, mempool: app.mempool, fees: app.fees, optimizer: app.optimizer, now, minIntervalMs: 1000 });
-  const stream = new StreamHub(app.mempool.mirror, app.optimizer.service, { maxBufferBytes: config.STREAM_MAX_BUFFER_BYTES, now, logger: app.log });
+  const stream = new StreamHub(app.mempool.mirror, app.optimizer.service, {
+    maxBufferBytes: config.STREAM_MAX_BUFFER_BYTES,
+    now,
+    logger: app.log,
+    audits: app.optimizer.audits,
+  });
   app.decorate('stream', stream);
   const metrics = new ServiceMetrics({
     mempool: app.mempool,

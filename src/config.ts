@@ -228,6 +228,40 @@ const VARIABLES = {
     secret: true,
   },
 
+  BLOCK_AUDIT_KEEP: {
+    schema: positiveInt.max(10_000),
+    default: '144',
+    doc: 'Block audits kept (the last N blocks: fees and weight next to our template and the baseline for the same parent), oldest dropped first; `GET /v1/template/block-audits`.',
+  },
+
+  // --- getblocktemplate drop-in for the operator's pool (docs/mining.md) ---
+  POOL_RPC_PORT: {
+    schema: port.optional(),
+    default: undefined,
+    doc: "Port of the getblocktemplate drop-in: Bitcoin Core's JSON-RPC for the operator's own pool (ckpool, public-pool, bitcoin-cli), answering getblocktemplate from the optimized template and forwarding a short allowlist to the node. Unset: off. Not part of the paid API.",
+  },
+  POOL_RPC_HOST: {
+    schema: z.string().min(1),
+    default: '127.0.0.1',
+    doc: 'Interface of the getblocktemplate drop-in (loopback unless set: it serves raw transactions and submits blocks).',
+  },
+  POOL_RPC_USER: {
+    schema: z.string().min(1).max(200).optional(),
+    default: undefined,
+    doc: 'Basic-auth user of the drop-in; with POOL_RPC_PASSWORD. Unset: a cookie file, Core style.',
+  },
+  POOL_RPC_PASSWORD: {
+    schema: z.string().min(1).max(200).optional(),
+    default: undefined,
+    doc: 'Basic-auth password of the drop-in. Unset: `__cookie__:<random>` written to DATA_DIR/pool-rpc.cookie (mode 0600) at each start. Never logged.',
+    secret: true,
+  },
+  POOL_RPC_LONGPOLL_SEC: {
+    schema: positiveInt.max(3600),
+    default: '60',
+    doc: 'Longest a getblocktemplate long poll waits for a new tip or template before it answers with the current one.',
+  },
+
   // --- payments (x402 v2) ---
   PAYMENTS_ENABLED: { schema: bool, default: 'true', doc: 'Require x402 payment on paid routes. `false` opens every route (development only).' },
   PAY_TO: {

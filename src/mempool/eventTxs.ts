@@ -6,6 +6,7 @@
 import type { Transaction } from '@scure/btc-signer';
 import type { FastifyBaseLogger } from 'fastify';
 import { btcToSats } from '../bitcoin/units.js';
+import { wtxidOfRaw } from '../bitcoin/witness.js';
 import type { BitcoinNode } from '../node/bitcoinNode.js';
 import { decodeInputs, decodeTransaction } from './decodeInputs.js';
 import { toMirrorTx, type FetchedTx } from './mirrorTx.js';
@@ -40,7 +41,10 @@ export async function fetchEventTxs(
     } catch (error) {
       logger?.warn({ err: error, txid }, 'mempool tx does not decode; its replacements are not tracked');
     }
-    out.set(txid, { tx: { ...toMirrorTx(txid, entry), inputs }, spentby: entry.spentby });
+    const tx = toMirrorTx(txid, entry);
+    // Nodes that list no wtxid: the raw form has it.
+    if (tx.wtxid === null && raw !== undefined) tx.wtxid = wtxidOfRaw(raw);
+    out.set(txid, { tx: { ...tx, inputs }, spentby: entry.spentby });
   }
   return out;
 }
@@ -65,6 +69,7 @@ export async function rebuildGoneTxs(
       // Not a transaction we can read: left out.
     }
   }
+  const wtxidOf = new Map(decoded.map((d) => [d.txid, wtxidOfRaw(raws.get(d.txid) ?? '')]));
   const outpoints = [...new Set(decoded.flatMap((d) => d.inputs))];
   const parents = await node.getRawTransactionsVerbose([...new Set(outpoints.map((o) => o.slice(0, 64)))]);
   const values = new Map<string, number>();
@@ -86,6 +91,7 @@ export async function rebuildGoneTxs(
     out.set(txid, {
       tx: {
         txid,
+        wtxid: wtxidOf.get(txid) ?? null,
         feeSat,
         modifiedFeeSat: feeSat,
         vsize: tx.vsize,

@@ -7,6 +7,8 @@ import type { MempoolEntry } from '../node/schemas.js';
 
 export interface MirrorTx {
   txid: string;
+  /** Witness txid (Core's `wtxid`); null when the node did not give it. */
+  wtxid: string | null;
   feeSat: number;
   modifiedFeeSat: number;
   vsize: number;
@@ -41,6 +43,7 @@ export interface FetchedTx {
 export function toMirrorTx(txid: string, e: MempoolEntry): MirrorTx {
   return {
     txid,
+    wtxid: e.wtxid ?? null,
     feeSat: btcToSats(e.fees.base),
     modifiedFeeSat: btcToSats(e.fees.modified),
     vsize: e.vsize,

@@ -22,9 +22,10 @@ export class NodeRpcError extends Error {
   constructor(
     readonly method: string,
     readonly rpcCode: number,
-    message: string,
+    /** The node's own message, as it said it. */
+    readonly coreMessage: string,
   ) {
-    super(`${method}: ${message} (code ${rpcCode})`);
+    super(`${method}: ${coreMessage} (code ${rpcCode})`);
     this.name = 'NodeRpcError';
   }
 }

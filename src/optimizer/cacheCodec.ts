@@ -9,7 +9,7 @@
  * replica's cache-stats and dashboard show the same cycles), and the element count of each section. The sections are the
  * per-tx lookups as typed arrays in the host's byte order (little-endian everywhere we run) —
  * txid keys (u32 × LOOKUP_WORDS, ascending), chunk fee rates (f64), projected block (i32) — and
- * the optimized and baseline txid lists as raw 32-byte values. Never a JS Map and no per-tx
+ * the optimized and baseline txid lists and the optimized wtxids as raw 32-byte values. Never a JS Map and no per-tx
  * strings: a follower serves the lookups as they arrive (txLookup.ts, binary search). The warm-start
  * data of full-only mode stays with the leader (a new leader's first cycle starts cold).
  *
@@ -21,7 +21,8 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { z } from 'zod';
 import type { BaselineStatus, CycleRecord } from './optimizerService.js';
 import { txidsDigest } from './receipts.js';
-import type { TemplateCache } from './templateCache.js';
+import { witnessCommitmentScript } from '../bitcoin/witness.js';
+import type { TemplateCache, TemplateWitness } from './templateCache.js';
 import { LOOKUP_WORDS } from './txLookup.js';
 
 export const CACHE_WIRE_SCHEMA = 'btc-intel-cache/1';
@@ -85,7 +86,14 @@ const Header = z.object({
     snapshot: int.nonnegative().max(2_000_000),
     optimized: int.nonnegative().max(2_000_000),
     baseline: int.nonnegative().max(2_000_000),
+    /** The optimized template's wtxids (0: none known). */
+    wtxids: int.nonnegative().max(2_000_000).default(0),
   }),
+  witnessCommitment: z
+    .string()
+    .regex(/^6a24aa21a9ed[0-9a-f]{64}$/)
+    .nullable()
+    .default(null),
   cycle: int.positive(),
   kind: z.enum(['full', 'incremental']),
   cachedAt: num,
@@ -209,7 +217,9 @@ export function encodeCache(cache: TemplateCache, leaderId: string, leader: Lead
       snapshot: cache.lookup.chunkFeeRateSatVb.length,
       optimized: optimized.txids.length,
       baseline: baseline.txids.length,
+      wtxids: cache.witness?.wtxids.length ?? 0,
     },
+    witnessCommitment: cache.witness?.commitment ?? null,
     cycle: cache.cycle,
     kind: cache.kind,
     cachedAt: cache.cachedAt,
@@ -253,6 +263,7 @@ export function encodeCache(cache: TemplateCache, leaderId: string, leader: Lead
     bytesOf(cache.lookup.projectedBlock),
     txidBytes(optimized.txids),
     txidBytes(baseline.txids),
+    txidBytes(cache.witness?.wtxids ?? []),
   ]);
 }
 
@@ -310,6 +321,16 @@ function checkRange(values: Int32Array | Uint32Array, min: number, max: number, 
   for (const v of values) if (v < min || v > max) throw new CacheDecodeError(`${what}: ${v} outside [${min}, ${max}]`);
 }
 
+/** The template's wtxids with their commitment, checked against each other (the commitment is what a pool mines). */
+async function decodeWitness(raw: Buffer, n: number, optimizedCount: number, commitment: string | null): Promise<TemplateWitness | null> {
+  if (n === 0 && commitment === null) return null;
+  if (n !== optimizedCount || commitment === null)
+    throw new CacheDecodeError(`${n} wtxids and a ${commitment === null ? 'missing' : 'present'} commitment for ${optimizedCount} txs`);
+  const wtxids = await hexTxids(raw, n);
+  if (witnessCommitmentScript(wtxids) !== commitment) throw new CacheDecodeError('the witness commitment does not match the wtxids');
+  return { wtxids, commitment };
+}
+
 /**
  * Parses and checks a blob written by `encodeCache`. Throws `CacheDecodeError` on anything
  * malformed, oversized or inconsistent (nothing of it is used then).
@@ -337,6 +358,7 @@ export async function decodeCache(blob: Buffer): Promise<DecodedCache> {
   const projectedBlock = read.typed((n) => new Int32Array(n), counts.snapshot, 'projected blocks');
   const optimizedRaw = read.txids(counts.optimized, 'optimized txids');
   const baselineRaw = read.txids(counts.baseline, 'baseline txids');
+  const wtxidsRaw = read.txids(counts.wtxids, 'optimized wtxids');
   read.end();
   checkRange(projectedBlock, -1, h.projectedBlocks.length - 1, 'projected block');
   checkAscending(keys);
@@ -346,6 +368,7 @@ export async function decodeCache(blob: Buffer): Promise<DecodedCache> {
   // The lists the receipt signs must be the lists served.
   if (txidsDigest(optimizedTxids) !== h.receipt.payload.optimized.txidsSha256) throw new CacheDecodeError('optimized txids do not match the receipt');
   if (txidsDigest(baselineTxids) !== h.receipt.payload.baseline.txidsSha256) throw new CacheDecodeError('baseline txids do not match the receipt');
+  const witness = await decodeWitness(wtxidsRaw, counts.wtxids, counts.optimized, h.witnessCommitment);
 
   const cache: TemplateCache = {
     cycle: h.cycle,
@@ -357,6 +380,7 @@ export async function decodeCache(blob: Buffer): Promise<DecodedCache> {
     maxTxCount: h.maxTxCount,
     snapshot: h.snapshot,
     optimized: { ...h.optimized, txids: optimizedTxids, txidSet: new Set(optimizedTxids) },
+    witness,
     baseline: { ...h.baseline, txids: baselineTxids, txidSet: new Set(baselineTxids) },
     nativeV31: h.nativeV31,
     nativeV30: h.nativeV30,

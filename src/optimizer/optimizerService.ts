@@ -32,6 +32,7 @@ import type { ReceiptSigner } from './receipts.js';
 import { buildTemplateCache, publishCache, type CacheKind, type CycleOutput, type NodeBaseline, type TemplateCache } from './templateCache.js';
 import type { IncrementalRunner, StepResult } from './incrementalRunner.js';
 import { IncrementalStats } from './incrementalStats.js';
+import { WtxidBook } from './wtxidBook.js';
 
 export type CyclePhase = 'idle' | 'baseline' | 'snapshot' | 'optimize' | 'publish';
 export type CycleStatus = 'ok' | 'baseline_fallback' | 'error' | 'timeout';
@@ -92,10 +93,12 @@ export class OptimizerService extends EventEmitter<{ published: [TemplateCache];
   private started = false;
   private readonly schedule: PeriodicTask;
   private readonly now: () => number;
+  private readonly wtxids: WtxidBook;
 
   constructor(private readonly options: OptimizerServiceOptions) {
     super();
     this.now = options.now ?? Date.now;
+    this.wtxids = new WtxidBook(options.mirror);
     this.incrementalStats = new IncrementalStats(options.config.OPTIMIZER_INCREMENTAL_MS);
     if (this.incrementalEnabled && options.incremental) options.incremental.onChange = () => this.scheduleIncremental();
     this.schedule = new PeriodicTask(
@@ -140,6 +143,7 @@ export class OptimizerService extends EventEmitter<{ published: [TemplateCache];
     this.schedule.stop();
     clearTimeout(this.incrementalTimer);
     this.incrementalTimer = undefined;
+    this.wtxids.close();
     await this.running?.catch(() => undefined);
     await this.incrementalRunning;
   }
@@ -204,6 +208,7 @@ export class OptimizerService extends EventEmitter<{ published: [TemplateCache];
       weightLimitWu: MAX_BLOCK_WEIGHT_WU,
       maxTxCount: this.optimizerOptions.maxTxCount,
       signer: this.options.signer,
+      wtxidOf: this.wtxids.wtxidOf,
     });
     this.serve(cache);
     return cache;
@@ -328,6 +333,7 @@ export class OptimizerService extends EventEmitter<{ published: [TemplateCache];
         weightLimitWu: MAX_BLOCK_WEIGHT_WU,
         maxTxCount: this.optimizerOptions.maxTxCount,
         signer,
+        wtxidOf: this.wtxids.wtxidOf,
       });
       this.cache = cache;
       this.cycleCount = cache.cycle;

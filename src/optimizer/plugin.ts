@@ -8,6 +8,7 @@ import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import type { BitcoinNode } from '../node/bitcoinNode.js';
+import { BlockAuditor } from './blockAudit.js';
 import { IncrementalRunner } from './incrementalRunner.js';
 import { newReplicaId, OptimizerLeadership, singleStatus, type LeaseStatus } from './leadership.js';
 import { OptimizerPool } from './optimizerPool.js';
@@ -20,6 +21,8 @@ export interface OptimizerHandle {
   signer: ReceiptSigner;
   /** This replica's part in the optimizer lead (`single` without Redis). */
   lease: LeaseStatus;
+  /** Every new block next to our last template for its parent (the last BLOCK_AUDIT_KEEP). */
+  audits: BlockAuditor;
 }
 
 declare module 'fastify' {
@@ -65,13 +68,15 @@ async function optimizerPlugin(app: FastifyInstance, { config, node, now, autoSt
         })
       : undefined;
   const lease = leadership?.status ?? singleStatus(newReplicaId());
-  app.decorate('optimizer', { enabled: config.OPTIMIZER_ENABLED, service, signer, lease } satisfies OptimizerHandle);
+  const audits = new BlockAuditor({ mirror, node, optimizer: service, keep: config.BLOCK_AUDIT_KEEP, logger: app.log, now });
+  app.decorate('optimizer', { enabled: config.OPTIMIZER_ENABLED, service, signer, lease, audits } satisfies OptimizerHandle);
   if (config.OPTIMIZER_ENABLED && autoStart) {
     // The first cycle waits for the mempool view's first poll (it shares the poll). With a leader
     // lease, cycles run only while this replica holds it.
     app.addHook('onReady', async () => (leadership ? leadership.start() : service.start()));
   }
   app.addHook('onClose', async () => {
+    audits.close();
     await leadership?.stop();
     await service.stop();
     await incremental?.close();

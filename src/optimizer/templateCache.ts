@@ -5,6 +5,7 @@
  * engine's worker gives one directly; `buildTemplateCache` makes one from a mempool snapshot and
  * a native result) and the baseline, in O(template) work plus the signature.
  */
+import { witnessCommitmentScript } from '../bitcoin/witness.js';
 import type { OptimizerResult, TemplateSelection } from './native.js';
 import { txidsDigest, type ReceiptSigner, type SignedReceipt } from './receipts.js';
 import type { CycleSnapshot } from './mirrorSnapshot.js';
@@ -52,6 +53,14 @@ export interface BaselineComparison {
   previousBlockHash: string;
 }
 
+/** The optimized template's witness side (BIP 141), for pools and Stratum v2 job declaration. */
+export interface TemplateWitness {
+  /** wtxid of each optimized transaction, in template order (index-aligned with `optimized.txids`). */
+  wtxids: string[];
+  /** The coinbase output script committing to them (`default_witness_commitment`), hex. */
+  commitment: string;
+}
+
 export interface TemplateCache {
   cycle: number;
   kind: CacheKind;
@@ -65,6 +74,8 @@ export interface TemplateCache {
   maxTxCount: number | null;
   snapshot: CycleSnapshot['totals'] & { takenAt: number; source: string };
   optimized: TemplateSummary;
+  /** Null when a template transaction's wtxid was not known (a node that lists none). */
+  witness: TemplateWitness | null;
   baseline: BaselineTemplate;
   /** The native re-implementations of Core, for the comparison table. */
   nativeV31: Omit<TemplateSummary, 'txids' | 'txidSet'>;
@@ -155,6 +166,23 @@ export interface BuildCacheParams {
   /** `maxTxCount` the cycle ran with (a projected block that reached it is full). */
   maxTxCount?: number;
   signer: ReceiptSigner;
+  /** The wtxid of a snapshot transaction (the mempool view's); absent: no witness data. */
+  wtxidOf?: WtxidOf;
+}
+
+/** The wtxid of a transaction by txid, when known. */
+export type WtxidOf = (txid: string) => string | null | undefined;
+
+/** The template's wtxids and witness commitment, or null when one wtxid is unknown. O(template). */
+export function templateWitness(txids: readonly string[], wtxidOf: WtxidOf | undefined): TemplateWitness | null {
+  if (!wtxidOf) return null;
+  const wtxids: string[] = [];
+  for (const txid of txids) {
+    const wtxid = wtxidOf(txid);
+    if (!wtxid) return null;
+    wtxids.push(wtxid);
+  }
+  return { wtxids, commitment: witnessCommitmentScript(wtxids) };
 }
 
 /** The output of a from-scratch cycle on a snapshot (index-keyed native result → txids and a txid-keyed lookup). O(n). */
@@ -192,10 +220,11 @@ export interface PublishParams {
   weightLimitWu: number;
   maxTxCount?: number;
   signer: ReceiptSigner;
+  wtxidOf?: WtxidOf;
 }
 
 /** The cache of one cycle, with its signed receipt. O(template size + baseline size · log n). */
-export function publishCache({ cycle, now, output, nodeBaseline, weightLimitWu, maxTxCount, signer }: PublishParams): TemplateCache {
+export function publishCache({ cycle, now, output, nodeBaseline, weightLimitWu, maxTxCount, signer, wtxidOf }: PublishParams): TemplateCache {
   const optimized = summary(output.optimized);
   const height = output.tipHeight + 1;
   const baseline: BaselineTemplate = nodeBaseline
@@ -240,6 +269,7 @@ export function publishCache({ cycle, now, output, nodeBaseline, weightLimitWu, 
     maxTxCount: maxTxCount ?? null,
     snapshot: output.snapshot,
     optimized,
+    witness: templateWitness(optimized.txids, wtxidOf),
     baseline,
     nativeV31: totals(output.baselineV31),
     nativeV30: output.baselineV30 ? totals(output.baselineV30) : null,

@@ -5,10 +5,11 @@
  * in sats, `vsize`, `rate`).
  */
 import type { MempoolDiff, MempoolMirror, MirrorTx } from '../mempool/mirror.js';
+import type { BlockAudit, TemplateSide } from '../optimizer/blockAudit.js';
 import { txChunkFeeRate, txProjectedPlacement, type TemplateCache } from '../optimizer/templateCache.js';
 import { round } from '../util/round.js';
 
-export const FRAME_TYPES = ['hello', 'mempool', 'txs', 'removed', 'replacement', 'block', 'template'] as const;
+export const FRAME_TYPES = ['hello', 'mempool', 'txs', 'removed', 'replacement', 'block', 'audit', 'template'] as const;
 /** Answers to a client's own messages (`subscription.ts`), never broadcast. */
 export const CONTROL_FRAME_TYPES = ['subscribed', 'error'] as const;
 export type FrameType = (typeof FRAME_TYPES)[number] | (typeof CONTROL_FRAME_TYPES)[number];
@@ -80,6 +81,27 @@ export function diffFrames(diff: MempoolDiff, view: OptimizerView): Frame[] {
     });
   }
   return frames;
+}
+
+/** A block next to our template and the baseline for its parent (blockAudit.ts), after its `block` frame. */
+export function auditFrame(audit: BlockAudit): Frame {
+  const side = (t: TemplateSide) => ({
+    txCount: t.txCount,
+    fee: t.feeSat,
+    weight: t.weightWu,
+    notInBlock: t.notInBlock,
+    blockTxsNotInIt: t.blockTxsNotInIt,
+    matchRate: round(t.matchRate, 6),
+    feesLeftOnTable: t.feesLeftOnTableSat,
+  });
+  return {
+    type: 'audit',
+    height: audit.height,
+    hash: audit.hash,
+    block: { txCount: audit.block.txCount, fee: audit.block.feeSat, weight: audit.block.weightWu },
+    optimized: audit.optimized ? { cycle: audit.optimized.cycle, ...side(audit.optimized) } : null,
+    baseline: audit.baseline ? { source: audit.baseline.source, ...side(audit.baseline) } : null,
+  };
 }
 
 export function mempoolFrame(mirror: MempoolMirror): Frame {

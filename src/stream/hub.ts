@@ -13,7 +13,8 @@ import type { WebSocket } from 'ws';
 import type { MempoolDiff, MempoolMirror } from '../mempool/mirror.js';
 import type { OptimizerService } from '../optimizer/optimizerService.js';
 import type { TemplateCache } from '../optimizer/templateCache.js';
-import { diffFrames, FRAME_TYPES, mempoolFrame, optimizerView, templateFrame, type Frame, type OptimizerView } from './frames.js';
+import type { BlockAudit, BlockAuditor } from '../optimizer/blockAudit.js';
+import { auditFrame, diffFrames, FRAME_TYPES, mempoolFrame, optimizerView, templateFrame, type Frame, type OptimizerView } from './frames.js';
 import { parseClientMessage, Subscription } from './subscription.js';
 
 export const CLOSE_CODES = {
@@ -35,7 +36,12 @@ export interface StreamHubOptions {
   mempoolFrameMs?: number;
   now?: () => number;
   logger?: FastifyBaseLogger;
+  /** Block audits: each block's audit follows its `block` frame as an `audit` frame (if ready within AUDIT_WAIT_MS). */
+  audits?: Pick<BlockAuditor, 'audit'>;
 }
+
+/** Longest the hub waits for a block's audit (one `getblock`); a later one is not streamed. */
+const AUDIT_WAIT_MS = 10_000;
 
 interface Client {
   socket: WebSocket;
@@ -47,6 +53,16 @@ interface Client {
 }
 
 const TERMINATE_AFTER_MS = 1000;
+
+/** The audit of `hash`, or null when it failed or took longer than AUDIT_WAIT_MS. */
+function auditWithin(audits: Pick<BlockAuditor, 'audit'>, hash: string): Promise<BlockAudit | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), AUDIT_WAIT_MS);
+    timer.unref();
+  });
+  return Promise.race([audits.audit(hash), late]).finally(() => clearTimeout(timer));
+}
 
 export class StreamHub {
   private readonly clients = new Set<Client>();
@@ -130,6 +146,13 @@ export class StreamHub {
       frames.push(mempoolFrame(this.mirror));
     }
     this.broadcast(frames, view, diff.blocks.length > 0 ? confirmedByHeight(diff) : undefined);
+    // Each block's audit (one getblock) follows its block frame, when it is ready.
+    const audits = this.options.audits;
+    if (audits)
+      for (const block of diff.blocks)
+        void auditWithin(audits, block.hash).then((audit) => {
+          if (audit && this.clients.size > 0) this.broadcast([auditFrame(audit)], optimizerView(this.optimizer.cache));
+        });
   };
 
   private readonly onTemplate = (cache: TemplateCache): void => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { txidsDigest, verifyReceipt } from '../../src/optimizer/receipts.js';
+import { buildCoinbase, witnessCommitmentHex } from '../../src/simnet/chain/block.js';
 import { startTestWorld, type TestWorld } from '../helpers/testWorld.js';
 
 let world: TestWorld;
@@ -121,6 +122,23 @@ describe('after a cycle', () => {
     expect(few).toMatchObject({ returnedTxidCount: 3, truncated: true });
     expect(few.txids).toEqual(body.txids.slice(0, 3));
     expect((await post('/v1/template/optimized-txids', { maxTxids: 4001 })).statusCode).toBe(400);
+  });
+
+  it("default: optimized-txids and svc_optimizedTxids carry the node's wtxids in template order and the BIP 141 commitment over them", async () => {
+    const body = (await post('/v1/template/optimized-txids', {})).json();
+    expect(body.txCount).toBeGreaterThan(0);
+    expect(body.wtxids).toHaveLength(body.txids.length);
+    const segwit = body.wtxids.filter((w: string, i: number) => w !== body.txids[i]).length;
+    expect(segwit, 'the world holds segwit transactions (wtxid ≠ txid)').toBeGreaterThan(0);
+    const raws = await world.node.getRawTransactionsVerbose(body.txids);
+    body.txids.forEach((txid: string, i: number) => expect(body.wtxids[i], txid).toBe(raws.get(txid)?.hash));
+    // The simulated node's own coinbase builder (an implementation of its own) over the same wtxids.
+    expect(body.defaultWitnessCommitment).toBe(witnessCommitmentHex(buildCoinbase(body.height, 0, new Uint8Array([0x51]), body.wtxids)));
+    const few = (await post('/v1/template/optimized-txids', { maxTxids: 2 })).json();
+    expect(few.wtxids).toEqual(body.wtxids.slice(0, 2));
+    expect(few.defaultWitnessCommitment).toBe(body.defaultWitnessCommitment);
+    const rpc = (await post('/v1/rpc', { jsonrpc: '2.0', id: 1, method: 'svc_optimizedTxids', params: [{ maxTxids: 2 }] })).json();
+    expect(rpc.result?.wtxids ?? rpc.error).toEqual(body.wtxids.slice(0, 2));
   });
 
   it('default: capabilities carry every field of the spec, true to the running state', async () => {

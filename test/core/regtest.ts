@@ -21,7 +21,33 @@ const CACHE = join(ROOT, '.cache/core');
 /** sha256 of the unpacked v31.99 binary (../shared/bin/README.md). */
 const EXPECTED_SHA256 = '7ce18e4c6bf71f97317cef0f0b5a14e06f6426f67741ee20460813202d24e820';
 
+/** sha256 of the unpacked v31.99 bitcoin-cli (../shared/bin/README.md). */
+const CLI_SHA256 = '4560293bd72344964d0d71b2fafb43d85388051ac32dc3ec5918ad239c6866a4';
+
 export type BinaryLookup = { path: string } | { missing: string };
+
+/** Core's own `bitcoin-cli` (`BITCOIN_CLI`, else the shared copy unpacked into `.cache/core/`). */
+export function findBitcoinCli(): BinaryLookup {
+  const fromEnv = process.env.BITCOIN_CLI;
+  if (fromEnv) return existsSync(fromEnv) ? { path: fromEnv } : { missing: `BITCOIN_CLI=${fromEnv} does not exist` };
+  return unpackShared('bitcoin-cli', CLI_SHA256);
+}
+
+function unpackShared(name: string, expectedSha256: string): BinaryLookup {
+  const target = join(CACHE, name);
+  if (existsSync(target)) return { path: target };
+  const gz = resolve(ROOT, `../shared/bin/${name}.gz`);
+  if (!existsSync(gz)) return { missing: `no ${gz}` };
+  const binary = gunzipSync(readFileSync(gz));
+  const sha = createHash('sha256').update(binary).digest('hex');
+  if (sha !== expectedSha256) return { missing: `${gz} unpacks to sha256 ${sha}, expected ${expectedSha256}` };
+  mkdirSync(CACHE, { recursive: true });
+  const partial = `${target}.${process.pid}`;
+  writeFileSync(partial, binary);
+  chmodSync(partial, 0o755);
+  renameSync(partial, target);
+  return { path: target };
+}
 
 /** Where the bitcoind binary is, or why there is none. Unpacks the shared copy once. */
 export function findBitcoind(): BinaryLookup {

@@ -7,6 +7,7 @@ import type { MirrorTx } from '../../src/mempool/mirror.js';
 export function mirrorTx(txid: string, feeSat: number, weight: number, parents: string[] = []): MirrorTx {
   return {
     txid,
+    wtxid: txid,
     feeSat,
     modifiedFeeSat: feeSat,
     vsize: Math.ceil(weight / 4),

@@ -45,6 +45,8 @@ describe('optimizer cache codec', () => {
       weightWu: cache.optimized.weightWu,
       sigopCost: cache.optimized.sigopCost,
     });
+    expect(cache.witness?.wtxids).toHaveLength(cache.optimized.txCount);
+    expect(back.witness).toEqual(cache.witness);
     for (const key of ['cycle', 'cachedAt', 'height', 'snapshot', 'comparison', 'projectedBlocks', 'clusters', 'upperBound', 'nativeV31', 'nativeV30'] as const)
       expect(back[key], key).toEqual(cache[key]);
     const mempool = [...world.app.mempool.mirror.txs.keys()];
@@ -71,6 +73,12 @@ describe('optimizer cache codec', () => {
     await expect(decodeCache(withHeader(blob, (h) => delete h.receipt))).rejects.toThrow(/header/);
     // Counts that do not match the sections.
     await expect(decodeCache(withHeader(blob, (h) => ((h.counts as { snapshot: number }).snapshot += 1)))).rejects.toThrow(CacheDecodeError);
+  });
+
+  it('error: a commitment that does not match the wtxids on the wire is refused', async () => {
+    const blob = encodeCache(cache, 'leader-1');
+    const other = `6a24aa21a9ed${'00'.repeat(32)}`;
+    await expect(decodeCache(withHeader(blob, (h) => (h.witnessCommitment = other)))).rejects.toThrow(/witness commitment/);
   });
 
   it('error: a txid list changed on the wire no longer matches the signed receipt', async () => {

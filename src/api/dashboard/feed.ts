@@ -51,6 +51,8 @@ export interface DashboardSnapshot {
   phases: Array<{ cycle: number; status: string; durationMs: number; phasesMs: Record<string, number | null> }>;
   replacements: Array<{ at: number; txid: string; replacedBy: string | null }>;
   blocks: Array<{ at: number; height: number; hash: string; txCount: number }>;
+  /** The last block audits, oldest first: each block's fees next to our template's and the baseline's for its parent (null: none for that parent). */
+  audits: Array<{ height: number; hash: string; blockFeeSat: number; optimizedFeeSat: number | null; baselineFeeSat: number | null; matchRate: number | null }>;
   clients: number;
 }
 
@@ -96,7 +98,10 @@ export class DashboardFeed {
     if (cache) this.cycles.push(cycleFees(cache));
     sources.optimizer.service.on('published', this.onPublished);
     sources.mempool.mirror.on('diff', this.onDiff);
+    sources.optimizer.audits.on('audit', this.onAudit);
   }
+
+  private readonly onAudit = (): void => this.schedulePush();
 
   private readonly onPublished = (cache: TemplateCache): void => {
     if (this.cycles[0]?.cycle !== cache.cycle) keep(this.cycles, cycleFees(cache), CYCLES_KEPT);
@@ -158,6 +163,17 @@ export class DashboardFeed {
       phases: service.history.map((h) => ({ cycle: h.cycle, status: h.status, durationMs: h.durationMs, phasesMs: { ...h.phasesMs } })),
       replacements: [...this.replacements],
       blocks: [...this.blocks],
+      audits: this.sources.optimizer.audits.audits
+        .slice(0, CYCLES_KEPT)
+        .reverse()
+        .map((a) => ({
+          height: a.height,
+          hash: a.hash,
+          blockFeeSat: a.block.feeSat,
+          optimizedFeeSat: a.optimized?.feeSat ?? null,
+          baselineFeeSat: a.baseline?.feeSat ?? null,
+          matchRate: a.optimized ? round(a.optimized.matchRate, 4) : null,
+        })),
       clients: this.streams.size,
     };
   }
@@ -185,6 +201,7 @@ export class DashboardFeed {
   close(): void {
     this.sources.optimizer.service.off('published', this.onPublished);
     this.sources.mempool.mirror.off('diff', this.onDiff);
+    this.sources.optimizer.audits.off('audit', this.onAudit);
     clearTimeout(this.pushTimer);
     this.stopHeartbeat();
     for (const stream of this.streams) stream.end();

@@ -26,6 +26,7 @@ ${chart('cycles', 'Fees: optimized, baseline, upper bound', 'fees of each templa
 ${chart('phases', 'Cycle timings', 'native optimizer time of every cycle, and the phases of full cycles (ms)')}
 ${chart('histogram', 'Fee histogram', 'vsize waiting at each effective fee rate')}
 ${chart('projected', 'Projected blocks', 'fee rates of each projected block, next block first')}
+${chart('audits', 'Block audits', 'fees of each mined block next to our last template and the baseline for its parent (sat)', true)}
 <div class="card"><h2>Recent replacements</h2><table><thead><tr><th>replaced</th><th>by</th><th>when</th></tr></thead><tbody data-table="replacements"></tbody></table></div>
 <div class="card"><h2>Recent blocks</h2><table><thead><tr><th>height</th><th>txs</th><th>hash</th><th>when</th></tr></thead><tbody data-table="blocks"></tbody></table></div>
 </div>`;

@@ -86,6 +86,21 @@ export const GLOSSARY: readonly Term[] = [
     seeAlso: ['optimized'],
   },
   {
+    term: 'wtxid',
+    definition:
+      'A transaction’s witness id (BIP141): the hash of its whole serialization, witnesses included; equal to the txid when it has no witness. Stratum v2 job declaration names a template’s transactions by wtxid; optimized-txids gives them in template order.',
+  },
+  {
+    term: 'witness commitment',
+    definition:
+      'The coinbase output (OP_RETURN aa21a9ed …) committing to the merkle root of a block’s wtxids (BIP141), Core’s default_witness_commitment; optimized-txids gives the optimized template’s.',
+  },
+  {
+    term: 'block audit',
+    definition:
+      'Each new block next to our last optimized template and its baseline for the same parent: the fees it left on the table beside them, the transactions in one and not the other, a match rate (GET /v1/template/block-audits).',
+  },
+  {
     term: 'baseline',
     definition:
       'The template Bitcoin Core itself would build (its getblocktemplate, or our exact re-implementation of Core’s v31 algorithm when the node cannot give one), shown next to ours for comparison.',

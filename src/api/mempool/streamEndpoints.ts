@@ -66,7 +66,7 @@ export const streamRoutes = [
     errors: ['UPGRADE_REQUIRED'],
     example: {
       query: { ticket: EXAMPLE_TICKET },
-      response: '{"seq":1,"type":"hello","frames":["mempool","txs","removed","replacement","block","template"],…}',
+      response: '{"seq":1,"type":"hello","frames":["mempool","txs","removed","replacement","block","audit","template"],…}',
     },
     async websocket(ctx, socket, { query }) {
       const redeemed = await ctx.payments.tickets.redeem(query.ticket);

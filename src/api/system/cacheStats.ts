@@ -9,6 +9,7 @@ import type { TemplateCache } from '../../optimizer/templateCache.js';
 import { round } from '../../util/round.js';
 import type { ApiContext } from '../define.js';
 import { Hash, IsoTime, Sat, Success } from '../schemas.js';
+import { BlockAuditSummary, blockAuditSummary } from '../template/blockAudits.js';
 import { ProjectedBlockRow } from '../template/templateAnswers.js';
 import { OptimizerLease, optimizerLease } from './optimizerLease.js';
 
@@ -151,6 +152,7 @@ export const CacheStatsResponse = z.object({
       receipt: z.object({ keyId: z.string(), signature: z.string() }),
     })
     .nullable(),
+  blockAudits: BlockAuditSummary.describe('The last blocks next to our template for the same parent (GET /v1/template/block-audits)'),
   history: z.array(
     z.object({
       cycle: z.number().int(),
@@ -235,6 +237,7 @@ export function cacheStats(ctx: ApiContext): z.input<typeof CacheStatsResponse> 
           receipt: { keyId: cache.receipt.payload.keyId, signature: cache.receipt.signature },
         }
       : null,
+    blockAudits: blockAuditSummary(ctx.optimizer.audits),
     history: service.history,
   };
 }

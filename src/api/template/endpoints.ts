@@ -11,6 +11,7 @@ import { snapshotAge } from '../freshness.js';
 import { Freshness, Success, TargetBlocks, Txid } from '../schemas.js';
 import { BUMP_NOTE, BumpPlanAnswer, bumpPlanFor, TargetSatVb } from './bumpPlanAnswer.js';
 import { EXAMPLE_BUMP_PLAN } from './bumpPlanExample.js';
+import { BlockAuditsAnswer, blockAuditsAnswer, BlockAuditsQuery, BLOCK_AUDIT_NOTE } from './blockAudits.js';
 import {
   FeeLadderAnswer,
   feeLadderAnswer,
@@ -34,7 +35,8 @@ export const BumpPlanRequest = z.object({ txid: Txid, targetBlocks: TargetBlocks
 export const BatchTxidRequest = z.object({ txids: z.array(Txid).min(1).max(BATCH_CHECK_MAX_TXIDS), targetBlocks: TargetBlocks });
 const TargetBlocksObject = z.object({ targetBlocks: TargetBlocks });
 export const TargetBlocksRequest = optionalBody(TargetBlocksObject);
-export const OptimizedTxidsRequest = optionalBody(z.object({ maxTxids: z.number().int().min(1).max(OPTIMIZED_TXIDS_MAX).default(OPTIMIZED_TXIDS_MAX) }));
+const OptimizedTxidsObject = z.object({ maxTxids: z.number().int().min(1).max(OPTIMIZED_TXIDS_MAX).default(OPTIMIZED_TXIDS_MAX) });
+export const OptimizedTxidsRequest = optionalBody(OptimizedTxidsObject);
 
 const BatchCheckAnswer = z.object({
   success: Success,
@@ -144,7 +146,83 @@ const EXAMPLE_LADDER: z.input<typeof FeeLadderAnswer> = {
   note: '…',
 };
 
+const EXAMPLE_OPTIMIZED_TXIDS: z.input<typeof OptimizedTxidsAnswer> = {
+  success: true,
+  source: 'core_v31_optimizer_cache',
+  mode: 'live_cached',
+  height: 850_001,
+  previousBlockHash: '00000000000000000002a7c4c1e48d76c5a37902165a270156b7a8d72728a054',
+  asOf: '2026-11-25T10:00:00.000Z',
+  ageMs: 21_000,
+  cachedAt: '2026-11-25T10:00:00.000Z',
+  cacheAgeMs: 21_000,
+  weightLimit: 4_000_000,
+  txCount: 3_200,
+  feeSat: 25_000_000,
+  weightWu: 3_992_000,
+  sigopCost: 12_000,
+  returnedTxidCount: 2,
+  truncated: true,
+  txids: [EXAMPLE_TXID, EXAMPLE_TXID.split('').reverse().join('')],
+  wtxids: ['0b9e7c2f5a8d1e4b7c0a3f6d9e2b5c8a1f4e7d0c3b6a9f2e5d8c1b4a7f0e3d6c', EXAMPLE_TXID.split('').reverse().join('')],
+  defaultWitnessCommitment: '6a24aa21a9ed921f9b76e2227d205e28f7339bf1aea5ebad6187e8082b930187ef30c18c67aa',
+  receipt: {
+    schema: 'bench-receipt/1',
+    alg: 'Ed25519',
+    keyId: 'ed25519:3f1c…',
+    publicKey: '…base64…',
+    payload: { schema: 'bench-receipt/1', optimized: { txidsSha256: '…' } },
+    signature: '…base64…',
+    covers: '…',
+  },
+  note: '…',
+};
+
+const EXAMPLE_AUDIT_SIDE = {
+  txCount: 3_150,
+  feeSat: 24_100_000,
+  weightWu: 3_990_000,
+  notInBlock: 60,
+  blockTxsNotInIt: 41,
+  matchRate: 0.98,
+  feesLeftOnTableSat: 350_000,
+};
+const EXAMPLE_AUDIT = {
+  height: 850_001,
+  hash: '00000000000000000001b5e4c8a0f1d2c3b4a5968778695a4b3c2d1e0f9a8b7c',
+  previousBlockHash: '00000000000000000002a7c4c1e48d76c5a37902165a270156b7a8d72728a054',
+  time: '2026-11-25T10:03:00.000Z',
+  auditedAt: '2026-11-25T10:03:01.000Z',
+  block: { txCount: 3_131, feeSat: 23_750_000, weightWu: 3_991_000 },
+  optimized: { ...EXAMPLE_AUDIT_SIDE, cycle: 42, cachedAt: '2026-11-25T10:02:58.000Z' },
+  baseline: { ...EXAMPLE_AUDIT_SIDE, feeSat: 23_800_000, feesLeftOnTableSat: 50_000, source: 'node_getblocktemplate' as const },
+};
+
 export const templateRoutes = [
+  defineRoute({
+    family: 'template',
+    method: 'GET',
+    path: '/v1/template/block-audits',
+    price: 0.01,
+    summary:
+      'The last blocks next to our optimized template and the baseline for the same parent: fees left on the table, txs in one and not the other, match rate',
+    description: `${BLOCK_AUDIT_NOTE} Newest first; \`limit\` (default 10) of the last BLOCK_AUDIT_KEEP blocks this server saw.`,
+    query: BlockAuditsQuery,
+    response: BlockAuditsAnswer,
+    errors: [],
+    example: {
+      query: { limit: '1' },
+      response: {
+        success: true,
+        count: 1,
+        keep: 144,
+        summary: { blocks: 12, withTemplate: 12, feesLeftOnTableSat: 2_400_000, meanMatchRate: 0.97, failures: 0, last: EXAMPLE_AUDIT },
+        audits: [EXAMPLE_AUDIT],
+        note: '…',
+      },
+    },
+  }).handle(async (ctx, { query }) => blockAuditsAnswer(ctx.optimizer.audits, ctx.config.BLOCK_AUDIT_KEEP, query.limit)),
+
   defineRoute({
     family: 'template',
     method: 'GET',
@@ -220,43 +298,15 @@ export const templateRoutes = [
     path: '/v1/template/optimized-txids',
     snapshot: 'optimizer',
     price: 0.05,
-    summary: 'The optimized template txids in block order with the signed receipt',
+    summary: 'The optimized template txids and wtxids in block order, its witness commitment, and the signed receipt',
     description:
-      'For miners (Stratum v2 job declaration) and benchmarkers: up to 4,000 txids, parents before children, with the cycle’s Ed25519 bench-receipt/1 (verify it with the public key in capabilities). The body is optional.',
+      'For miners (Stratum v2 job declaration) and benchmarkers: up to 4,000 txids, parents before children, their wtxids in the same order (what a job declaration client sends in DeclareMiningJob), the template’s default_witness_commitment (BIP 141 coinbase output script over all its wtxids), and the cycle’s Ed25519 bench-receipt/1 (verify it with the public key in capabilities). The body is optional. See docs/mining.md.',
     body: OptimizedTxidsRequest,
     response: OptimizedTxidsAnswer,
     errors: ['TEMPLATE_NOT_READY'],
     example: {
       body: { maxTxids: 2 },
-      response: {
-        success: true,
-        source: 'core_v31_optimizer_cache',
-        mode: 'live_cached',
-        height: 850_001,
-        previousBlockHash: '00000000000000000002a7c4c1e48d76c5a37902165a270156b7a8d72728a054',
-        asOf: '2026-11-25T10:00:00.000Z',
-        ageMs: 21_000,
-        cachedAt: '2026-11-25T10:00:00.000Z',
-        cacheAgeMs: 21_000,
-        weightLimit: 4_000_000,
-        txCount: 3_200,
-        feeSat: 25_000_000,
-        weightWu: 3_992_000,
-        sigopCost: 12_000,
-        returnedTxidCount: 2,
-        truncated: true,
-        txids: [EXAMPLE_TXID, EXAMPLE_TXID.split('').reverse().join('')],
-        receipt: {
-          schema: 'bench-receipt/1',
-          alg: 'Ed25519',
-          keyId: 'ed25519:3f1c…',
-          publicKey: '…base64…',
-          payload: { schema: 'bench-receipt/1', optimized: { txidsSha256: '…' } },
-          signature: '…base64…',
-          covers: '…',
-        },
-        note: '…',
-      },
+      response: EXAMPLE_OPTIMIZED_TXIDS,
     },
   }).handle(async (ctx, { body }) => optimizedTxidsAnswer(cache(ctx), body.maxTxids, ctx.now())),
 ];
@@ -323,4 +373,16 @@ export const templateMethods = [
     errors: ['INVALID_TXID', 'TEMPLATE_NOT_READY', 'NODE_UNAVAILABLE', 'NODE_TIMEOUT'],
     example: { params: [{ txid: EXAMPLE_BUMP_PLAN.txid, targetSatVb: 5 }], result: EXAMPLE_BUMP_PLAN },
   }).run(async (ctx, [req]) => bumpPlan(ctx, req)),
+
+  defineRpcMethod({
+    family: 'template',
+    name: 'svc_optimizedTxids',
+    snapshot: 'optimizer',
+    price: 0.05,
+    summary: 'As POST /v1/template/optimized-txids; params [{maxTxids?}]',
+    params: z.union([z.tuple([]), z.tuple([OptimizedTxidsObject])]),
+    result: OptimizedTxidsAnswer,
+    errors: ['TEMPLATE_NOT_READY'],
+    example: { params: [{ maxTxids: 2 }], result: EXAMPLE_OPTIMIZED_TXIDS },
+  }).run(async (ctx, params) => optimizedTxidsAnswer(cache(ctx), params[0]?.maxTxids ?? OPTIMIZED_TXIDS_MAX, ctx.now())),
 ];

@@ -96,6 +96,13 @@ export const OptimizedTxidsAnswer = z.object({
   returnedTxidCount: z.number().int(),
   truncated: z.boolean(),
   txids: z.array(Hash),
+  /** wtxid of each returned txid, same order (what Stratum v2 job declaration sends); null when the node lists none. */
+  wtxids: z.array(Hash).nullable(),
+  /** BIP 141 coinbase output script committing to all txCount wtxids (witness reserved value: 32 zero bytes), as Core's getblocktemplate names it. */
+  defaultWitnessCommitment: z
+    .string()
+    .regex(/^6a24aa21a9ed[0-9a-f]{64}$/)
+    .nullable(),
   receipt: z.object({
     schema: z.literal('bench-receipt/1'),
     alg: z.literal('Ed25519'),
@@ -235,6 +242,8 @@ export function optimizedTxidsAnswer(cache: TemplateCache, maxTxids: number, now
     returnedTxidCount: txids.length,
     truncated: txids.length < cache.optimized.txids.length,
     txids,
+    wtxids: cache.witness ? cache.witness.wtxids.slice(0, maxTxids) : null,
+    defaultWitnessCommitment: cache.witness?.commitment ?? null,
     receipt: {
       schema: cache.receipt.payload.schema,
       alg: cache.receipt.payload.alg,
@@ -245,7 +254,7 @@ export function optimizedTxidsAnswer(cache: TemplateCache, maxTxids: number, now
       covers:
         'payload.optimized.txidsSha256 is SHA-256 of the full optimized list (all txCount txids, block order, joined by "\\n"); a truncated answer is a prefix of it',
     },
-    note: `${TEMPLATE_NOTE} Txids are in block order: parents before children, for Stratum v2 job declaration.`,
+    note: `${TEMPLATE_NOTE} Txids and wtxids are in block order, parents before children: a Stratum v2 job declaration sends the wtxids and a coinbase with defaultWitnessCommitment (docs/mining.md).`,
   };
 }
 

@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { merkleRoot, witnessCommitmentScript, wtxidOfRaw } from '../../src/bitcoin/witness.js';
+
+describe('BIP 141 witness commitment', () => {
+  it('default: an empty template commits to the well-known value of every empty segwit block', () => {
+    // The coinbase's commitment in empty mainnet blocks since 2017 (witness root of [0] = 0).
+    expect(witnessCommitmentScript([])).toBe('6a24aa21a9ede2f61c3f71d1defd3fa999dfa36953755c690689799962b48bebd836974e8cf9');
+  });
+
+  it('default: the merkle root of mainnet block 100,000 matches its header', () => {
+    const txids = [
+      '8c14f0db3df150123e6f3dbbf30f8b955a8249b62ac1d1ff16284aefa3d06d87',
+      'fff2525b8931402dd09222c50775608f75787bd2b87e56995a7bdd30f79702c4',
+      '6359f0868171b1d194cbee1af2f16ea598ae8fad666d9b012c8ed2b79a236ec4',
+      'e9a66845e05d5abc0ad04ec80f774a7e585c6e8db975962d069a522137b80c1d',
+    ];
+    expect(merkleRoot(txids)).toBe('f3e94742aca4b5ef85488dc37c06c3282295ffec960994b2c0d5ac2a25a95766');
+  });
+
+  it('behavior: an odd level pairs its last node with itself, as Core does', () => {
+    const a = 'aa'.repeat(32);
+    const b = 'bb'.repeat(32);
+    const c = 'cc'.repeat(32);
+    expect(merkleRoot([a, b, c])).toBe(merkleRoot([a, b, c, c]));
+    expect(merkleRoot([a])).toBe(a);
+  });
+
+  it('default: the wtxid of a non-witness transaction is its txid', () => {
+    // Mainnet block 170's spend (the first person-to-person transaction).
+    const raw =
+      '0100000001c997a5e56e104102fa209c6a852dd90660a20b2d9c352423edce25857fcd3704000000004847304402204e45e16932b8af514961a1d3a1a25fdf3f4f7732e9d624c6c61548ab5fb8cd410220181522ec8eca07de4860a4acdd12909d831cc56cbbac4622082221a8768d1d0901ffffffff0200ca9a3b00000000434104ae1a62fe09c5f51b13905f07f06b99a2f7159b2225f374cd378d71302fa28414e7aab37397f554a7df5f142c21c1b7303b8a0626f1baded5c72a704f7e6cd84cac00286bee0000000043410411db93e1dcdb8a016b49840f8c53bc1eb68a382e97b1482ecad7b148a6909a5cb2e0eaddfb84ccf9744464f82e160bfa9b8b64f9d4c03f999b8643f656b412a3ac00000000';
+    expect(wtxidOfRaw(raw)).toBe('f4184fc596403b9d638783cf57adfe4c75c605f6356fbc91338530e9831e9e16');
+  });
+});
