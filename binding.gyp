@@ -16,6 +16,7 @@
         "native/bound.cpp",
         "native/bound_exact.cpp",
         "native/bound_choose.cpp",
+        "native/bound_lagrange.cpp",
         "native/projected.cpp",
         "native/optimizer.cpp",
         "native/incremental.cpp"

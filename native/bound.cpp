@@ -2,6 +2,7 @@
 #include "bound.h"
 
 #include "bound_exact.h"
+#include "bound_lagrange.h"
 
 #include <algorithm>
 #include <cmath>
@@ -88,9 +89,10 @@ constexpr uint64_t RESIDUAL_BUDGET = 2'000'000;
 } // namespace
 
 UpperBound ComputeUpperBound(const Graph& g, const Clusters& cl, const Linearization& lin, const ChunkTable& t,
-                             std::span<const uint32_t> order, int64_t capacity, int64_t incumbent)
+                             std::span<const uint32_t> order, const BoundLimits& limits, int64_t incumbent)
 {
     UpperBound ub;
+    const int64_t capacity = limits.weight;
     std::vector<uint8_t> relaxed(cl.count, 0);
     for (uint32_t c = 0; c < cl.count; ++c) {
         bool r = !lin.optimal[c];
@@ -100,16 +102,27 @@ UpperBound ComputeUpperBound(const Graph& g, const Clusters& cl, const Lineariza
         relaxed[c] = r;
         ub.relaxed_clusters += r;
     }
-    ub.exact = ub.relaxed_clusters == 0;
+    const bool hull = ub.relaxed_clusters == 0;
+    // Eligible: the transactions of chunks paying the min fee rate (a prefix of each cluster).
+    std::vector<uint8_t> eligible_chunk(t.Count()), eligible(g.n, 0);
+    int64_t eligible_sigops = 0, eligible_count = 0;
+    for (uint32_t k = 0; k < t.Count(); ++k) {
+        const Chunk& ch = t.chunks[k];
+        eligible_chunk[k] = static_cast<__int128>(ch.fee) * 4000 >= static_cast<__int128>(limits.min_rate_sat_kvb) * ch.weight;
+        if (!eligible_chunk[k]) continue;
+        for (uint32_t x : t.Txs(k)) eligible[x] = 1;
+        eligible_sigops += ch.sigops;
+        eligible_count += t.TxCount(k);
+    }
     std::vector<Item> items;
     items.reserve(order.size());
     for (uint32_t k : order) {
         const Chunk& ch = t.chunks[k];
-        if (ub.exact || !relaxed[ch.cluster]) items.push_back({{ch.fee, ch.weight}, ch.weight, ch.cluster, k});
+        if (eligible_chunk[k] && (hull || !relaxed[ch.cluster])) items.push_back({{ch.fee, ch.weight}, ch.weight, ch.cluster, k});
     }
-    if (!ub.exact) {
+    if (!hull) {
         for (uint32_t x = 0; x < g.n; ++x) {
-            if (relaxed[cl.cluster_of[x]]) items.push_back({{g.fee[x], g.weight[x]}, 0, UINT32_MAX, UINT32_MAX});
+            if (relaxed[cl.cluster_of[x]] && eligible[x]) items.push_back({{g.fee[x], g.weight[x]}, 0, UINT32_MAX, UINT32_MAX});
         }
         std::sort(items.begin(), items.end(), [](const Item& ia, const Item& ib) {
             const FeeFrac& a = ia.ff;
@@ -135,31 +148,77 @@ UpperBound ComputeUpperBound(const Graph& g, const Clusters& cl, const Lineariza
     // Without an incumbent, a greedy template over the chunks (a skipped chunk blocks its
     // cluster's later ones, so the taken set stays closed).
     if (incumbent < 0) {
-        int64_t room = capacity, greedy = 0;
+        int64_t room = capacity, sig = limits.sigops, cnt = limits.tx_count, greedy = 0;
         std::vector<uint8_t> blocked(cl.count, 0);
         for (const Item& it : items) {
             if (it.cluster == UINT32_MAX) continue;
-            if (blocked[it.cluster] || it.ff.size > room) {
+            const Chunk& ch = t.chunks[it.chunk];
+            if (blocked[it.cluster] || ch.weight > room || ch.sigops > sig || t.TxCount(it.chunk) > cnt) {
                 blocked[it.cluster] = 1;
             } else {
-                greedy += it.ff.fee;
-                room -= it.ff.size;
+                greedy += ch.fee;
+                room -= ch.weight;
+                sig -= ch.sigops;
+                cnt -= t.TxCount(it.chunk);
             }
         }
         incumbent = greedy;
     }
-    if (critical == nullptr) {  // everything fits: the LP takes every transaction, the optimum
+    const bool sig_binds = eligible_sigops > limits.sigops;
+    const bool count_binds = eligible_count > limits.tx_count;
+    if (critical == nullptr && !sig_binds && !count_binds) {  // everything fits: the optimum
         ub.fee = ub.lp_fee;
-        ub.solved = true;
+        ub.solved = ub.exact = true;
         return ub;
     }
-    const ResidualSolve rs = SolveResidual(g, cl, lin, t, order, relaxed, critical->ff, capacity, incumbent,
-                                           RESIDUAL_BUDGET);
-    ub.solved = rs.solved;
+    ResidualProblem pb;
+    pb.relaxed = relaxed;
+    pb.eligible = eligible;
+    pb.capacity = capacity;
+    pb.sigop_cap = sig_binds ? limits.sigops : NO_LIMIT;
+    pb.count_cap = count_binds ? limits.tx_count : NO_LIMIT;
+    if (critical != nullptr) {
+        pb.F = critical->ff.fee;
+        pb.D = critical->ff.size;
+    }
+    const int64_t given = incumbent;
+    if (sig_binds) {
+        // The price of a sigop where the sigop limit binds the LP, and the template it guides.
+        std::vector<double> rate_of(g.n);
+        for (uint32_t x = 0; x < g.n; ++x) {
+            const Chunk& ch = t.chunks[t.chunk_of[x]];
+            rate_of[x] = relaxed[cl.cluster_of[x]] ? static_cast<double>(g.fee[x]) / static_cast<double>(g.weight[x])
+                                                   : static_cast<double>(ch.fee) / static_cast<double>(ch.weight);
+        }
+        const LagrangeChoice lc = ChooseSigopMultiplier(g, rate_of, eligible, capacity, limits.sigops);
+        if (lc.mu > 0) {
+            constexpr double SCALE = 1 << 20;  // multipliers in 2^-20 sat: any value is valid
+            ub.sigop_price = lc.mu;
+            pb.D = 1 << 20;
+            pb.F = std::llround(std::max(0.0, lc.lambda) * SCALE);
+            pb.M = std::llround(lc.mu * SCALE);
+            const GuidedTemplate gt = GuidedGreedy(t, eligible_chunk, lc.mu, capacity, limits.sigops, limits.tx_count);
+            if (gt.fee > incumbent) {
+                incumbent = gt.fee;
+                ub.better.clear();
+                for (uint32_t k : gt.chunks) {
+                    for (uint32_t x : t.Txs(k)) ub.better.push_back(x);
+                }
+            }
+        }
+    }
+    ResidualSolve rs = SolveResidual(g, cl, lin, t, order, pb, incumbent, RESIDUAL_BUDGET);
+    ub.solved = ub.exact = rs.solved;
     ub.free_clusters = rs.free_clusters;
     ub.search_nodes = rs.nodes;
+    if (!rs.txs.empty() && rs.fee > given) ub.better = std::move(rs.txs);
     if (rs.solved) {
         ub.fee = std::min(ub.lp_fee, rs.fee);
+        return ub;
+    }
+    if (critical == nullptr) {  // everything fits by weight: the other limits are only in the solve
+        ub.fee = ub.lp_fee;
+        if (pb.M > 0) ub.fee = std::min(ub.fee, rs.lp);
         return ub;
     }
     // The branching bound: partial caps for the items near the block's edge (only they can become
@@ -179,6 +238,8 @@ UpperBound ComputeUpperBound(const Graph& g, const Clusters& cl, const Lineariza
     }
     std::vector<uint8_t> mark(items.size(), 0);
     ub.fee = std::min(ub.lp_fee, BranchFill(items, mark, capacity, 0, BRANCH_DEPTH));
+    if (pb.M > 0) ub.fee = std::min(ub.fee, rs.lp);  // the Lagrangian LP with both limits
+    ub.fee = std::max(ub.fee, incumbent);
     return ub;
 }
 

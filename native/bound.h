@@ -10,21 +10,29 @@
 // constraints: each transaction becomes its own item. That relaxes the problem, so the bound stays valid, only looser.
 // The cycle passes the real-weight table (affected clusters re-linearized by real weight), so only
 // clusters SFL could not prove optimal are relaxed.
-// exact = no cluster was relaxed (the bound then equals the hull value, i.e. the LP optimum).
-// Sigop and count limits are ignored (relaxations). The result is floored: fees are integers.
+// The LP ignores the sigop and count limits (relaxations); the residual solve below takes them all.
+// Only eligible transactions count (those of chunks paying the request's min fee rate: the
+// template takes no other), in the LP and the solve alike.
 // Closing the LP's gap, first: the exact residual solve (bound_exact.h): reduced-cost fixing with
-// the LP's critical rate against an incumbent (the optimized template's fee), then the few
-// clusters left solved exactly over their closed sets. When it finishes within its budget
-// (solved), the bound is max(incumbent, the optimum under the weight limit): with the optimized
-// fee as incumbent, that optimum itself.
+// Lagrangian multipliers (the LP's critical rate; when the sigop limit binds, also a price per
+// sigop cost, bound_lagrange.h) against an incumbent (the optimized template's fee, or the template
+// guided by that price when it earns more), then the few clusters left solved exactly over their
+// closed sets under every limit. When it finishes within its budget (solved), the bound is the
+// optimum itself, and the solve hands back a template earning it when that beats the incumbent.
 // Else (budget spent) the branching refinement (Martello-Toth style): every template either takes
 // all of the LP's critical item (the first that does not fit) or not; if not, it takes at most the
 // chunk minus its lightest leaf transaction, at most at the chunk's rate (bound.cpp says why). The
 // bound is the larger of the two branches' fills, recursively up to a fixed depth: still a bound,
-// never above the LP, and most of the LP's integrality gap at the block's edge is gone.
+// never above the LP, and most of the LP's integrality gap at the block's edge is gone; with a
+// sigop price, the Lagrangian LP with both limits is a bound too, and the smaller one is kept.
+//
+// exact (= solved): the bound IS the optimum of the same problem: the best fee of any set of
+// eligible transactions closed under parents within the weight, sigop and count limits. The
+// optimized template reaches it exactly when its fee equals the bound.
 #pragma once
 
 #include <span>
+#include <vector>
 
 #include "chunk.h"
 
@@ -32,18 +40,28 @@ namespace opt {
 
 struct UpperBound {
     int64_t fee{0};     // the bound: lp_fee refined by branching (never above it)
-    int64_t lp_fee{0};  // the LP / hull value
-    bool exact{true};
+    int64_t lp_fee{0};  // the LP / hull value (weight limit only)
+    bool exact{false};  // the bound is the optimum (see above); the same as solved
     uint32_t relaxed_clusters{0};
     bool solved{false};         // the residual solve finished: fee = max(incumbent, weight-only optimum)
     uint32_t free_clusters{0};  // clusters the residual solve could not fix to one closed set
     uint64_t search_nodes{0};   // its search nodes and DP states
+    double sigop_price{0};      // mu, sat per sigop cost (0: the sigop limit did not bind the LP)
+    std::vector<uint32_t> better;  // a template earning more than the incumbent (parents first), if found
 };
 
-/** order: the initial chunks in mining order. incumbent: a template's fee (only prunes the residual
- *  solve; the bound stays valid whatever it is; -1: none). Complexity: O(m) if exact, else
- *  O(m log m), plus the residual solve's budgeted work. */
+/** The limits the optimized template obeys (template_optimized.h). */
+struct BoundLimits {
+    int64_t weight{0};
+    int64_t sigops{0};
+    int64_t tx_count{0};
+    int64_t min_rate_sat_kvb{0};
+};
+
+/** order: the initial chunks in mining order. incumbent: a template's fee within the limits (only
+ *  prunes the residual solve; -1: none). Complexity: O(m) with no cluster relaxed and no sigop
+ *  price, else O(n log n), plus the residual solve's budgeted work. */
 UpperBound ComputeUpperBound(const Graph& g, const Clusters& cl, const Linearization& lin, const ChunkTable& t,
-                             std::span<const uint32_t> order, int64_t capacity, int64_t incumbent = -1);
+                             std::span<const uint32_t> order, const BoundLimits& limits, int64_t incumbent = -1);
 
 } // namespace opt

@@ -18,35 +18,62 @@ struct Segment {
 
 } // namespace
 
-void KeepFront(std::vector<Option>& v, size_t from)
+void KeepFront(std::vector<Option>& v, size_t from, uint64_t* work)
 {
-    std::sort(v.begin() + static_cast<std::ptrdiff_t>(from), v.end(),
-              [](const Option& a, const Option& b) { return a.w != b.w ? a.w < b.w : a.fee > b.fee; });
+    const auto first = v.begin() + static_cast<std::ptrdiff_t>(from);
+    std::sort(first, v.end(), [](const Option& a, const Option& b) {
+        if (a.w != b.w) return a.w < b.w;
+        if (a.fee != b.fee) return a.fee > b.fee;
+        return a.s != b.s ? a.s < b.s : a.n < b.n;
+    });
+    const bool multi = std::any_of(first, v.end(), [](const Option& o) { return o.s != 0 || o.n != 0; });
     size_t out = from;
     int64_t best = std::numeric_limits<int64_t>::min();
     for (size_t i = from; i < v.size(); ++i) {
-        if (v[i].fee > best) {
-            best = v[i].fee;
-            v[out++] = v[i];
+        if (!multi) {
+            if (v[i].fee > best) {
+                best = v[i].fee;
+                v[out++] = v[i];
+            }
+            continue;
         }
+        // Every kept option is at most as heavy; v[i] is dominated by one no worse in s, n and fee.
+        bool dominated = false;
+        for (size_t k = from; k < out && !dominated; ++k) {
+            dominated = v[k].fee >= v[i].fee && v[k].s <= v[i].s && v[k].n <= v[i].n;
+        }
+        if (work != nullptr) *work += out - from;
+        if (!dominated) v[out++] = v[i];
     }
     v.resize(out);
 }
 
-Choice ChooseExactly(const std::vector<Option>& opts, const std::vector<size_t>& starts,
-                     const std::vector<uint32_t>& ord, int64_t room, int64_t target, uint64_t budget, uint64_t& nodes)
+Choice ChooseExactly(const std::vector<Option>& opts, const std::vector<size_t>& starts, const std::vector<uint32_t>& ord,
+                     Room room, int64_t target, const Lagrangian& lag, uint64_t budget, uint64_t& nodes)
 {
     Choice out;
     const size_t nfree = ord.size();
     std::vector<Segment> segs;
-    std::vector<int64_t> light_w(nfree + 1, 0), light_fee(nfree + 1, 0);
+    // Per suffix of the order: the sums of the lightest candidate's weight, sigops and count (each
+    // its own minimum: lower bounds), that candidate's fee (for the LP) and the best h.
+    std::vector<int64_t> light_w(nfree + 1, 0), light_fee(nfree + 1, 0), light_s(nfree + 1, 0), light_n(nfree + 1, 0);
+    std::vector<i128> h_rest(nfree + 1, 0);
     std::vector<size_t> hull;
     for (size_t j = nfree; j-- > 0;) {
         const size_t lo = starts[ord[j]], hi = starts[ord[j] + 1];
         light_w[j] = light_w[j + 1] + opts[lo].w;
         light_fee[j] = light_fee[j + 1] + opts[lo].fee;
-        hull.clear();  // upper concave hull of the front, from its lightest point
+        int64_t ms = std::numeric_limits<int64_t>::max(), mn = ms;
         for (size_t k = lo; k < hi; ++k) {
+            ms = std::min(ms, opts[k].s);
+            mn = std::min(mn, opts[k].n);
+        }
+        light_s[j] = light_s[j + 1] + ms;
+        light_n[j] = light_n[j + 1] + mn;
+        h_rest[j] = h_rest[j + 1] + lag.hbest[ord[j]];
+        hull.clear();  // upper concave hull of the front by weight and fee, from its lightest point
+        for (size_t k = lo; k < hi; ++k) {
+            if (!hull.empty() && opts[k].fee <= opts[hull.back()].fee) continue;  // (a multi-limit front)
             while (hull.size() >= 2) {
                 const Option& p = opts[hull[hull.size() - 2]];
                 const Option& q = opts[hull.back()];
@@ -68,17 +95,27 @@ Choice ChooseExactly(const std::vector<Option>& opts, const std::vector<size_t>&
         return static_cast<i128>(a.dfee) * b.dw > static_cast<i128>(b.dfee) * a.dw;
     });
 
-    std::vector<Option> states{{0, 0}}, next;
-    for (size_t j = 0; j < nfree && !states.empty(); ++j) {
+    // layers[j]: the states after choosing j clusters (back pointers into layers[j - 1]).
+    std::vector<std::vector<Option>> layers(1, std::vector<Option>{Option{0, 0}});
+    std::vector<Option> next;
+    for (size_t j = 0; j < nfree && !layers.back().empty(); ++j) {
         next.clear();
-        for (const Option& a : states) {
+        const std::vector<Option>& states = layers.back();
+        for (size_t a = 0; a < states.size(); ++a) {
+            const Option& st = states[a];
             for (size_t k = starts[ord[j]]; k < starts[ord[j] + 1]; ++k) {
                 if (++nodes > budget) return out;
-                const Option o{a.w + opts[k].w, a.fee + opts[k].fee};
-                if (o.w + light_w[j + 1] <= room) next.push_back(o);
+                Option o{st.w + opts[k].w, st.fee + opts[k].fee, st.s + opts[k].s, st.n + opts[k].n,
+                         static_cast<uint32_t>(a), static_cast<uint32_t>(k)};
+                if (o.w + light_w[j + 1] > room.w || o.s + light_s[j + 1] > room.s || o.n + light_n[j + 1] > room.n) continue;
+                // The Lagrangian bound of the rest (scaled by D).
+                const i128 lagr = static_cast<i128>(o.fee) * lag.D + h_rest[j + 1] + static_cast<i128>(lag.F) * (room.w - o.w) +
+                                  static_cast<i128>(lag.M) * (room.s == std::numeric_limits<int64_t>::max() ? 0 : room.s - o.s);
+                if (lagr < static_cast<i128>(target) * lag.D) continue;
+                next.push_back(o);
             }
         }
-        KeepFront(next, 0);
+        KeepFront(next, 0, &nodes);
         // The clusters after j: sweep the states by growing room over their segments by rate
         // (the segments of clusters already chosen are skipped).
         size_t p = 0;
@@ -88,7 +125,7 @@ Choice ChooseExactly(const std::vector<Option>& opts, const std::vector<size_t>&
         };
         skip();
         for (size_t i = next.size(); i-- > 0;) {
-            const int64_t x = room - next[i].w - light_w[j + 1];  // >= 0, growing as i falls
+            const int64_t x = room.w - next[i].w - light_w[j + 1];  // >= 0, growing as i falls
             while (p < segs.size() && acc_w + segs[p].dw <= x) {
                 acc_w += segs[p].dw;
                 acc_fee += segs[p].dfee;
@@ -104,11 +141,26 @@ Choice ChooseExactly(const std::vector<Option>& opts, const std::vector<size_t>&
             if (lp < target) next[i].w = -1;  // hopeless
         }
         next.erase(std::remove_if(next.begin(), next.end(), [](const Option& o) { return o.w < 0; }), next.end());
-        std::swap(states, next);
+        if (nodes > budget) return out;
+        layers.push_back(next);
     }
     out.finished = true;
-    for (const Option& o : states) {
-        if (o.fee >= target && o.w <= room) out.best = std::max(out.best, o.fee);
+    if (layers.size() != nfree + 1) return out;  // every partial choice was hopeless
+    const std::vector<Option>& last = layers.back();
+    size_t at = last.size();
+    for (size_t i = 0; i < last.size(); ++i) {
+        const Option& o = last[i];
+        if (o.fee >= target && o.w <= room.w && o.s <= room.s && o.n <= room.n && o.fee > out.best) {
+            out.best = o.fee;
+            at = i;
+        }
+    }
+    if (at == last.size()) return out;
+    out.picks.assign(nfree, 0);
+    for (size_t j = nfree; j > 0; --j) {
+        const Option& o = layers[j][at];
+        out.picks[j - 1] = o.pick;
+        at = o.parent;
     }
     return out;
 }

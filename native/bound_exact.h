@@ -1,42 +1,61 @@
-// The exact residual solve that closes the LP bound's gap (issue 14's certificate).
+// The exact residual solve that closes the LP bound's gap (issue 14's certificate), under every
+// limit of the optimized template: weight, sigop cost, transaction count, and the minimum fee rate
+// (only transactions of chunks paying it are eligible).
 //
-// Lagrangian view of the LP: with the LP's critical rate lambda (any lambda >= 0 works), every
-// template S splits as fee(S) = lambda * w(S) + sum_c g_c(S_c), g_c(X) = fee(X) - lambda * w(X)
-// over its closed part S_c of each cluster c, and g_c(S_c) <= G_c, the cluster's LP term (the sum
-// of its chunks' positive g; of its transactions' for a relaxed cluster). With w(S) = C - slack:
-//   fee(S) = LP - sum_c L_c - lambda * slack,   L_c = G_c - g_c(S_c) >= 0,  LP = lambda*C + sum G_c.
-// So a template earning more than an incumbent I has every L_c <= LP - (I + 1) (reduced-cost
-// fixing): per cluster, enumerate its closed sets with that small a loss (a pruned search in
-// topological order; most clusters have one, the LP's, and are fixed), then choose one per
-// cluster under the weight capacity exactly (a Pareto DP over (weight, fee), pruned by the same
-// loss budget). The best choice is the optimum of the relaxation whenever it beats I, so
-// max(I, best) bounds every template. The incumbent need not be feasible for this to hold: it only
-// prunes. Sigop and count limits are relaxed (ignored), as in the LP.
+// Lagrangian view: with multipliers lambda = F/D per weight unit and mu = M/D per sigop cost (any
+// values >= 0 work), every template S splits as
+//   fee(S) = lambda*w(S) + mu*s(S) + sum_c h_c(S_c),   h(X) = fee(X) - lambda*w(X) - mu*s(X),
+// over its closed part S_c of each cluster c. Per cluster, H_c bounds h_c over its closed sets:
+// its units (the chunks of a proven linearization, else single transactions) each give
+// H_u = sum over u's transactions x of max(0, phi_x), phi_x = rate(u)*w_x - lambda*w_x - mu*s_x:
+// the part X of a chunk a closed set takes has rate(X) <= rate(u) (an optimal chunk is a best
+// closed set of what remains), so h(X) <= sum over X of phi_x. Then, with the limits' slacks,
+//   fee(S) = LP - sum_c L_c - lambda*slack_w - mu*slack_s,  L_c = H_c - h_c(S_c) >= 0,
+//   LP = lambda*C_w + mu*C_s + sum_c H_c,
+// so a template earning more than an incumbent I has every L_c <= LP - (I + 1) (reduced-cost
+// fixing), and each unit's loss is at least the sum of |phi_x| over its transactions decided
+// against phi's sign. Per cluster the closed sets that cheap are enumerated (a pruned search in
+// topological order; most clusters have one, the LP's, and are fixed), then one per cluster is
+// chosen under the limits exactly (a Pareto DP). The best choice is the optimum whenever it beats
+// I, so max(I, best) bounds every template; the choice itself is returned, a template.
 // Work is budgeted in search nodes and DP states (deterministic); past the budget the solve gives
 // up and the caller keeps its other bound.
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <span>
+#include <vector>
 
 #include "chunk.h"
 #include "clusters.h"
 
 namespace opt {
 
-struct ResidualSolve {
-    bool solved{false};        // fee below is a bound (false: budget ran out, fee meaningless)
-    int64_t fee{0};            // max(incumbent, optimum of the weight-only problem)
-    uint32_t free_clusters{0}; // clusters left with more than one candidate closed set
-    uint64_t nodes{0};         // search nodes plus DP states spent
+constexpr int64_t NO_LIMIT = std::numeric_limits<int64_t>::max();
+
+struct ResidualProblem {
+    std::span<const uint8_t> relaxed;   // per cluster: its units are single transactions
+    std::span<const uint8_t> eligible;  // per transaction (the min fee rate); others are never taken
+    int64_t F{0}, D{1}, M{0};           // lambda = F / D, mu = M / D (M > 0 only with a sigop limit)
+    int64_t capacity{0};
+    int64_t sigop_cap{NO_LIMIT};  // NO_LIMIT: cannot bind (all eligible sigops fit)
+    int64_t count_cap{NO_LIMIT};  // NO_LIMIT: cannot bind
 };
 
-/** lin, t: the proven linearizations and their chunks (real weight); mining: the chunks by rate
- *  (mining order). relaxed[c]: cluster c's precedence is dropped in the LP (its G_c sums its
- *  transactions'). lambda: the LP's critical item (fee, size > 0). Complexity: O(n + budget);
- *  when no cluster is relaxed, O(the chunks up to the LP's edge + the clusters near it + budget). */
+struct ResidualSolve {
+    bool solved{false};        // fee below is a bound (false: budget ran out, fee meaningless)
+    int64_t fee{0};            // max(incumbent, the optimum under every limit)
+    uint32_t free_clusters{0}; // clusters left with more than one candidate closed set
+    uint64_t nodes{0};         // search nodes plus DP states spent
+    int64_t lp{0};             // the Lagrangian LP value, floored (a bound whatever the solve did)
+    std::vector<uint32_t> txs; // when solved and the optimum beats the incumbent: a template earning it
+};
+
+/** lin, t: the linearizations and their chunks (real weight); mining: the chunks by rate (mining
+ *  order). Complexity: O(n + budget); with M == 0 and no cluster relaxed, O(the chunks up to the
+ *  LP's edge + the clusters near it + budget). */
 ResidualSolve SolveResidual(const Graph& g, const Clusters& cl, const Linearization& lin, const ChunkTable& t,
-                            std::span<const uint32_t> mining, std::span<const uint8_t> relaxed, FeeFrac lambda,
-                            int64_t capacity, int64_t incumbent, uint64_t budget);
+                            std::span<const uint32_t> mining, const ResidualProblem& pb, int64_t incumbent, uint64_t budget);
 
 } // namespace opt

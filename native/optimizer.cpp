@@ -222,7 +222,30 @@ Result BuildTemplates(const InputView& input, const Options& o)
     r.timings.optimized = pr.first_block_ms;
     r.timings.projected = std::max(0.0, lap.Lap() - pr.first_block_ms);
 
-    r.bound = ComputeUpperBound(g, cl, *cl_lin, *ct, ct_order, lim.weight, r.optimized.fee);
+    r.bound = ComputeUpperBound(g, cl, *cl_lin, *ct, ct_order, BoundLimits{lim.weight, lim.sigops, lim.tx_count, lim.min_rate_sat_kvb},
+                                r.optimized.fee);
+    if (!r.bound.better.empty()) {
+        // The bound's solve found a better template (the optimum, when solved; its parts need not
+        // be whole chunks): it becomes block 1, and the projected blocks are built again after it.
+        std::vector<uint8_t> keep(g.n, 0);
+        for (uint32_t x : r.bound.better) keep[x] = 1;
+        const ChunkTable mine = RechunkRemaining(g, *ct, keep);
+        Selection sel;
+        for (uint32_t k = 0; k < mine.Count(); ++k) sel.AddChunk(mine, k);
+        if (sel.fee > r.optimized.fee && WithinRequestLimits(mine, sel, lim)) {
+            TemplateLimits no_search = lim;  // block 1 is sel: the search already ran and found less
+            no_search.search_budget = 0;
+            Projection again = ProjectBlocks(g, *ct, ct_order, no_search, &sel, &mine, o.projected_blocks, o.projected_search_budget);
+            r.optimized = std::move(again.first);
+            r.tail = again.first_stats;
+            r.tail.improved_sat = r.optimized.fee - r.tail.greedy_fee;  // over the greedy pass, as the search reports it
+            r.tail.used_incumbent = false;                            // (the v31 template was not used)
+            r.blocks = std::move(again.blocks);
+            r.projected_search_nodes += again.search_nodes;
+            for (uint32_t x = 0; x < g.n; ++x) r.tx_block[p.original[x]] = again.tx_block[x];
+        }
+        r.bound.better.clear();
+    }
     r.timings.bound = lap.Lap();
 
     if (o.threads >= 2) {

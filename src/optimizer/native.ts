@@ -109,18 +109,21 @@ export interface OptimizerResult {
   /** Whether the v31 template itself satisfies maxTxCount and minFeeRateSatVb (the no-worse guarantee applies). */
   v31WithinRequestLimits: boolean;
   /**
-   * Upper bound on the fee of any template within the weight limit (LP/hull bound over the
-   * real-weight chunks), floored. `exact`: every cluster's real-weight linearization was proven
-   * optimal, so this is the hull value itself (sigop-heavy clusters included: they are
-   * re-linearized by real weight for it); otherwise the `relaxedClusters` were bounded with their
-   * precedence dropped (still valid, looser). The sigop and count limits are not in the bound.
+   * Upper bound on the fee of any template within the same limits as the optimized one (weight,
+   * sigop cost, maxTxCount; only transactions of chunks paying minFeeRateSatVb), floored.
+   * `exact` (= `solved`): the bound IS the optimum of that problem (the best fee of any set of
+   * eligible transactions closed under parents within those limits); the optimized template reaches
+   * it exactly when its fee equals the bound. Otherwise the bound is the LP refined by branching (and,
+   * when sigops bind, the Lagrangian LP with both limits), still valid, with a gap.
+   * `relaxedClusters`: clusters whose linearization was not proven optimal, bounded with their
+   * precedence dropped in the LP (still valid, looser).
    */
   upperBound: {
     feeSat: number;
     /**
-     * The LP / hull value. feeSat is never above it: when `solved`, it is max(the optimized fee, the
-     * exact optimum of the weight-only problem) (reduced-cost fixing against the optimized fee, then
-     * the clusters left solved exactly over their closed sets); otherwise the LP refined by
+     * The LP / hull value under the weight limit alone. feeSat is never above it: when `solved`,
+     * it is the optimum (reduced-cost fixing against the optimized fee, then the clusters left
+     * solved exactly over their closed sets under every limit); otherwise the LP refined by
      * branching on binary items at the block's edge.
      */
     lpFeeSat: number;

@@ -1,16 +1,16 @@
 /**
- * The upper bound's exact residual solve (native/bound_exact.h, issue 14's certificate): against a
- * brute-force optimum on small random mempools, the bound is never below the exact optimum nor
- * above the LP value, and whenever the solve finishes it IS the exact optimum of the weight-only
- * problem (the optimized template never exceeds that optimum, so max(optimized, optimum) is it).
- * Relaxed clusters (linearization not proven optimal), sigop-heavy ones, ties at the critical rate
- * and the budget running out are covered; a real snapshot's gap closes to zero.
+ * The upper bound's exact residual solve (native/bound_exact.h, issues 14 and 25's certificate):
+ * against a brute-force optimum under the same limits (weight, sigop cost, transaction count) on
+ * small random mempools, the bound is never below the exact optimum nor above the LP value, and
+ * whenever the solve finishes (`exact`) it IS that optimum and the optimized template earns it.
+ * Relaxed clusters (linearization not proven optimal), sigop-heavy ones with a binding sigop limit,
+ * a binding count limit, ties at the critical rate and the budget running out are covered.
  */
 import { describe, expect, it } from 'vitest';
 
 import { buildTemplates, type OptimizerInput } from '../../src/optimizer/native.js';
 import { at } from '../../src/util/at.js';
-import { exactOptimum, lpBound, randomMempool, rng } from './oracle.js';
+import { exactOptimum, exactOptimumWithin, lpBound, randomMempool, rng } from './oracle.js';
 
 const LOOSE = { coinbaseReserveWu: 0, maxSigopCost: 80_000, coinbaseSigopCost: 0, maxTxCount: 100_000, minFeeRateSatVb: 0 };
 
@@ -37,40 +37,53 @@ function bestSubsetSum(ws: number[], cap: number): number {
 }
 
 describe('upper bound: exact residual solve', () => {
-  it('behavior: on random small mempools the bound is the exact optimum when solved, and always between it and the LP', () => {
+  it('behavior: on random small mempools the bound is the exact optimum under every limit when solved, and the template earns it', () => {
     const r = rng(14);
     const pick = (lo: number, hi: number) => lo + Math.floor(r() * (hi - lo + 1));
-    let solved = 0, belowLp = 0;
-    const rounds = 240;
+    let solved = 0, belowLp = 0, sigopBound = 0, countBound = 0;
+    const rounds = 300;
     for (let round = 0; round < rounds; round++) {
       const seed = pick(1, 2 ** 30);
-      const shape = { clusters: pick(2, 12), maxClusterSize: pick(1, 7), density: r() * 0.6, sigopShare: r() < 0.3 ? 0.3 : 0, maxRate: r() < 0.3 ? 3 : 50 };
+      const heavy = round % 5 === 2 || round % 5 === 4;
+      const shape = { clusters: pick(2, 12), maxClusterSize: pick(1, 7), density: r() * 0.6, sigopShare: heavy || r() < 0.3 ? 0.3 : 0, maxRate: r() < 0.3 ? 3 : 50 };
       const input = randomMempool(seed, shape);
       // Ties at the critical rate: a third of the rounds price every transaction at 1-3 sat/WU exactly.
       if (round % 3 === 1) input.feeSat.forEach((_, i) => (input.feeSat[i] = at(input.weightWu, i) * (1 + (i % 3))));
       const cap = pick(1_000, 25_000);
       // Every fourth round: no linearization budget, so clusters are relaxed (not proven optimal).
       const budget = round % 4 === 3 ? { linearizeBudget: 0, linearizeExtraBudget: 0 } : {};
-      // Every fifth: a sigop limit that can bind (the bound ignores it, so it stays >= the weight-only optimum).
-      const sigops = round % 5 === 2 ? { maxSigopCost: pick(50, 600) } : {};
-      const res = buildTemplates(input, { ...LOOSE, ...budget, ...sigops, weightLimitWu: cap });
-      const context = `round ${round}: seed ${seed} ${JSON.stringify(shape)} cap ${cap} ${JSON.stringify({ ...budget, ...sigops })}`;
-      const optimum = exactOptimum(input, cap);
+      // Two rounds in five: a sigop limit that binds (the sigop-carrying transactions want more); one in seven a count limit.
+      const sigops = heavy ? { maxSigopCost: pick(50, 600) } : {};
+      const count = round % 7 === 5 ? { maxTxCount: pick(1, 8) } : {};
+      const res = buildTemplates(input, { ...LOOSE, ...budget, ...sigops, ...count, weightLimitWu: cap });
+      const context = `round ${round}: seed ${seed} ${JSON.stringify(shape)} cap ${cap} ${JSON.stringify({ ...budget, ...sigops, ...count })}`;
+      const limits = { weight: cap, sigops: sigops.maxSigopCost ?? LOOSE.maxSigopCost, count: count.maxTxCount ?? LOOSE.maxTxCount };
+      const optimum = exactOptimumWithin(input, limits);
+      const weightOnly = exactOptimum(input, cap);
+      if (optimum < weightOnly && 'maxSigopCost' in sigops) sigopBound++;
+      if (optimum < weightOnly && 'maxTxCount' in count) countBound++;
       const ub = res.upperBound;
       expect(ub.feeSat, context).toBeGreaterThanOrEqual(optimum);
       expect(ub.feeSat, context).toBeLessThanOrEqual(ub.lpFeeSat);
       expect(res.optimized.feeSat, context).toBeLessThanOrEqual(ub.feeSat);
-      if (ub.exact) expect(ub.lpFeeSat, context).toBe(lpBound(input, cap));
+      expect(res.optimized.sigopCost, context).toBeLessThanOrEqual(limits.sigops);
+      expect(res.optimized.txCount, context).toBeLessThanOrEqual(limits.count);
+      if (ub.relaxedClusters === 0) expect(ub.lpFeeSat, context).toBe(lpBound(input, cap));
+      expect(ub.exact, context).toBe(ub.solved);
       if (ub.solved) {
         expect(ub.feeSat, context).toBe(optimum);
+        expect(res.optimized.feeSat, context).toBe(optimum);
         solved++;
       }
       if (ub.feeSat < ub.lpFeeSat) belowLp++;
     }
-    // Small instances are always within the budget; the LP has an integrality gap on many of them.
+    // Small instances are always within the budget; the LP has an integrality gap on many of them,
+    // and the sigop and count limits really bind on some.
     expect(solved).toBe(rounds);
     expect(belowLp).toBeGreaterThan(rounds / 4);
-  });
+    expect(sigopBound).toBeGreaterThan(rounds / 10);
+    expect(countBound).toBeGreaterThan(5);
+  }, 180_000); // the brute force is slow under the sanitizer build (npm run test:native:debug)
 
   it('behavior: equal fee rates everywhere (every swap is free): the bound is the best subset sum', () => {
     const r = rng(7);

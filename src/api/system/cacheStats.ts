@@ -23,10 +23,8 @@ export const TemplateTable = z.object({
   nativeV30: TemplateRow.nullable().describe('Our Core v30 model: full cycles only, null on incremental ones'),
   upperBound: z.object({
     feeSat: z.number(),
-    exact: z.boolean(),
-    solved: z
-      .boolean()
-      .describe('The bound is max(optimized, the exact optimum under the weight limit): the optimizer solved the problem left near the block edge exactly'),
+    exact: z.boolean().describe('The bound is the optimum itself under the same limits (weight, sigops, count, min fee rate): the same as solved'),
+    solved: z.boolean().describe('The optimizer solved the problem left near the block edge exactly under every limit: the bound is the optimum'),
   }),
   optimizedMinusBaselineSat: Sat,
   optimizedMinusNativeV31Sat: Sat,
