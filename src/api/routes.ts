@@ -17,6 +17,7 @@ import { errorBody } from './errorHandler.js';
 import { assertFresh } from './freshness.js';
 import { CONTENT_TYPES, priceUsd, routeKey, type ApiContext, type RestInput, type RestRoute } from './define.js';
 import { rpcRoute } from './rpc/rpcRoute.js';
+import { NoQuery } from './schemas.js';
 
 export interface ApiRoutesOptions {
   ctx: ApiContext;
@@ -53,7 +54,8 @@ export async function apiRoutes(fastify: FastifyInstance, { ctx }: ApiRoutesOpti
       schema: {
         summary: route.summary,
         ...(route.params ? { params: route.params } : {}),
-        ...(route.query ? { querystring: route.query } : {}),
+        // A paid route that takes no query refuses any (strict inputs: never an answer to another question).
+        ...(route.query ? { querystring: route.query } : route.price !== 'free' ? { querystring: NoQuery } : {}),
         ...(route.body ? { body: route.body } : {}),
       },
       bodyLimit: routeBodyLimit(route, ctx.registry.methods.values(), ctx.config.RPC_BATCH_MAX, ctx.config.BODY_LIMIT_BYTES),

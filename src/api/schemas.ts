@@ -11,8 +11,23 @@ export const Txid = z
 /** An address as sent; checked against the node's network by `parseAddress`. */
 export const AddressParam = z.string().min(1).max(200);
 
-export const TxidParams = z.object({ txid: Txid });
-export const AddressParams = z.object({ address: AddressParam });
+/**
+ * A request object that refuses unknown fields (DESIGN §5, strict inputs): a payer pays only for
+ * the question it asked, so `?target=3` for `?blocks=` is a 400 naming the field and the accepted
+ * ones, never an answer for the default. The error handler maps the issue to `UNKNOWN_PARAMETER`.
+ */
+export function strictObject<S extends z.core.$ZodLooseShape>(shape: S) {
+  const accepted = Object.keys(shape).join(', ') || 'none';
+  return z.strictObject(shape, {
+    error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown field ${issue.keys.map((k) => `"${k}"`).join(', ')} (accepted: ${accepted})` : undefined),
+  });
+}
+
+/** The query of a paid route that takes none: any parameter is unknown. */
+export const NoQuery = strictObject({});
+
+export const TxidParams = strictObject({ txid: Txid });
+export const AddressParams = strictObject({ address: AddressParam });
 
 /** A number of blocks from the query string: plain decimal digits only (no `0x10`, `1e3`, ` 6`). */
 export const blocksQuery = (defaultValue: number) =>

@@ -17,7 +17,21 @@ import { BlockTag, resolveBlockTag } from '../rpc/blockTag.js';
 import { EvmBlock, EvmTransaction, evmBlock, evmTransaction } from '../rpc/evmShapes.js';
 import { hexQuantity } from '../rpc/hex.js';
 import { snapshotAge } from '../freshness.js';
-import { AddressParam, AddressParams, blocksQuery, Freshness, Hash, HexQuantity, Network, Sat, SatVb, Success, Txid, TxidParams } from '../schemas.js';
+import {
+  AddressParam,
+  AddressParams,
+  blocksQuery,
+  Freshness,
+  Hash,
+  HexQuantity,
+  Network,
+  Sat,
+  SatVb,
+  strictObject,
+  Success,
+  Txid,
+  TxidParams,
+} from '../schemas.js';
 import { DecodedTransaction, decodedTransaction, fillPrevouts } from './decodedTransaction.js';
 
 /** Most UTXOs listed in one answer (the total still counts all of them). */
@@ -126,7 +140,7 @@ export const bitcoinRoutes = [
     summary: 'Fee rate (sat/vB) to confirm within N blocks',
     description:
       'Up to 8 blocks the current mempool queue decides (sorted by effective chunk fee rate); beyond, or when the queue clears within the target, Core estimatesmartfee (conservative). Both answers are returned; `source` names the one used and `derivation` says how.',
-    query: z.object({ blocks: blocksQuery(6) }),
+    query: strictObject({ blocks: blocksQuery(6) }),
     response: FeeEstimateResponse,
     errors: ['NODE_UNAVAILABLE', 'NODE_TIMEOUT', 'MEMPOOL_NOT_READY'],
     example: {

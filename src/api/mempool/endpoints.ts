@@ -13,7 +13,7 @@ import { isAbsent } from '../../node/absent.js';
 import { round } from '../../util/round.js';
 import { defineRoute, type ApiContext } from '../define.js';
 import { snapshotAge } from '../freshness.js';
-import { blocksQuery, Freshness, Hash, IsoTime, Sat, SatVb, Success, TxidParams } from '../schemas.js';
+import { blocksQuery, Freshness, Hash, IsoTime, Sat, SatVb, strictObject, Success, TxidParams } from '../schemas.js';
 import { MempoolTxAnalysis, mempoolTxAnalysis } from './mempoolTxAnalysis.js';
 
 /** The mirror's current view, or 503 before its first poll. */
@@ -175,7 +175,7 @@ export const mempoolRoutes = [
     summary: 'Fee-rate histogram and the fee rate for a confirmation target',
     description:
       'The rate for N blocks is the effective rate of the transaction at N × 998,000 vB from the top of the queue, rounded up to 0.1 sat/vB, never below the floor (max of the mempool minimum and the min relay fee).',
-    query: z.object({ target: blocksQuery(10) }),
+    query: strictObject({ target: blocksQuery(10) }),
     response: FeesResponse,
     errors: ['MEMPOOL_NOT_READY'],
     example: {

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { TemplateCache } from '../../optimizer/templateCache.js';
 import { defineRoute, defineRpcMethod, type ApiContext } from '../define.js';
 import { snapshotAge } from '../freshness.js';
-import { Freshness, Success, TargetBlocks, Txid } from '../schemas.js';
+import { Freshness, strictObject, Success, TargetBlocks, Txid } from '../schemas.js';
 import { BUMP_NOTE, BumpPlanAnswer, bumpPlanFor, TargetSatVb } from './bumpPlanAnswer.js';
 import { EXAMPLE_BUMP_PLAN } from './bumpPlanExample.js';
 import {
@@ -29,12 +29,12 @@ export const OPTIMIZED_TXIDS_MAX = 4000;
 /** An absent body (fastify gives null) is an empty object: these bodies are optional. */
 const optionalBody = <T extends z.ZodType>(schema: T) => z.preprocess((v) => v ?? {}, schema);
 
-export const TxidRequest = z.object({ txid: Txid, targetBlocks: TargetBlocks });
-export const BumpPlanRequest = z.object({ txid: Txid, targetBlocks: TargetBlocks, targetSatVb: TargetSatVb.optional() });
-export const BatchTxidRequest = z.object({ txids: z.array(Txid).min(1).max(BATCH_CHECK_MAX_TXIDS), targetBlocks: TargetBlocks });
-const TargetBlocksObject = z.object({ targetBlocks: TargetBlocks });
+export const TxidRequest = strictObject({ txid: Txid, targetBlocks: TargetBlocks });
+export const BumpPlanRequest = strictObject({ txid: Txid, targetBlocks: TargetBlocks, targetSatVb: TargetSatVb.optional() });
+export const BatchTxidRequest = strictObject({ txids: z.array(Txid).min(1).max(BATCH_CHECK_MAX_TXIDS), targetBlocks: TargetBlocks });
+const TargetBlocksObject = strictObject({ targetBlocks: TargetBlocks });
 export const TargetBlocksRequest = optionalBody(TargetBlocksObject);
-export const OptimizedTxidsRequest = optionalBody(z.object({ maxTxids: z.number().int().min(1).max(OPTIMIZED_TXIDS_MAX).default(OPTIMIZED_TXIDS_MAX) }));
+export const OptimizedTxidsRequest = optionalBody(strictObject({ maxTxids: z.number().int().min(1).max(OPTIMIZED_TXIDS_MAX).default(OPTIMIZED_TXIDS_MAX) }));
 
 const BatchCheckAnswer = z.object({
   success: Success,
@@ -267,7 +267,7 @@ export const templateMethods = [
     name: 'svc_templateHealth',
     price: 'free',
     summary: 'Optimizer cache readiness (as GET /v1/template/health)',
-    params: z.union([z.tuple([]), z.tuple([z.object({})])]),
+    params: z.union([z.tuple([]), z.tuple([strictObject({})])]),
     result: TemplateHealth,
     errors: [],
     example: { params: [], result: EXAMPLE_HEALTH },
