@@ -64,7 +64,9 @@ export async function apiRoutes(fastify: FastifyInstance, { ctx }: ApiRoutesOpti
         ? {
             preValidation: async (request: FastifyRequest) => {
               assertFresh(ctx, route.snapshot);
-              await route.precheck?.(ctx, input(request));
+              // The precheck sees validated input; an invalid request is answered 400 by validation right after.
+              const valid = route.precheck ? validInput(route, request) : null;
+              if (valid) await route.precheck?.(ctx, valid);
             },
           }
         : {}),
@@ -80,6 +82,19 @@ export async function apiRoutes(fastify: FastifyInstance, { ctx }: ApiRoutesOpti
       },
     });
   }
+}
+
+/** The request's parts parsed by the route's schemas, or null when one is invalid (validation then answers 400). */
+function validInput(route: RestRoute, request: FastifyRequest): RestInput<unknown, unknown, unknown> | null {
+  const part = (schema: RestRoute['params'], value: unknown): { ok: boolean; data: unknown } => {
+    if (!schema) return { ok: true, data: value };
+    const parsed = schema.safeParse(value);
+    return { ok: parsed.success, data: parsed.data };
+  };
+  const params = part(route.params, request.params);
+  const query = part(route.query, request.query);
+  const body = part(route.body, request.body);
+  return params.ok && query.ok && body.ok ? { params: params.data, query: query.data, body: body.data } : null;
 }
 
 /** HEAD only where it costs nothing: free GETs, but not a live feed (HEAD would hold it open for nothing). */

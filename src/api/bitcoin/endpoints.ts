@@ -17,6 +17,7 @@ import { BlockTag, resolveBlockTag } from '../rpc/blockTag.js';
 import { EvmBlock, EvmTransaction, evmBlock, evmTransaction } from '../rpc/evmShapes.js';
 import { hexQuantity } from '../rpc/hex.js';
 import { snapshotAge } from '../freshness.js';
+import { assertTxKnown } from '../txKnown.js';
 import {
   AddressParam,
   AddressParams,
@@ -282,6 +283,7 @@ export const bitcoinRoutes = [
     params: TxidParams,
     response: DecodedTransaction.extend({ success: Success }),
     errors: ['INVALID_TXID', 'TX_NOT_FOUND', 'NODE_UNAVAILABLE', 'NODE_TIMEOUT'],
+    precheck: async (ctx, { params }) => assertTxKnown(ctx, params.txid),
     example: {
       params: { txid: EXAMPLE_TXID },
       response: {

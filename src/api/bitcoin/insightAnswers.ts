@@ -15,6 +15,7 @@ import { round } from '../../util/round.js';
 import type { ApiContext } from '../define.js';
 import { AddressParam, Hash, Sat, SatVb, strictObject, Success, TargetBlocks, Txid } from '../schemas.js';
 import { BumpPlanSchema, bumpPlanFor, TargetSatVb } from '../template/bumpPlanAnswer.js';
+import { assertTxKnown } from '../txKnown.js';
 import { projectedBlockSummaries, TEMPLATE_MODE, TEMPLATE_NOTE, TEMPLATE_SOURCE } from '../template/templateAnswers.js';
 
 /** Most unconfirmed transactions of an address analysed in one answer. */
@@ -115,7 +116,9 @@ export async function insightPrecheck(ctx: ApiContext, raw: unknown): Promise<vo
   if (!parsed.success) return; // validation answers 400 right after
   const req = parsed.data;
   if (req.address !== undefined) await addressPrecheck(ctx, req.address);
+  // A relay names a tx the signed one may already have replaced: `relationOf` decides (404 when neither is known).
   if (req.action === 'broadcast_signed_replacement' && req.signedReplacementHex !== undefined) await relationOf(ctx, req.txid, req.signedReplacementHex);
+  else await assertTxKnown(ctx, req.txid);
 }
 
 async function relationOf(ctx: ApiContext, txid: string, signedHex: string) {

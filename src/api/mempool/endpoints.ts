@@ -13,6 +13,7 @@ import { isAbsent } from '../../node/absent.js';
 import { round } from '../../util/round.js';
 import { defineRoute, type ApiContext } from '../define.js';
 import { snapshotAge } from '../freshness.js';
+import { absentIsFalse, assertTxKnown } from '../txKnown.js';
 import { blocksQuery, Freshness, Hash, IsoTime, Sat, SatVb, strictObject, Success, TxidParams } from '../schemas.js';
 import { MempoolTxAnalysis, mempoolTxAnalysis } from './mempoolTxAnalysis.js';
 
@@ -225,7 +226,14 @@ export const mempoolRoutes = [
       'Read live from the node (getmempoolentry). The effective fee rate is the rate of the chunk the transaction will be mined with: the node’s own chunk on v31, else our optimizer’s, else a package estimate. `position.blocksAway` is the projected block (1 = next).',
     params: TxidParams,
     response: MempoolTxAnalysis.extend({ success: Success }),
-    errors: ['INVALID_TXID', 'TX_NOT_IN_MEMPOOL', 'NODE_UNAVAILABLE', 'NODE_TIMEOUT'],
+    errors: ['INVALID_TXID', 'TX_NOT_IN_MEMPOOL', 'TX_NOT_FOUND', 'NODE_UNAVAILABLE', 'NODE_TIMEOUT'],
+    // Before payment: not in the mempool is 404 (TX_NOT_IN_MEMPOOL when the node knows it otherwise).
+    precheck: async (ctx, { params }) => {
+      const inMempool = ctx.mempool.mirror.txs.has(params.txid) || (await ctx.node.getMempoolEntry(params.txid).then(() => true, absentIsFalse));
+      if (inMempool) return;
+      await assertTxKnown(ctx, params.txid);
+      throw new Errors.TX_NOT_IN_MEMPOOL(params.txid);
+    },
     example: {
       params: { txid: EXAMPLE_TXID },
       response: {
@@ -266,6 +274,7 @@ export const mempoolRoutes = [
     params: TxidParams,
     response: ReplacementsResponse,
     errors: ['INVALID_TXID', 'TX_NOT_FOUND', 'NODE_UNAVAILABLE', 'NODE_TIMEOUT'],
+    precheck: async (ctx, { params }) => assertTxKnown(ctx, params.txid),
     example: {
       params: { txid: EXAMPLE_TXID },
       response: {
