@@ -14,7 +14,7 @@ import type { WebSocket } from 'ws';
 import { Errors } from '../errors.js';
 import { routeBodyLimit } from './bodyLimits.js';
 import { errorBody } from './errorHandler.js';
-import { assertFresh } from './freshness.js';
+import { assertNodeUp } from './freshness.js';
 import { CONTENT_TYPES, priceUsd, routeKey, type ApiContext, type RestInput, type RestRoute } from './define.js';
 import { rpcRoute } from './rpc/rpcRoute.js';
 import { NoQuery } from './schemas.js';
@@ -59,11 +59,11 @@ export async function apiRoutes(fastify: FastifyInstance, { ctx }: ApiRoutesOpti
         ...(route.body ? { body: route.body } : {}),
       },
       bodyLimit: routeBodyLimit(route, ctx.registry.methods.values(), ctx.config.RPC_BATCH_MAX, ctx.config.BODY_LIMIT_BYTES),
-      // Before payment: a stale snapshot (node down too long) or a request that cannot succeed is refused for free.
-      ...(route.precheck || route.snapshot
+      // Before payment: a request that needs a node known down (or not yet reached), or that cannot succeed, is refused for free.
+      ...(route.precheck || route.snapshot || route.price !== 'free'
         ? {
             preValidation: async (request: FastifyRequest) => {
-              assertFresh(ctx, route.snapshot);
+              if (route.snapshot || route.price !== 'free') assertNodeUp(ctx);
               // The precheck sees validated input; an invalid request is answered 400 by validation right after.
               const valid = route.precheck ? validInput(route, request) : null;
               if (valid) await route.precheck?.(ctx, valid);

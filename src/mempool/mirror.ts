@@ -102,6 +102,8 @@ export class MempoolMirror extends EventEmitter<{ diff: [MempoolDiff] }> {
   lastPollAt: number | undefined;
   lastPollMs: number | undefined;
   lastError: string | null = null;
+  /** When the last poll failed (ms); with `lastPollAt`, which of the two is the node's latest word. */
+  lastErrorAt: number | undefined;
   pollCount = 0;
   /** When the last event batch was applied (ms). */
   lastEventAt: number | undefined;
@@ -190,6 +192,7 @@ export class MempoolMirror extends EventEmitter<{ diff: [MempoolDiff] }> {
       if (diff.added.length || diff.removed.length || diff.blocks.length) this.emit('diff', diff);
     } catch (error) {
       this.lastError = (error as Error).message;
+      this.lastErrorAt = now();
       this.options.logger?.warn({ err: error }, 'mempool poll failed');
       throw error;
     }

@@ -14,6 +14,8 @@ describe('rate limit (in memory)', () => {
   let world: TestWorld;
   beforeAll(async () => {
     world = await startTestWorld({ initialTxs: 10, seed: 6, env: { PAYMENTS_ENABLED: 'true', RATE_LIMIT_MAX: String(MAX), RATE_LIMIT_WINDOW_SEC: '60' } });
+    // /health is 503 until the mempool view has loaded.
+    await world.app.mempool.mirror.poll();
   });
   afterAll(() => world?.close());
   const get = (url: string, headers: Record<string, string> = {}, remoteAddress = '10.0.0.1') =>
