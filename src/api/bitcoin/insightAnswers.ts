@@ -146,7 +146,7 @@ async function relationOf(ctx: ApiContext, txid: string, signedHex: string) {
 export async function insight(ctx: ApiContext, req: InsightInput): Promise<z.input<typeof InsightAnswer>> {
   const plan = await bumpPlanFor(ctx, req.txid, req.targetBlocks, req.targetSatVb);
   const cache = ctx.optimizer.service.cache;
-  const verdict = verdictOf({
+  const stateVerdict = verdictOf({
     status: plan.state.status,
     effectiveRateSatVb: plan.state.effectiveFeeRateSatVb,
     projectedBlock: plan.state.projectedBlock,
@@ -155,13 +155,18 @@ export async function insight(ctx: ApiContext, req: InsightInput): Promise<z.inp
     targetBlocks: req.targetBlocks,
     floorSatVb: plan.target.floorFeeRateSatVb,
   });
+  // No method keeps the promise: its own verdict, never a recommendation that misses its target.
+  const unreachable = plan.reason === 'target_unreachable' && stateVerdict !== 'healthy_for_target';
+  const verdict = unreachable ? 'target_unreachable_by_bump' : stateVerdict;
   const method = plan.recommended;
   const available = method === 'rbf_signed_replacement' || method === 'cpfp_child';
   const detail = available
     ? `${method === 'cpfp_child' ? 'a child paying' : 'a replacement paying'} ${plan.additionalFeeSats} sat more reaches ${plan.target.feeRateSatVb} sat/vB${plan.effect?.projectedBlockAfter ? ` (projected block ${plan.effect.projectedBlockAfter})` : ''}`
-    : plan.state.replacedBy
-      ? `by ${plan.state.replacedBy}`
-      : '';
+    : unreachable && plan.effect
+      ? `the best a bump reaches is projected block ${plan.effect.projectedBlockAfter ?? '?'} (${plan.effect.method === 'cpfp_child' ? 'a child' : 'a replacement'} paying ${plan.additionalFeeSats} sat more)`
+      : plan.state.replacedBy
+        ? `by ${plan.state.replacedBy}`
+        : '';
   let broadcast: z.input<typeof Broadcast> | undefined;
   if (req.action === 'broadcast_signed_replacement' && req.signedReplacementHex !== undefined) {
     const kind = await relationOf(ctx, req.txid, req.signedReplacementHex);
