@@ -49,8 +49,9 @@ export const Success = z.literal(true);
 export const IsoTime = z.iso.datetime();
 
 /**
- * The age of an answer derived from a snapshot (mempool view or optimizer cache): when it was taken
- * and how old it was when answered, in milliseconds (see `freshness.ts`).
+ * The age of an answer derived from a snapshot (mempool view or optimizer cache): when its data was
+ * last known to match the node (the view's last applied event or poll; the cache's cycle) and how
+ * old that was when answered, in milliseconds (see `freshness.ts`).
  */
 export const Freshness = { asOf: IsoTime, ageMs: z.number().int().nonnegative() };
 export const Hash = z.string().regex(/^[0-9a-f]{64}$/);

@@ -119,6 +119,15 @@ export class MempoolMirror extends EventEmitter<{ diff: [MempoolDiff] }> {
     super();
   }
 
+  /**
+   * When the view was last known to match the node: its last full poll or its last applied event
+   * batch, whichever is later (what answers' `asOf` states; DESIGN §5, freshness).
+   */
+  get matchedNodeAt(): number | undefined {
+    if (this.lastEventAt === undefined) return this.lastPollAt;
+    return this.lastPollAt === undefined ? this.lastEventAt : Math.max(this.lastPollAt, this.lastEventAt);
+  }
+
   get ready(): boolean {
     return this.lastPollAt !== undefined;
   }

@@ -167,7 +167,7 @@ export const bitcoinRoutes = [
     const estimate = feeEstimate(blocks, smart, mode, ctx.fees.projection(blocks));
     if (!estimate) throw new Errors.MEMPOOL_NOT_READY('estimatesmartfee has no data yet and the first mempool poll has not finished');
     const now = ctx.now();
-    return { success: true, ...snapshotAge(now, ctx.mempool.mirror.lastPollAt ?? now), blocks, unit: 'sat/vB', ...estimate };
+    return { success: true, ...snapshotAge(now, ctx.mempool.mirror.matchedNodeAt ?? now), blocks, unit: 'sat/vB', ...estimate };
   }),
 
   defineRoute({

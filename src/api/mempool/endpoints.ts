@@ -21,7 +21,7 @@ import { MempoolTxAnalysis, mempoolTxAnalysis } from './mempoolTxAnalysis.js';
 function view(ctx: ApiContext) {
   const { mirror } = ctx.mempool;
   const info = mirror.info;
-  const at = mirror.lastPollAt;
+  const at = mirror.matchedNodeAt;
   if (!mirror.ready || !info || at === undefined) throw new Errors.MEMPOOL_NOT_READY(mirror.lastError ?? 'the first mempool poll has not finished');
   return { info, sample: ctx.fees.sample(), ...snapshotAge(ctx.now(), at) };
 }
