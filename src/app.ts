@@ -26,6 +26,7 @@ import { Errors } from './errors.js';
 import feesPlugin from './fees/plugin.js';
 import mempoolPlugin from './mempool/plugin.js';
 import { ChainState } from './node/chainState.js';
+import { NodeWatch } from './node/nodeWatch.js';
 import optimizerPlugin from './optimizer/plugin.js';
 import { paymentsPlugin } from './payments/plugin.js';
 import poolRpcPlugin from './pool/plugin.js';
@@ -109,9 +110,17 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     optimizer: app.optimizer,
     streamClients: () => ({ dashboard: dashboard.clientCount, mempool: stream.clientCount }),
   });
+  const nodeWatch = new NodeWatch(node, { intervalMs: config.NODE_CHECK_INTERVAL_MS, timeoutMs: config.NODE_CHECK_TIMEOUT_MS, now });
+  // The first check is awaited (bounded by its timeout), so a live node is known reached once the app is ready.
+  app.addHook('onReady', async () => {
+    await nodeWatch.check();
+    nodeWatch.start();
+  });
+  app.addHook('onClose', async () => nodeWatch.stop());
   const ctx: ApiContext = {
     config,
     node,
+    nodeWatch,
     addressSource: deps.addressSource,
     nodeKind: deps.nodeKind,
     now,

@@ -124,6 +124,16 @@ const VARIABLES = {
     default: '30000',
     doc: 'When the node has been unreachable this long, answers derived from the mempool view or the optimizer cache are refused with 503 NODE_UNAVAILABLE (never charged) and /health answers 503.',
   },
+  NODE_CHECK_INTERVAL_MS: {
+    schema: positiveInt.min(100).max(60_000),
+    default: '1000',
+    doc: 'How often the node is checked in the background (getblockchaininfo). While the last check failed, paid routes answer 503 NODE_UNAVAILABLE before payment and /health answers 503; /health reports the last check and never waits on the node.',
+  },
+  NODE_CHECK_TIMEOUT_MS: {
+    schema: positiveInt.min(100).max(60_000),
+    default: '2000',
+    doc: 'Timeout of one background node check; two failed checks in a row make the node known down.',
+  },
   RPC_CHAIN_ID: {
     schema: positiveInt.max(2 ** 53 - 1).optional(),
     default: undefined,

@@ -15,6 +15,7 @@ function define<T extends Catalogue>(catalogue: T): T {
 export const Errors = define({
   // --- request shape (400, 404, 405, 408, 413, 414, 415, 429, 431) ---
   INVALID_REQUEST: createError('INVALID_REQUEST', 'Invalid request: %s', 400),
+  UNKNOWN_PARAMETER: createError('UNKNOWN_PARAMETER', 'Unknown parameter: %s', 400),
   INVALID_TXID: createError('INVALID_TXID', 'Invalid txid: %s (expected 64 hexadecimal characters)', 400),
   INVALID_ADDRESS: createError('INVALID_ADDRESS', 'Invalid Bitcoin address: %s', 400),
   WRONG_NETWORK_ADDRESS: createError('WRONG_NETWORK_ADDRESS', 'Address %s belongs to %s, but the node is on %s', 400),

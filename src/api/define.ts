@@ -17,6 +17,7 @@ import type { MempoolService } from '../mempool/plugin.js';
 import type { AddressSource } from '../node/addressSource.js';
 import type { BitcoinNode } from '../node/bitcoinNode.js';
 import type { ChainState } from '../node/chainState.js';
+import type { NodeWatch } from '../node/nodeWatch.js';
 import type { OptimizerHandle } from '../optimizer/plugin.js';
 import type { PaymentsInfo } from '../payments/plugin.js';
 import type { WebSocket } from 'ws';
@@ -38,6 +39,8 @@ export interface ApiContext {
   now(): number;
   /** When the process started serving, ms since the epoch. */
   startedAt: number;
+  /** The node's reachability, checked in the background (`/health` and paid routes read it, never wait). */
+  nodeWatch: NodeWatch;
   chain: ChainState;
   mempool: MempoolService;
   fees: FeesService;
@@ -133,7 +136,7 @@ interface RouteSpecBase<P extends Schema, Q extends Schema, B extends Schema, R 
   /**
    * The answer is derived from a snapshot (the mempool view or the optimizer cache), not read live:
    * it carries `asOf`/`ageMs` where its shape allows, and is refused with 503 `NODE_UNAVAILABLE`
-   * before payment once the node has been unreachable longer than `NODE_STALE_AFTER_MS`.
+   * before payment while the node is known down (as every paid route is; see `freshness.ts`).
    */
   snapshot?: Snapshot;
   /** Largest body one call needs, when more than a few KB (a signed transaction in hex); see `bodyLimits.ts`. */

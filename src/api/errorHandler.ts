@@ -4,6 +4,7 @@
  * points at the catalogue of codes served by this service.
  *
  * - zod validation failures: 400 `INVALID_REQUEST` (or the route's own code) naming the failing field;
+ *   an unknown query parameter or body field is 400 `UNKNOWN_PARAMETER` naming it and the accepted ones;
  * - fastify's own request errors (bad JSON, body too large, bad content type): 400/413/415;
  * - catalogue errors (`src/errors.ts`): their own status, with `Retry-After` on 503;
  * - anything else: 500 with a generic message; the full error and its cause are logged, never sent.
@@ -27,6 +28,8 @@ const FIELD_CODES: Record<string, string> = {
 interface ValidationIssue {
   instancePath?: string;
   message?: string;
+  /** The zod issue code (fastify-type-provider-zod) or the Ajv keyword. */
+  keyword?: string;
   params?: { issue?: { path?: PropertyKey[]; message?: string } };
 }
 
@@ -40,7 +43,8 @@ function describeValidation(error: FastifyError & { validation?: ValidationIssue
   const where = error.validationContext ?? 'request';
   const reason = first?.params?.issue?.message ?? first?.message ?? 'invalid value';
   const head = String(path[0] ?? '');
-  const code = FIELD_CODES[head] ?? 'INVALID_REQUEST';
+  // An unknown field is its own code: the payer asked something we do not answer (strict inputs).
+  const code = first?.keyword === 'unrecognized_keys' ? 'UNKNOWN_PARAMETER' : (FIELD_CODES[head] ?? 'INVALID_REQUEST');
   return { code, message: field ? `${where}.${field}: ${reason}` : `${where}: ${reason}` };
 }
 

@@ -14,10 +14,11 @@ import type { WebSocket } from 'ws';
 import { Errors, errorBody } from '../errors.js';
 import { baseUrl } from './baseUrl.js';
 import { routeBodyLimit } from './bodyLimits.js';
-import { assertFresh } from './freshness.js';
+import { assertNodeUp } from './freshness.js';
 import { CONTENT_TYPES, priceUsd, routeKey, type ApiContext, type RestInput, type RestRoute } from './define.js';
 import { mcpRoute } from './mcp/mcpRoute.js';
 import { rpcRoute } from './rpc/rpcRoute.js';
+import { NoQuery } from './schemas.js';
 
 export interface ApiRoutesOptions {
   ctx: ApiContext;
@@ -58,16 +59,19 @@ export async function apiRoutes(fastify: FastifyInstance, { ctx }: ApiRoutesOpti
       schema: {
         summary: route.summary,
         ...(route.params ? { params: route.params } : {}),
-        ...(route.query ? { querystring: route.query } : {}),
+        // A paid route that takes no query refuses any (strict inputs: never an answer to another question).
+        ...(route.query ? { querystring: route.query } : route.price !== 'free' ? { querystring: NoQuery } : {}),
         ...(route.body ? { body: route.body } : {}),
       },
       bodyLimit: routeBodyLimit(route, ctx.registry.methods.values(), ctx.config.RPC_BATCH_MAX, ctx.config.BODY_LIMIT_BYTES),
-      // Before payment: a stale snapshot (node down too long) or a request that cannot succeed is refused for free.
-      ...(route.precheck || route.snapshot
+      // Before payment: a request that needs a node known down (or not yet reached), or that cannot succeed, is refused for free.
+      ...(route.precheck || route.snapshot || route.price !== 'free'
         ? {
             preValidation: async (request: FastifyRequest) => {
-              assertFresh(ctx, route.snapshot);
-              await route.precheck?.(ctx, input(request));
+              if (route.snapshot || route.price !== 'free') assertNodeUp(ctx);
+              // The precheck sees validated input; an invalid request is answered 400 by validation right after.
+              const valid = route.precheck ? validInput(route, request) : null;
+              if (valid) await route.precheck?.(ctx, valid);
             },
           }
         : {}),
@@ -83,6 +87,19 @@ export async function apiRoutes(fastify: FastifyInstance, { ctx }: ApiRoutesOpti
       },
     });
   }
+}
+
+/** The request's parts parsed by the route's schemas, or null when one is invalid (validation then answers 400). */
+function validInput(route: RestRoute, request: FastifyRequest): RestInput<unknown, unknown, unknown> | null {
+  const part = (schema: RestRoute['params'], value: unknown): { ok: boolean; data: unknown } => {
+    if (!schema) return { ok: true, data: value };
+    const parsed = schema.safeParse(value);
+    return { ok: parsed.success, data: parsed.data };
+  };
+  const params = part(route.params, request.params);
+  const query = part(route.query, request.query);
+  const body = part(route.body, request.body);
+  return params.ok && query.ok && body.ok ? { params: params.data, query: query.data, body: body.data } : null;
 }
 
 /** HEAD only where it costs nothing: free GETs, but not a live feed (HEAD would hold it open for nothing). */

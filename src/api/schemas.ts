@@ -11,8 +11,23 @@ export const Txid = z
 /** An address as sent; checked against the node's network by `parseAddress`. */
 export const AddressParam = z.string().min(1).max(200);
 
-export const TxidParams = z.object({ txid: Txid });
-export const AddressParams = z.object({ address: AddressParam });
+/**
+ * A request object that refuses unknown fields (DESIGN §5, strict inputs): a payer pays only for
+ * the question it asked, so `?target=3` for `?blocks=` is a 400 naming the field and the accepted
+ * ones, never an answer for the default. The error handler maps the issue to `UNKNOWN_PARAMETER`.
+ */
+export function strictObject<S extends z.core.$ZodLooseShape>(shape: S) {
+  const accepted = Object.keys(shape).join(', ') || 'none';
+  return z.strictObject(shape, {
+    error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown field ${issue.keys.map((k) => `"${k}"`).join(', ')} (accepted: ${accepted})` : undefined),
+  });
+}
+
+/** The query of a paid route that takes none: any parameter is unknown. */
+export const NoQuery = strictObject({});
+
+export const TxidParams = strictObject({ txid: Txid });
+export const AddressParams = strictObject({ address: AddressParam });
 
 /** A number of blocks from the query string: plain decimal digits only (no `0x10`, `1e3`, ` 6`). */
 export const blocksQuery = (defaultValue: number) =>
@@ -34,8 +49,9 @@ export const Success = z.literal(true);
 export const IsoTime = z.iso.datetime();
 
 /**
- * The age of an answer derived from a snapshot (mempool view or optimizer cache): when it was taken
- * and how old it was when answered, in milliseconds (see `freshness.ts`).
+ * The age of an answer derived from a snapshot (mempool view or optimizer cache): when its data was
+ * last known to match the node (the view's last applied event or poll; the cache's cycle) and how
+ * old that was when answered, in milliseconds (see `freshness.ts`).
  */
 export const Freshness = { asOf: IsoTime, ageMs: z.number().int().nonnegative() };
 export const Hash = z.string().regex(/^[0-9a-f]{64}$/);

@@ -3,9 +3,11 @@
  * policy, the target, the cached projection). It never signs, holds or spends anything.
  *
  * Choice: `none_needed` when the effective (chunk) rate already meets the target; otherwise the
- * cheaper possible method by additional fee (RBF on a tie: one transaction instead of two);
- * `not_possible` with a reason code when the tx is confirmed, replaced, unknown, or neither
- * method can be built.
+ * cheapest method by additional fee (RBF on a tie: one transaction instead of two) among those whose
+ * effect meets the target (a caller's rate: by construction; a block target: its projected block
+ * after the bump within targetBlocks); none does: `not_possible` with reason `target_unreachable`,
+ * the effect and cost of the method that reaches the best block; `not_possible` with a reason code
+ * when the tx is confirmed, replaced, unknown, or neither method can be built.
  */
 import { planCpfp, type CpfpPlan } from './cpfp.js';
 import { planRbf, type RbfPlan } from './rbf.js';
@@ -173,14 +175,28 @@ export function planBump(inputs: BumpInputs): BumpPlan {
       landing,
     };
   }
-  const useRbf = rbfCost <= cpfpCost;
-  const newRate = useRbf ? rbfRate : (cpfpRate ?? rbfRate);
+  // A method keeps the promise when its effect meets the target: a caller's rate is met by
+  // construction; a block target when the bump lands within targetBlocks (or beyond a projection
+  // shorter than the target, where the rate decides).
+  const meets = (l: Landing | null): boolean =>
+    l !== null && (inputs.target.source === 'caller' || (l.beyondProjection ? target.targetBlocks > projection.blocks.length : l.block <= target.targetBlocks));
+  const options = [
+    { method: 'rbf_signed_replacement' as const, cost: rbfCost, rate: rbfRate, landing: landing.rbf },
+    { method: 'cpfp_child' as const, cost: cpfpCost, rate: cpfpRate ?? rbfRate, landing: landing.cpfp },
+  ].filter((o) => Number.isFinite(o.cost));
+  // Cheapest first, RBF on a tie (stable sort keeps RBF ahead).
+  const byCost = [...options].sort((a, b) => a.cost - b.cost);
+  const keeping = byCost.find((o) => meets(o.landing));
+  const best = byCost.reduce((a, b) => ((b.landing?.block ?? Infinity) < (a.landing?.block ?? Infinity) ? b : a));
+  const chosen = keeping ?? best;
+  const useRbf = chosen.method === 'rbf_signed_replacement';
+  const newRate = chosen.rate;
   const after = landingBlock(newRate, projection.blocks);
   return {
     ...base,
-    recommended: useRbf ? 'rbf_signed_replacement' : 'cpfp_child',
-    reason: null,
-    additionalFeeSats: useRbf ? rbfCost : cpfpCost,
+    recommended: keeping ? chosen.method : 'not_possible',
+    reason: keeping ? null : 'target_unreachable',
+    additionalFeeSats: chosen.cost,
     rbf,
     cpfp,
     effect: {

@@ -16,6 +16,8 @@ export const VERDICTS = [
   'below_min_relay',
   'replaced',
   'not_found',
+  /** A bump is needed but no method reaches the target: the plan's effect is the best block reachable and its cost. */
+  'target_unreachable_by_bump',
 ] as const;
 export type Verdict = (typeof VERDICTS)[number];
 
@@ -49,6 +51,7 @@ const SAY: Readonly<Record<Verdict, string>> = {
   below_min_relay: 'pays below the node’s minimum rate and may be dropped: bump it',
   replaced: 'was replaced by another transaction',
   not_found: 'is not known to the node',
+  target_unreachable_by_bump: 'pays too little for the target, and no bump reaches it',
 };
 
 /** One sentence a person can act on. */

@@ -105,6 +105,8 @@ export class MempoolMirror extends EventEmitter<{ diff: [MempoolDiff] }> {
   lastPollAt: number | undefined;
   lastPollMs: number | undefined;
   lastError: string | null = null;
+  /** When the last poll failed (ms); with `lastPollAt`, which of the two is the node's latest word. */
+  lastErrorAt: number | undefined;
   pollCount = 0;
   /** When the last event batch was applied (ms). */
   lastEventAt: number | undefined;
@@ -118,6 +120,15 @@ export class MempoolMirror extends EventEmitter<{ diff: [MempoolDiff] }> {
     private readonly options: MempoolMirrorOptions,
   ) {
     super();
+  }
+
+  /**
+   * When the view was last known to match the node: its last full poll or its last applied event
+   * batch, whichever is later (what answers' `asOf` states; DESIGN §5, freshness).
+   */
+  get matchedNodeAt(): number | undefined {
+    if (this.lastEventAt === undefined) return this.lastPollAt;
+    return this.lastPollAt === undefined ? this.lastEventAt : Math.max(this.lastPollAt, this.lastEventAt);
   }
 
   get ready(): boolean {
@@ -197,6 +208,7 @@ export class MempoolMirror extends EventEmitter<{ diff: [MempoolDiff] }> {
       if (diff.added.length || diff.removed.length || diff.blocks.length) this.emit('diff', diff);
     } catch (error) {
       this.lastError = (error as Error).message;
+      this.lastErrorAt = now();
       const sampled = this.pollFailureLog.take('poll');
       if (sampled) this.options.logger?.warn({ err: error, failedPollsNotLogged: sampled.suppressed }, 'mempool poll failed');
       throw error;

@@ -17,7 +17,7 @@ export type FrameType = (typeof FRAME_TYPES)[number] | (typeof CONTROL_FRAME_TYP
 /** A frame before its `seq`. */
 export type Frame = { type: FrameType } & Record<string, unknown>;
 
-/** What the optimizer's last cycle says of one tx: its chunk's rate and projected block (0 = next). */
+/** What the optimizer's last cycle says of one tx: its chunk's rate and projected block (1 = next, as on every surface). */
 export interface OptimizerView {
   effectiveRate(txid: string): number | null;
   projectedBlock(txid: string): number | null;
@@ -31,7 +31,7 @@ export function optimizerView(cache: TemplateCache | undefined): OptimizerView {
     },
     projectedBlock(txid) {
       const placement = cache ? txProjectedPlacement(cache, txid) : undefined;
-      return placement === undefined || placement.beyond ? null : placement.block - 1;
+      return placement === undefined || placement.beyond ? null : placement.block;
     },
   };
 }
@@ -125,7 +125,8 @@ export function templateFrame(cache: TemplateCache): Frame {
     optimized: totals(cache.optimized),
     baseline: { source: cache.baseline.source, ...totals(cache.baseline) },
     bound: { fee: cache.upperBound.feeSat, exact: cache.upperBound.exact },
-    projectedBlocks: cache.projectedBlocks.map((b) => ({
+    projectedBlocks: cache.projectedBlocks.map((b, k) => ({
+      block: k + 1,
       txCount: b.txCount,
       fee: b.feeSat,
       weight: b.weightWu,

@@ -86,10 +86,10 @@ describe('GET /v1/mempool/tx/:txid', () => {
     expect((await get(`/v1/mempool/tx/${quiet.txid}`)).json().rbf).toMatchObject({ replaceable: true, fullRbf: true });
   });
 
-  it('error: TX_NOT_IN_MEMPOOL for an unknown txid', async () => {
+  it('error: TX_NOT_FOUND for a txid the node does not know', async () => {
     const res = await get(`/v1/mempool/tx/${'00'.repeat(32)}`);
     expect(res.statusCode).toBe(404);
-    expect(res.json().error.code).toBe('TX_NOT_IN_MEMPOOL');
+    expect(res.json().error.code).toBe('TX_NOT_FOUND');
   });
 });
 

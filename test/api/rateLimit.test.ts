@@ -31,6 +31,8 @@ describe('rate limit (in memory)', () => {
         RATE_LIMIT_WINDOW_SEC: '60',
       },
     });
+    // /health is 503 until the mempool view has loaded.
+    await world.app.mempool.mirror.poll();
   });
   afterAll(() => world?.close());
   const get = (url: string, headers: Record<string, string> = {}, remoteAddress = '10.0.0.1') =>

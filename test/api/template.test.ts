@@ -62,15 +62,10 @@ describe('after a cycle', () => {
     expect(cache.upperBound.feeSat).toBeGreaterThanOrEqual(cache.optimized.feeSat);
   });
 
-  it('behavior: an unknown txid is in neither template', async () => {
-    const body = (await post('/v1/template/check', { txid: 'CD'.repeat(32), targetBlocks: 2 })).json();
-    expect(body).toMatchObject({
-      txid: 'cd'.repeat(32),
-      inOptimizedTemplate: false,
-      inBaselineTemplate: false,
-      inMempoolSnapshot: false,
-      projectedBlock: null,
-    });
+  it('behavior: a txid the node does not know is 404 TX_NOT_FOUND (never an answer to pay for)', async () => {
+    const res = await post('/v1/template/check', { txid: 'CD'.repeat(32), targetBlocks: 2 });
+    expect(res.statusCode).toBe(404);
+    expect(res.json().error.code).toBe('TX_NOT_FOUND');
   });
 
   it('default: batch-check answers one result per txid, in order', async () => {

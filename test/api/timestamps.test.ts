@@ -39,8 +39,14 @@ describe('timestamps', () => {
       // Data answers only: documents (OpenAPI's schemas name formats, not times), pages, scripts and feeds are not data.
       if (route.kind !== 'rest' || route.family === 'docs' || (route.content ?? 'json') !== 'json') continue;
       const url = route.path.replace(':txid', txid).replace(':address', address);
-      const res = await world.app.inject({ method: route.method, url, ...(route.method === 'POST' ? { payload: { txid, txids: [txid] } } : {}) });
-      expect(res.statusCode, routeKey(route)).toBe(200);
+      // Strict inputs: each POST gets only the fields it takes.
+      const payload = route.path.endsWith('batch-check')
+        ? { txids: [txid] }
+        : route.path.endsWith('fee-ladder') || route.path.endsWith('optimized-txids')
+          ? {}
+          : { txid };
+      const res = await world.app.inject({ method: route.method, url, ...(route.method === 'POST' ? { payload } : {}) });
+      expect(res.statusCode, `${routeKey(route)} ${res.body.slice(0, 300)}`).toBe(200);
       for (const [path, value] of timeFields(res.json())) {
         if (route.path === '/v1/template/capabilities' && path === '.timestamp') {
           expect(typeof value).toBe('number');

@@ -57,10 +57,10 @@ describe('insight', () => {
     expect(body.summary).toContain(`${body.bump.additionalFeeSats} sat more`);
   });
 
-  it('behavior: an unknown txid is not_found and cannot be bumped', async () => {
-    const body = (await post(world, '/v1/bitcoin/insight', { txid: 'ab'.repeat(32), targetSatVb: 1 })).json();
-    expect(body).toMatchObject({ verdict: 'not_found', bump: { available: false, method: 'not_possible' } });
-    expect(body.bump.plan.reason).toBe('not_found');
+  it('behavior: an unknown txid is 404 TX_NOT_FOUND, not a verdict to pay for', async () => {
+    const res = await post(world, '/v1/bitcoin/insight', { txid: 'ab'.repeat(32), targetSatVb: 1 });
+    expect(res.statusCode).toBe(404);
+    expect(res.json().error.code).toBe('TX_NOT_FOUND');
   });
 
   it('default: svc_bumpPlan and svc_bitcoinInsight answer what REST answers', async () => {

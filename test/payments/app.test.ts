@@ -29,6 +29,9 @@ describe('stock x402 client against the real app on the simulated node', () => {
     const config = testConfig({ DATA_DIR: tmp.dir, PAY_TO, BITCOIN_RPC_URL: sim.rpcUrl });
     const node = new BitcoinNode({ url: sim.rpcUrl, timeoutMs: 5000, scanTimeoutMs: 30_000 });
     app = await buildApp({ config, node, addressSource: new ScanAddressSource(node), nodeKind: 'simulated', autoStart: false });
+    // /health is 503 until the mempool view has loaded.
+    await app.ready();
+    await app.mempool.mirror.poll();
     base = await app.listen({ host: '127.0.0.1', port: 0 });
   });
   afterAll(async () => {

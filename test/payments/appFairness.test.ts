@@ -30,6 +30,9 @@ describe('payments on the real app', () => {
     // The address index is down (nothing listens on port 9): balance calls fail with a server error.
     const deadIndex = new EsploraAddressSource('http://127.0.0.1:9', 1000);
     app = await buildApp({ config, node, addressSource: deadIndex, nodeKind: 'simulated', autoStart: false, checkResponses: true });
+    // /health is 503 until the mempool view has loaded.
+    await app.ready();
+    await app.mempool.mirror.poll();
     base = await app.listen({ host: '127.0.0.1', port: 0 });
   });
   afterAll(async () => {

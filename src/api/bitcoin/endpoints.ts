@@ -17,7 +17,22 @@ import { BlockTag, resolveBlockTag } from '../rpc/blockTag.js';
 import { EvmBlock, EvmTransaction, evmBlock, evmTransaction } from '../rpc/evmShapes.js';
 import { hexQuantity } from '../rpc/hex.js';
 import { snapshotAge } from '../freshness.js';
-import { AddressParam, AddressParams, blocksQuery, Freshness, Hash, HexQuantity, Network, Sat, SatVb, Success, Txid, TxidParams } from '../schemas.js';
+import { assertTxKnown } from '../txKnown.js';
+import {
+  AddressParam,
+  AddressParams,
+  blocksQuery,
+  Freshness,
+  Hash,
+  HexQuantity,
+  Network,
+  Sat,
+  SatVb,
+  strictObject,
+  Success,
+  Txid,
+  TxidParams,
+} from '../schemas.js';
 import { DecodedTransaction, decodedTransaction, fillPrevouts } from './decodedTransaction.js';
 
 /** Most UTXOs listed in one answer (the total still counts all of them). */
@@ -126,7 +141,7 @@ export const bitcoinRoutes = [
     summary: 'Fee rate (sat/vB) to confirm within N blocks',
     description:
       'Up to 8 blocks the current mempool queue decides (sorted by effective chunk fee rate); beyond, or when the queue clears within the target, Core estimatesmartfee (conservative). Both answers are returned; `source` names the one used and `derivation` says how.',
-    query: z.object({ blocks: blocksQuery(6) }),
+    query: strictObject({ blocks: blocksQuery(6) }),
     response: FeeEstimateResponse,
     errors: ['NODE_UNAVAILABLE', 'NODE_TIMEOUT', 'MEMPOOL_NOT_READY'],
     example: {
@@ -152,7 +167,7 @@ export const bitcoinRoutes = [
     const estimate = feeEstimate(blocks, smart, mode, ctx.fees.projection(blocks));
     if (!estimate) throw new Errors.MEMPOOL_NOT_READY('estimatesmartfee has no data yet and the first mempool poll has not finished');
     const now = ctx.now();
-    return { success: true, ...snapshotAge(now, ctx.mempool.mirror.lastPollAt ?? now), blocks, unit: 'sat/vB', ...estimate };
+    return { success: true, ...snapshotAge(now, ctx.mempool.mirror.matchedNodeAt ?? now), blocks, unit: 'sat/vB', ...estimate };
   }),
 
   defineRoute({
@@ -268,6 +283,7 @@ export const bitcoinRoutes = [
     params: TxidParams,
     response: DecodedTransaction.extend({ success: Success }),
     errors: ['INVALID_TXID', 'TX_NOT_FOUND', 'NODE_UNAVAILABLE', 'NODE_TIMEOUT'],
+    precheck: async (ctx, { params }) => assertTxKnown(ctx, params.txid),
     example: {
       params: { txid: EXAMPLE_TXID },
       response: {

@@ -13,8 +13,9 @@ import { Errors } from '../../errors.js';
 import { txChunkFeeRate, txProjectedPlacement } from '../../optimizer/templateCache.js';
 import { round } from '../../util/round.js';
 import type { ApiContext } from '../define.js';
-import { AddressParam, Hash, Sat, SatVb, Success, TargetBlocks, Txid } from '../schemas.js';
+import { AddressParam, Hash, Sat, SatVb, strictObject, Success, TargetBlocks, Txid } from '../schemas.js';
 import { BumpPlanSchema, bumpPlanFor, TargetSatVb } from '../template/bumpPlanAnswer.js';
+import { assertTxKnown } from '../txKnown.js';
 import { projectedBlockSummaries, TEMPLATE_MODE, TEMPLATE_NOTE, TEMPLATE_SOURCE } from '../template/templateAnswers.js';
 
 /** Most unconfirmed transactions of an address analysed in one answer. */
@@ -25,20 +26,18 @@ const SignedHex = z
   .max(MAX_SIGNED_TX_HEX_CHARS, `at most ${MAX_SIGNED_TX_HEX_CHARS} hex characters`)
   .refine((s) => signedTxInputs(s) !== null, 'not a serialized Bitcoin transaction (hex)');
 
-export const InsightRequest = z
-  .object({
-    txid: Txid,
-    targetBlocks: TargetBlocks,
-    targetSatVb: TargetSatVb.optional(),
-    address: AddressParam.optional(),
-    action: z.enum(['analyze', 'broadcast_signed_replacement']).default('analyze'),
-    signedReplacementHex: SignedHex.optional(),
-  })
-  .refine((r) => r.action !== 'broadcast_signed_replacement' || r.signedReplacementHex !== undefined, {
-    message: 'broadcast_signed_replacement needs signedReplacementHex',
-    path: ['signedReplacementHex'],
-  });
-export const AddressInsightRequest = z.object({ address: AddressParam, targetBlocks: TargetBlocks });
+export const InsightRequest = strictObject({
+  txid: Txid,
+  targetBlocks: TargetBlocks,
+  targetSatVb: TargetSatVb.optional(),
+  address: AddressParam.optional(),
+  action: z.enum(['analyze', 'broadcast_signed_replacement']).default('analyze'),
+  signedReplacementHex: SignedHex.optional(),
+}).refine((r) => r.action !== 'broadcast_signed_replacement' || r.signedReplacementHex !== undefined, {
+  message: 'broadcast_signed_replacement needs signedReplacementHex',
+  path: ['signedReplacementHex'],
+});
+export const AddressInsightRequest = strictObject({ address: AddressParam, targetBlocks: TargetBlocks });
 
 const Verdict = z.enum(VERDICTS);
 
@@ -117,7 +116,9 @@ export async function insightPrecheck(ctx: ApiContext, raw: unknown): Promise<vo
   if (!parsed.success) return; // validation answers 400 right after
   const req = parsed.data;
   if (req.address !== undefined) await addressPrecheck(ctx, req.address);
+  // A relay names a tx the signed one may already have replaced: `relationOf` decides (404 when neither is known).
   if (req.action === 'broadcast_signed_replacement' && req.signedReplacementHex !== undefined) await relationOf(ctx, req.txid, req.signedReplacementHex);
+  else await assertTxKnown(ctx, req.txid);
 }
 
 async function relationOf(ctx: ApiContext, txid: string, signedHex: string) {
@@ -145,7 +146,7 @@ async function relationOf(ctx: ApiContext, txid: string, signedHex: string) {
 export async function insight(ctx: ApiContext, req: InsightInput): Promise<z.input<typeof InsightAnswer>> {
   const plan = await bumpPlanFor(ctx, req.txid, req.targetBlocks, req.targetSatVb);
   const cache = ctx.optimizer.service.cache;
-  const verdict = verdictOf({
+  const stateVerdict = verdictOf({
     status: plan.state.status,
     effectiveRateSatVb: plan.state.effectiveFeeRateSatVb,
     projectedBlock: plan.state.projectedBlock,
@@ -154,13 +155,18 @@ export async function insight(ctx: ApiContext, req: InsightInput): Promise<z.inp
     targetBlocks: req.targetBlocks,
     floorSatVb: plan.target.floorFeeRateSatVb,
   });
+  // No method keeps the promise: its own verdict, never a recommendation that misses its target.
+  const unreachable = plan.reason === 'target_unreachable' && stateVerdict !== 'healthy_for_target';
+  const verdict = unreachable ? 'target_unreachable_by_bump' : stateVerdict;
   const method = plan.recommended;
   const available = method === 'rbf_signed_replacement' || method === 'cpfp_child';
   const detail = available
     ? `${method === 'cpfp_child' ? 'a child paying' : 'a replacement paying'} ${plan.additionalFeeSats} sat more reaches ${plan.target.feeRateSatVb} sat/vB${plan.effect?.projectedBlockAfter ? ` (projected block ${plan.effect.projectedBlockAfter})` : ''}`
-    : plan.state.replacedBy
-      ? `by ${plan.state.replacedBy}`
-      : '';
+    : unreachable && plan.effect
+      ? `the best a bump reaches is projected block ${plan.effect.projectedBlockAfter ?? '?'} (${plan.effect.method === 'cpfp_child' ? 'a child' : 'a replacement'} paying ${plan.additionalFeeSats} sat more)`
+      : plan.state.replacedBy
+        ? `by ${plan.state.replacedBy}`
+        : '';
   let broadcast: z.input<typeof Broadcast> | undefined;
   if (req.action === 'broadcast_signed_replacement' && req.signedReplacementHex !== undefined) {
     const kind = await relationOf(ctx, req.txid, req.signedReplacementHex);

@@ -33,7 +33,7 @@ const ERRORS: readonly ErrorCode[] = [
 ];
 
 const DESCRIPTION =
-  'verdict (confirmed, healthy_for_target, at_risk_for_target, below_target_bump_recommended, below_min_relay, replaced, not_found), a one-sentence summary, the template check and the full bump plan (as /v1/template/bump-plan). With address: the address insight. With action broadcast_signed_replacement and signedReplacementHex: the caller-signed replacement (spends an input of txid) or CPFP child (spends an output of txid) is checked by testmempoolaccept and relayed by sendrawtransaction; the node’s reject reason verbatim. Malformed hex: 400; a transaction that spends nothing of txid: 422 REPLACEMENT_NOT_CONFLICTING; both before payment. The service never signs.';
+  'verdict (confirmed, healthy_for_target, at_risk_for_target, below_target_bump_recommended, below_min_relay, replaced, target_unreachable_by_bump when no bump reaches the target; a txid the node does not know is 404 TX_NOT_FOUND before payment), a one-sentence summary, the template check and the full bump plan (as /v1/template/bump-plan). With address: the address insight. With action broadcast_signed_replacement and signedReplacementHex: the caller-signed replacement (spends an input of txid) or CPFP child (spends an output of txid) is checked by testmempoolaccept and relayed by sendrawtransaction; the node’s reject reason verbatim. Malformed hex: 400; a transaction that spends nothing of txid: 422 REPLACEMENT_NOT_CONFLICTING; both before payment. The service never signs.';
 
 /** Room for the largest signed bump the relay accepts, besides the call itself. */
 const SIGNED_BUMP_BODY_BYTES = MAX_SIGNED_TX_HEX_CHARS + ONE_CALL_BODY_BYTES;

@@ -114,7 +114,8 @@ export const GLOSSARY: readonly Term[] = [
   },
   {
     term: 'projected block',
-    definition: 'The n-th block the current mempool would fill if no new transaction arrived, in mining order.',
+    definition:
+      'The n-th block the current mempool would fill if no new transaction arrived, in mining order. Numbered from 1: projected block 1 is the next block, on every surface (REST, JSON-RPC, stream frames, dashboard).',
     seeAlso: ['projected'],
   },
   { term: 'congestion', definition: 'Pending vsize ÷ 1,000,000 vB, i.e. how many blocks the backlog fills.', seeAlso: ['congestion'] },

@@ -13,14 +13,15 @@ import { isAbsent } from '../../node/absent.js';
 import { round } from '../../util/round.js';
 import { defineRoute, type ApiContext } from '../define.js';
 import { snapshotAge } from '../freshness.js';
-import { blocksQuery, Freshness, Hash, IsoTime, Sat, SatVb, Success, TxidParams } from '../schemas.js';
+import { absentIsFalse, assertTxKnown } from '../txKnown.js';
+import { blocksQuery, Freshness, Hash, IsoTime, Sat, SatVb, strictObject, Success, TxidParams } from '../schemas.js';
 import { MempoolTxAnalysis, mempoolTxAnalysis } from './mempoolTxAnalysis.js';
 
 /** The mirror's current view, or 503 before its first poll. */
 function view(ctx: ApiContext) {
   const { mirror } = ctx.mempool;
   const info = mirror.info;
-  const at = mirror.lastPollAt;
+  const at = mirror.matchedNodeAt;
   if (!mirror.ready || !info || at === undefined) throw new Errors.MEMPOOL_NOT_READY(mirror.lastError ?? 'the first mempool poll has not finished');
   return { info, sample: ctx.fees.sample(), ...snapshotAge(ctx.now(), at) };
 }
@@ -175,7 +176,7 @@ export const mempoolRoutes = [
     summary: 'Fee-rate histogram and the fee rate for a confirmation target',
     description:
       'The rate for N blocks is the effective rate of the transaction at N × 998,000 vB from the top of the queue, rounded up to 0.1 sat/vB, never below the floor (max of the mempool minimum and the min relay fee).',
-    query: z.object({ target: blocksQuery(10) }),
+    query: strictObject({ target: blocksQuery(10) }),
     response: FeesResponse,
     errors: ['MEMPOOL_NOT_READY'],
     example: {
@@ -225,7 +226,14 @@ export const mempoolRoutes = [
       'Read live from the node (getmempoolentry). The effective fee rate is the rate of the chunk the transaction will be mined with: the node’s own chunk on v31, else our optimizer’s, else a package estimate. `position.blocksAway` is the projected block (1 = next).',
     params: TxidParams,
     response: MempoolTxAnalysis.extend({ success: Success }),
-    errors: ['INVALID_TXID', 'TX_NOT_IN_MEMPOOL', 'NODE_UNAVAILABLE', 'NODE_TIMEOUT'],
+    errors: ['INVALID_TXID', 'TX_NOT_IN_MEMPOOL', 'TX_NOT_FOUND', 'NODE_UNAVAILABLE', 'NODE_TIMEOUT'],
+    // Before payment: not in the mempool is 404 (TX_NOT_IN_MEMPOOL when the node knows it otherwise).
+    precheck: async (ctx, { params }) => {
+      const inMempool = ctx.mempool.mirror.txs.has(params.txid) || (await ctx.node.getMempoolEntry(params.txid).then(() => true, absentIsFalse));
+      if (inMempool) return;
+      await assertTxKnown(ctx, params.txid);
+      throw new Errors.TX_NOT_IN_MEMPOOL(params.txid);
+    },
     example: {
       params: { txid: EXAMPLE_TXID },
       response: {
@@ -266,6 +274,7 @@ export const mempoolRoutes = [
     params: TxidParams,
     response: ReplacementsResponse,
     errors: ['INVALID_TXID', 'TX_NOT_FOUND', 'NODE_UNAVAILABLE', 'NODE_TIMEOUT'],
+    precheck: async (ctx, { params }) => assertTxKnown(ctx, params.txid),
     example: {
       params: { txid: EXAMPLE_TXID },
       response: {

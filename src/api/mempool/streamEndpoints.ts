@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { CLOSE_CODES } from '../../stream/hub.js';
 import { TICKET_PATTERN } from '../../payments/streamTickets.js';
 import { defineRoute } from '../define.js';
-import { IsoTime, Success } from '../schemas.js';
+import { IsoTime, strictObject, Success } from '../schemas.js';
 
 /** Close codes of a refused ticket (the socket opens, then closes with one of these and a reason). */
 export const TICKET_CLOSE_CODES = { unknown: 4004, used: 4009, expired: CLOSE_CODES.TICKET_EXPIRED } as const;
@@ -23,7 +23,7 @@ const TicketResponse = z.object({
   url: z.string(),
 });
 
-const StreamQuery = z.object({ ticket: z.string().min(1).max(200) });
+const StreamQuery = strictObject({ ticket: z.string().min(1).max(200) });
 
 export const streamRoutes = [
   defineRoute({

@@ -8,7 +8,7 @@
 import { sumUsd } from '../../payments/prices.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../bodyLimits.js';
 import { priceUsd, type ApiContext, type CallInfo, type RpcMethod } from '../define.js';
-import { assertFresh } from '../freshness.js';
+import { assertNodeUp } from '../freshness.js';
 import { JsonRpcCall } from './endpoints.js';
 import {
   InternalRpcError,
@@ -73,7 +73,7 @@ async function planOne(element: unknown, methods: ReadonlyMap<string, RpcMethod>
     return { id, error: new InvalidParamsRpcError(`${where}: ${issue?.message ?? 'invalid'}`) };
   }
   try {
-    assertFresh(ctx, method.snapshot);
+    if (method.snapshot || method.price !== 'free') assertNodeUp(ctx);
     await method.precheck?.(ctx, params.data);
   } catch (error) {
     return { id, error: toJsonRpcError(error) };

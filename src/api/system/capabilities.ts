@@ -17,8 +17,6 @@ import { TEMPLATE_MODE, TEMPLATE_NOTE, TEMPLATE_SOURCE } from '../template/templ
 import { OptimizerLease, optimizerLease } from './optimizerLease.js';
 import { pricingUsdc, restEndpoints, rpcMethodRows } from './pricing.js';
 
-export const STREAM_TICKET_TTL_SECONDS = 600;
-
 const Status = z.string().nullable();
 
 export const CapabilitiesResponse = z.object({
@@ -306,7 +304,7 @@ export function capabilities(ctx: ApiContext): z.input<typeof CapabilitiesRespon
     ],
     limits: {
       batchCheckMaxTxids: BATCH_CHECK_MAX_TXIDS,
-      streamTicketTtlSeconds: STREAM_TICKET_TTL_SECONDS,
+      streamTicketTtlSeconds: config.STREAM_TICKET_TTL_SECONDS,
       customerAuth: payments.customerAuth,
       optimizedTxidsMax: OPTIMIZED_TXIDS_MAX,
       jsonRpcBatchMax: config.RPC_BATCH_MAX,

@@ -18,7 +18,7 @@ export const systemRoutes = [
     price: 'free',
     summary: 'Service, node, mempool view, optimizer and payments health',
     description:
-      '200 while the replica can serve; `status` is `ok`, or `degraded` when the node is unreachable or the mempool view is failing. 503 `NODE_UNAVAILABLE` (with the reason, and this answer as `error.details`) once the node has been unreachable longer than `NODE_STALE_AFTER_MS`: point load-balancer checks here.',
+      'Reports the last background check of the node (every NODE_CHECK_INTERVAL_MS) and never waits on the node. 200 while the replica can serve; `status` is `ok` (`degraded` only inside a 503 answer’s details). 503 `NODE_UNAVAILABLE` (with the reason, and this answer as `error.details`) until the node has been reached and the mempool view loaded, and whenever the node’s last check or poll failed; paid routes are then refused with 503 before payment: point load-balancer checks here.',
     response: HealthResponse,
     errors: ['NODE_UNAVAILABLE'],
     example: {
@@ -37,6 +37,7 @@ export const systemRoutes = [
           initialBlockDownload: false,
           tipHash: '00000000000000000002a7c4c1e48d76c5a37902165a270156b7a8d72728a054',
           error: null,
+          checkedAt: '2026-11-25T10:00:00.000Z',
         },
         mempool: {
           ready: true,

@@ -1,9 +1,11 @@
 /**
  * `GET /health` (free): the process, the node (reachable, chain, tip, lag), the mempool view, the
- * optimizer and payments. 200 while the replica can serve: `status` says `ok` or `degraded` (node
- * unreachable or mempool view failing). 503 `NODE_UNAVAILABLE` with the reason (and this body as
- * `details`) once the node has been unreachable longer than `NODE_STALE_AFTER_MS`: the replica
- * then refuses every derived answer, and a load balancer's check takes it out.
+ * optimizer and payments. It reports the last background check of the node (`NodeWatch`) and never
+ * waits on the node, so it answers at once whatever the node does. 200 while the replica can serve
+ * (`status` `ok`, or `degraded` when the optimizer has not published yet); 503 `NODE_UNAVAILABLE`
+ * with the reason (and this body as `details`) until the node has been reached and the mempool view
+ * loaded, and whenever the node's last check failed: the replica then refuses every paid answer, and
+ * a load balancer's check takes it out.
  */
 import { z } from 'zod';
 import { isoFromMs } from '../../bitcoin/units.js';
@@ -11,10 +13,8 @@ import { Errors } from '../../errors.js';
 import { round } from '../../util/round.js';
 import { SERVICE_VERSION } from '../../version.js';
 import type { ApiContext } from '../define.js';
-import { staleReason } from '../freshness.js';
+import { nodeStatus, staleReason } from '../freshness.js';
 import { Hash, IsoTime, Success } from '../schemas.js';
-
-export const HEALTH_NODE_TIMEOUT_MS = 2_000;
 
 export const HealthResponse = z.object({
   success: Success,
@@ -37,6 +37,8 @@ export const HealthResponse = z.object({
     initialBlockDownload: z.boolean().optional(),
     tipHash: Hash.optional(),
     error: z.string().nullable(),
+    /** When the last background check ended; chain fields are from the last successful one. */
+    checkedAt: IsoTime.nullable(),
   }),
   mempool: z.object({
     ready: z.boolean(),
@@ -84,20 +86,24 @@ export const HealthResponse = z.object({
 
 export async function health(ctx: ApiContext): Promise<z.input<typeof HealthResponse>> {
   const now = ctx.now();
-  // A short timeout of its own: a load balancer's probe must not wait out a hung node.
-  const node = await ctx.chain
-    .info(1000, Math.min(HEALTH_NODE_TIMEOUT_MS, ctx.config.BITCOIN_RPC_TIMEOUT_MS))
-    .then((info) => ({
-      reachable: true,
-      chain: info.chain,
-      height: info.blocks,
-      headers: info.headers,
-      lagBlocks: info.headers - info.blocks,
-      initialBlockDownload: info.initialblockdownload,
-      tipHash: info.bestblockhash,
-      error: null,
-    }))
-    .catch((error: Error) => ({ reachable: false, error: error.message }));
+  // The last background check, never a call to the node: a hung node cannot hold the probe.
+  const status = nodeStatus(ctx);
+  const info = ctx.nodeWatch.info;
+  const node = {
+    reachable: status.reached && !status.down,
+    ...(info
+      ? {
+          chain: info.chain,
+          height: info.blocks,
+          headers: info.headers,
+          lagBlocks: info.headers - info.blocks,
+          initialBlockDownload: info.initialblockdownload,
+          tipHash: info.bestblockhash,
+        }
+      : {}),
+    error: status.error,
+    checkedAt: isoFromMs(ctx.nodeWatch.last?.at),
+  };
   const { mirror, tracker, follower } = ctx.mempool;
   const { service } = ctx.optimizer;
   const memory = process.memoryUsage();
@@ -137,7 +143,7 @@ export async function health(ctx: ApiContext): Promise<z.input<typeof HealthResp
     },
     payments: ctx.payments.health(),
   };
-  const reason = staleReason(ctx);
+  const reason = staleReason(ctx) ?? (mirror.ready ? null : 'the mempool view has not loaded yet');
   if (reason !== null) throw Object.assign(new Errors.NODE_UNAVAILABLE(`${reason}: this replica cannot serve`), { details: answer });
   return answer;
 }

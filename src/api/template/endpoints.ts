@@ -8,7 +8,8 @@ import { z } from 'zod';
 import type { TemplateCache } from '../../optimizer/templateCache.js';
 import { defineRoute, defineRpcMethod, type ApiContext } from '../define.js';
 import { snapshotAge } from '../freshness.js';
-import { Freshness, Success, TargetBlocks, Txid } from '../schemas.js';
+import { assertAnyTxKnown, assertTxKnown } from '../txKnown.js';
+import { Freshness, strictObject, Success, TargetBlocks, Txid } from '../schemas.js';
 import { BUMP_NOTE, BumpPlanAnswer, bumpPlanFor, TargetSatVb } from './bumpPlanAnswer.js';
 import { EXAMPLE_BUMP_PLAN } from './bumpPlanExample.js';
 import { BlockAuditsAnswer, blockAuditsAnswer, BlockAuditsQuery, BLOCK_AUDIT_NOTE } from './blockAudits.js';
@@ -30,12 +31,12 @@ export const OPTIMIZED_TXIDS_MAX = 4000;
 /** An absent body (fastify gives null) is an empty object: these bodies are optional. */
 const optionalBody = <T extends z.ZodType>(schema: T) => z.preprocess((v) => v ?? {}, schema);
 
-export const TxidRequest = z.object({ txid: Txid, targetBlocks: TargetBlocks });
-export const BumpPlanRequest = z.object({ txid: Txid, targetBlocks: TargetBlocks, targetSatVb: TargetSatVb.optional() });
-export const BatchTxidRequest = z.object({ txids: z.array(Txid).min(1).max(BATCH_CHECK_MAX_TXIDS), targetBlocks: TargetBlocks });
-const TargetBlocksObject = z.object({ targetBlocks: TargetBlocks });
+export const TxidRequest = strictObject({ txid: Txid, targetBlocks: TargetBlocks });
+export const BumpPlanRequest = strictObject({ txid: Txid, targetBlocks: TargetBlocks, targetSatVb: TargetSatVb.optional() });
+export const BatchTxidRequest = strictObject({ txids: z.array(Txid).min(1).max(BATCH_CHECK_MAX_TXIDS), targetBlocks: TargetBlocks });
+const TargetBlocksObject = strictObject({ targetBlocks: TargetBlocks });
 export const TargetBlocksRequest = optionalBody(TargetBlocksObject);
-const OptimizedTxidsObject = z.object({ maxTxids: z.number().int().min(1).max(OPTIMIZED_TXIDS_MAX).default(OPTIMIZED_TXIDS_MAX) });
+const OptimizedTxidsObject = strictObject({ maxTxids: z.number().int().min(1).max(OPTIMIZED_TXIDS_MAX).default(OPTIMIZED_TXIDS_MAX) });
 export const OptimizedTxidsRequest = optionalBody(OptimizedTxidsObject);
 
 const BatchCheckAnswer = z.object({
@@ -244,8 +245,12 @@ export const templateRoutes = [
     description: 'From the latest cached optimizer cycle: membership in both templates, the chunk fee rate and the projected block (1 = next).',
     body: TxidRequest,
     response: TemplateCheck,
-    errors: ['INVALID_TXID', 'TEMPLATE_NOT_READY'],
+    errors: ['INVALID_TXID', 'TX_NOT_FOUND', 'TEMPLATE_NOT_READY'],
     example: { body: { txid: EXAMPLE_TXID, targetBlocks: 6 }, response: EXAMPLE_CHECK },
+    precheck: async (ctx, { body }) => {
+      cache(ctx); // not ready (503) before not found
+      await assertTxKnown(ctx, body.txid);
+    },
   }).handle(async (ctx, { body }) => templateCheck(cache(ctx), body.txid, body.targetBlocks, ctx.now())),
 
   defineRoute({
@@ -257,10 +262,14 @@ export const templateRoutes = [
     summary: `Template check for 1 to ${BATCH_CHECK_MAX_TXIDS} txids`,
     body: BatchTxidRequest,
     response: BatchCheckAnswer,
-    errors: ['INVALID_TXID', 'TEMPLATE_NOT_READY'],
+    errors: ['INVALID_TXID', 'TX_NOT_FOUND', 'TEMPLATE_NOT_READY'],
     example: {
       body: { txids: [EXAMPLE_TXID], targetBlocks: 6 },
       response: EXAMPLE_BATCH_CHECK,
+    },
+    precheck: async (ctx, { body }) => {
+      cache(ctx);
+      await assertAnyTxKnown(ctx, body.txids);
     },
   }).handle(async (ctx, { body }) => batchCheck(ctx, body.txids, body.targetBlocks)),
 
@@ -288,8 +297,9 @@ export const templateRoutes = [
     description: BUMP_DESCRIPTION,
     body: BumpPlanRequest,
     response: BumpPlanAnswer,
-    errors: ['INVALID_TXID', 'TEMPLATE_NOT_READY', 'NODE_UNAVAILABLE', 'NODE_TIMEOUT'],
+    errors: ['INVALID_TXID', 'TX_NOT_FOUND', 'TEMPLATE_NOT_READY', 'NODE_UNAVAILABLE', 'NODE_TIMEOUT'],
     example: { body: { txid: EXAMPLE_BUMP_PLAN.txid, targetSatVb: 5 }, response: EXAMPLE_BUMP_PLAN },
+    precheck: async (ctx, { body }) => assertTxKnown(ctx, body.txid),
   }).handle(async (ctx, { body }) => bumpPlan(ctx, body)),
 
   defineRoute({
@@ -317,7 +327,7 @@ export const templateMethods = [
     name: 'svc_templateHealth',
     price: 'free',
     summary: 'Optimizer cache readiness (as GET /v1/template/health)',
-    params: z.union([z.tuple([]), z.tuple([z.object({})])]),
+    params: z.union([z.tuple([]), z.tuple([strictObject({})])]),
     result: TemplateHealth,
     errors: [],
     example: { params: [], result: EXAMPLE_HEALTH },
@@ -331,8 +341,12 @@ export const templateMethods = [
     summary: 'As POST /v1/template/check; params [{txid, targetBlocks?}]',
     params: z.tuple([TxidRequest]),
     result: TemplateCheck,
-    errors: ['INVALID_TXID', 'TEMPLATE_NOT_READY'],
+    errors: ['INVALID_TXID', 'TX_NOT_FOUND', 'TEMPLATE_NOT_READY'],
     example: { params: [{ txid: EXAMPLE_TXID, targetBlocks: 6 }], result: EXAMPLE_CHECK },
+    precheck: async (ctx, [req]) => {
+      cache(ctx);
+      await assertTxKnown(ctx, req.txid);
+    },
   }).run(async (ctx, [{ txid, targetBlocks }]) => templateCheck(cache(ctx), txid, targetBlocks, ctx.now())),
 
   defineRpcMethod({
@@ -343,10 +357,14 @@ export const templateMethods = [
     summary: 'As POST /v1/template/batch-check; params [{txids, targetBlocks?}]',
     params: z.tuple([BatchTxidRequest]),
     result: BatchCheckAnswer,
-    errors: ['INVALID_TXID', 'TEMPLATE_NOT_READY'],
+    errors: ['INVALID_TXID', 'TX_NOT_FOUND', 'TEMPLATE_NOT_READY'],
     example: {
       params: [{ txids: [EXAMPLE_TXID], targetBlocks: 6 }],
       result: EXAMPLE_BATCH_CHECK,
+    },
+    precheck: async (ctx, [req]) => {
+      cache(ctx);
+      await assertAnyTxKnown(ctx, req.txids);
     },
   }).run(async (ctx, [{ txids, targetBlocks }]) => batchCheck(ctx, txids, targetBlocks)),
 
@@ -370,8 +388,9 @@ export const templateMethods = [
     description: BUMP_DESCRIPTION,
     params: z.tuple([BumpPlanRequest]),
     result: BumpPlanAnswer,
-    errors: ['INVALID_TXID', 'TEMPLATE_NOT_READY', 'NODE_UNAVAILABLE', 'NODE_TIMEOUT'],
+    errors: ['INVALID_TXID', 'TX_NOT_FOUND', 'TEMPLATE_NOT_READY', 'NODE_UNAVAILABLE', 'NODE_TIMEOUT'],
     example: { params: [{ txid: EXAMPLE_BUMP_PLAN.txid, targetSatVb: 5 }], result: EXAMPLE_BUMP_PLAN },
+    precheck: async (ctx, [req]) => assertTxKnown(ctx, req.txid),
   }).run(async (ctx, [req]) => bumpPlan(ctx, req)),
 
   defineRpcMethod({
