@@ -27,4 +27,4 @@ namespace opt {
  *  descendant sets of included txs + (n + consumed) log n). */
 Selection BuildBaselineV30(const Graph& g, const Clusters& cl, const Options& options);
 
-} // namespace opt
+}  // namespace opt

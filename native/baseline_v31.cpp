@@ -4,10 +4,10 @@
 namespace opt {
 
 namespace {
-constexpr int64_t MAX_CONSECUTIVE_FAILURES = 1000;       // src/node/miner.cpp
-constexpr int64_t BLOCK_FULL_ENOUGH_WEIGHT_DELTA = 4000; // src/node/miner.cpp
-constexpr int64_t WITNESS_SCALE_FACTOR = 4;              // src/consensus/consensus.h
-} // namespace
+constexpr int64_t MAX_CONSECUTIVE_FAILURES = 1000;        // src/node/miner.cpp
+constexpr int64_t BLOCK_FULL_ENOUGH_WEIGHT_DELTA = 4000;  // src/node/miner.cpp
+constexpr int64_t WITNESS_SCALE_FACTOR = 4;               // src/consensus/consensus.h
+}  // namespace
 
 Selection BuildBaselineV31(const ChunkTable& t, std::span<const uint32_t> order, uint32_t cluster_count, const Options& o)
 {
@@ -35,4 +35,4 @@ Selection BuildBaselineV31(const ChunkTable& t, std::span<const uint32_t> order,
     return sel;
 }
 
-} // namespace opt
+}  // namespace opt

@@ -25,4 +25,4 @@ namespace opt {
 Selection BuildBaselineV31(const ChunkTable& t, std::span<const uint32_t> order, uint32_t cluster_count,
                            const Options& options);
 
-} // namespace opt
+}  // namespace opt

@@ -51,7 +51,8 @@ public:
 
     bool Any() const noexcept
     {
-        for (auto w : m_words) if (w) return true;
+        for (auto w : m_words)
+            if (w) return true;
         return false;
     }
     bool None() const noexcept { return !Any(); }
@@ -70,9 +71,21 @@ public:
         return SIZE;
     }
 
-    BitSet& operator|=(const BitSet& o) noexcept { for (unsigned w = 0; w < W; ++w) m_words[w] |= o.m_words[w]; return *this; }
-    BitSet& operator&=(const BitSet& o) noexcept { for (unsigned w = 0; w < W; ++w) m_words[w] &= o.m_words[w]; return *this; }
-    BitSet& operator-=(const BitSet& o) noexcept { for (unsigned w = 0; w < W; ++w) m_words[w] &= ~o.m_words[w]; return *this; }
+    BitSet& operator|=(const BitSet& o) noexcept
+    {
+        for (unsigned w = 0; w < W; ++w) m_words[w] |= o.m_words[w];
+        return *this;
+    }
+    BitSet& operator&=(const BitSet& o) noexcept
+    {
+        for (unsigned w = 0; w < W; ++w) m_words[w] &= o.m_words[w];
+        return *this;
+    }
+    BitSet& operator-=(const BitSet& o) noexcept
+    {
+        for (unsigned w = 0; w < W; ++w) m_words[w] &= ~o.m_words[w];
+        return *this;
+    }
     friend BitSet operator|(BitSet a, const BitSet& b) noexcept { return a |= b; }
     friend BitSet operator&(BitSet a, const BitSet& b) noexcept { return a &= b; }
     friend BitSet operator-(BitSet a, const BitSet& b) noexcept { return a -= b; }
@@ -80,12 +93,14 @@ public:
 
     bool Overlaps(const BitSet& o) const noexcept
     {
-        for (unsigned w = 0; w < W; ++w) if (m_words[w] & o.m_words[w]) return true;
+        for (unsigned w = 0; w < W; ++w)
+            if (m_words[w] & o.m_words[w]) return true;
         return false;
     }
     bool IsSubsetOf(const BitSet& o) const noexcept
     {
-        for (unsigned w = 0; w < W; ++w) if (m_words[w] & ~o.m_words[w]) return false;
+        for (unsigned w = 0; w < W; ++w)
+            if (m_words[w] & ~o.m_words[w]) return false;
         return true;
     }
 
@@ -95,7 +110,10 @@ public:
         std::array<uint64_t, W> m_left;
         unsigned m_word;
 
-        void Skip() noexcept { while (m_word < W && m_left[m_word] == 0) ++m_word; }
+        void Skip() noexcept
+        {
+            while (m_word < W && m_left[m_word] == 0) ++m_word;
+        }
 
     public:
         Iterator(const std::array<uint64_t, W>& words, bool end) noexcept : m_left(words), m_word(end ? W : 0)
@@ -119,4 +137,4 @@ public:
     Iterator end() const noexcept { return Iterator(m_words, true); }
 };
 
-} // namespace opt
+}  // namespace opt

@@ -86,7 +86,7 @@ constexpr int BRANCH_DEPTH = 6;
 /** Search nodes and DP states of the residual solve (about 10 ns each). */
 constexpr uint64_t RESIDUAL_BUDGET = 2'000'000;
 
-} // namespace
+}  // namespace
 
 UpperBound ComputeUpperBound(const Graph& g, const Clusters& cl, const Linearization& lin, const ChunkTable& t,
                              std::span<const uint32_t> order, const BoundLimits& limits, int64_t incumbent)
@@ -187,8 +187,7 @@ UpperBound ComputeUpperBound(const Graph& g, const Clusters& cl, const Lineariza
         std::vector<double> rate_of(g.n);
         for (uint32_t x = 0; x < g.n; ++x) {
             const Chunk& ch = t.chunks[t.chunk_of[x]];
-            rate_of[x] = relaxed[cl.cluster_of[x]] ? static_cast<double>(g.fee[x]) / static_cast<double>(g.weight[x])
-                                                   : static_cast<double>(ch.fee) / static_cast<double>(ch.weight);
+            rate_of[x] = relaxed[cl.cluster_of[x]] ? static_cast<double>(g.fee[x]) / static_cast<double>(g.weight[x]) : static_cast<double>(ch.fee) / static_cast<double>(ch.weight);
         }
         const LagrangeChoice lc = ChooseSigopMultiplier(g, rate_of, eligible, capacity, limits.sigops);
         if (lc.mu > 0) {
@@ -243,4 +242,4 @@ UpperBound ComputeUpperBound(const Graph& g, const Clusters& cl, const Lineariza
     return ub;
 }
 
-} // namespace opt
+}  // namespace opt

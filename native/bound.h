@@ -43,10 +43,10 @@ struct UpperBound {
     int64_t lp_fee{0};  // the LP / hull value (weight limit only)
     bool exact{false};  // the bound is the optimum (see above); the same as solved
     uint32_t relaxed_clusters{0};
-    bool solved{false};         // the residual solve finished: fee = max(incumbent, weight-only optimum)
-    uint32_t free_clusters{0};  // clusters the residual solve could not fix to one closed set
-    uint64_t search_nodes{0};   // its search nodes and DP states
-    double sigop_price{0};      // mu, sat per sigop cost (0: the sigop limit did not bind the LP)
+    bool solved{false};            // the residual solve finished: fee = max(incumbent, weight-only optimum)
+    uint32_t free_clusters{0};     // clusters the residual solve could not fix to one closed set
+    uint64_t search_nodes{0};      // its search nodes and DP states
+    double sigop_price{0};         // mu, sat per sigop cost (0: the sigop limit did not bind the LP)
     std::vector<uint32_t> better;  // a template earning more than the incumbent (parents first), if found
 };
 
@@ -64,4 +64,4 @@ struct BoundLimits {
 UpperBound ComputeUpperBound(const Graph& g, const Clusters& cl, const Linearization& lin, const ChunkTable& t,
                              std::span<const uint32_t> order, const BoundLimits& limits, int64_t incumbent = -1);
 
-} // namespace opt
+}  // namespace opt

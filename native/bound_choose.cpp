@@ -16,7 +16,7 @@ struct Segment {
     uint32_t pos;  // the cluster's position in the DP's order
 };
 
-} // namespace
+}  // namespace
 
 void KeepFront(std::vector<Option>& v, size_t from, uint64_t* work)
 {
@@ -165,4 +165,4 @@ Choice ChooseExactly(const std::vector<Option>& opts, const std::vector<size_t>&
     return out;
 }
 
-} // namespace opt::mckp
+}  // namespace opt::mckp

@@ -54,4 +54,4 @@ struct Choice {
 Choice ChooseExactly(const std::vector<Option>& opts, const std::vector<size_t>& starts, const std::vector<uint32_t>& ord,
                      Room room, int64_t target, const Lagrangian& lag, uint64_t budget, uint64_t& nodes);
 
-} // namespace opt::mckp
+}  // namespace opt::mckp

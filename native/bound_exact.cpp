@@ -36,10 +36,10 @@ struct Pos {
     uint32_t tx;
     uint32_t unit;
     bool eligible;
-    bool phi_pos;       // phi_x > 0: the LP's set takes x
-    bool last;          // the last position of its unit
-    i128 h;             // fee*D - F*w - M*s, exact
-    i128 lb_in, lb_out; // the loss taking (resp. leaving) x surely causes in its unit, floored
+    bool phi_pos;        // phi_x > 0: the LP's set takes x
+    bool last;           // the last position of its unit
+    i128 h;              // fee*D - F*w - M*s, exact
+    i128 lb_in, lb_out;  // the loss taking (resp. leaving) x surely causes in its unit, floored
 };
 
 /** A cluster prepared for the search: positions, the units' H (rounded up) and their sum. slack:
@@ -337,7 +337,7 @@ struct Decided {
     Option opt;
 };
 
-} // namespace
+}  // namespace
 
 ResidualSolve SolveResidual(const Graph& g, const Clusters& cl, const Linearization& lin, const ChunkTable& t,
                             std::span<const uint32_t> mining, const ResidualProblem& pb, int64_t incumbent, uint64_t budget)
@@ -530,4 +530,4 @@ ResidualSolve SolveResidual(const Graph& g, const Clusters& cl, const Linearizat
     return res;
 }
 
-} // namespace opt
+}  // namespace opt

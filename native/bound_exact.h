@@ -44,12 +44,12 @@ struct ResidualProblem {
 };
 
 struct ResidualSolve {
-    bool solved{false};        // fee below is a bound (false: budget ran out, fee meaningless)
-    int64_t fee{0};            // max(incumbent, the optimum under every limit)
-    uint32_t free_clusters{0}; // clusters left with more than one candidate closed set
-    uint64_t nodes{0};         // search nodes plus DP states spent
-    int64_t lp{0};             // the Lagrangian LP value, floored (a bound whatever the solve did)
-    std::vector<uint32_t> txs; // when solved and the optimum beats the incumbent: a template earning it
+    bool solved{false};         // fee below is a bound (false: budget ran out, fee meaningless)
+    int64_t fee{0};             // max(incumbent, the optimum under every limit)
+    uint32_t free_clusters{0};  // clusters left with more than one candidate closed set
+    uint64_t nodes{0};          // search nodes plus DP states spent
+    int64_t lp{0};              // the Lagrangian LP value, floored (a bound whatever the solve did)
+    std::vector<uint32_t> txs;  // when solved and the optimum beats the incumbent: a template earning it
 };
 
 /** lin, t: the linearizations and their chunks (real weight); mining: the chunks by rate (mining
@@ -58,4 +58,4 @@ struct ResidualSolve {
 ResidualSolve SolveResidual(const Graph& g, const Clusters& cl, const Linearization& lin, const ChunkTable& t,
                             std::span<const uint32_t> mining, const ResidualProblem& pb, int64_t incumbent, uint64_t budget);
 
-} // namespace opt
+}  // namespace opt

@@ -35,7 +35,7 @@ std::pair<double, double> Fill(const std::vector<Item>& a, const std::vector<Ite
     return {fee, 0.0};
 }
 
-} // namespace
+}  // namespace
 
 LagrangeChoice ChooseSigopMultiplier(const Graph& g, std::span<const double> rate_of, std::span<const uint8_t> eligible,
                                      int64_t weight_cap, int64_t sigop_cap)
@@ -145,4 +145,4 @@ GuidedTemplate GuidedGreedy(const ChunkTable& t, std::span<const uint8_t> eligib
     return out;
 }
 
-} // namespace opt
+}  // namespace opt

@@ -38,4 +38,4 @@ struct GuidedTemplate {
 GuidedTemplate GuidedGreedy(const ChunkTable& t, std::span<const uint8_t> eligible_chunk, double mu, int64_t weight_cap,
                             int64_t sigop_cap, int64_t count_cap);
 
-} // namespace opt
+}  // namespace opt

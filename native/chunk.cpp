@@ -184,4 +184,4 @@ std::string SanityCheck(const Graph& g, const ChunkTable& t)
     return "";
 }
 
-} // namespace opt
+}  // namespace opt

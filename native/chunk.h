@@ -85,4 +85,4 @@ void SortIntoMiningOrder(ChunkTable& t);
  *  "" or the first mismatch. Complexity: O(n + m). */
 std::string SanityCheck(const Graph& g, const ChunkTable& t);
 
-} // namespace opt
+}  // namespace opt

@@ -181,4 +181,4 @@ void PostLinearize(const ClusterGraph<S>& g, std::span<uint32_t> lin)
     }
 }
 
-} // namespace opt
+}  // namespace opt

@@ -18,7 +18,7 @@ uint32_t Find(std::vector<uint32_t>& parent, uint32_t x) noexcept
     return x;
 }
 
-} // namespace
+}  // namespace
 
 Clusters FindClusters(const Graph& g)
 {
@@ -180,7 +180,10 @@ std::string SanityCheck(const Graph& g, const Clusters& cl)
             ++count;
             for (auto list : {g.Parents(t), g.Children(t)}) {
                 for (uint32_t u : list) {
-                    if (!reached[u]) { reached[u] = 1; stack.push_back(u); }
+                    if (!reached[u]) {
+                        reached[u] = 1;
+                        stack.push_back(u);
+                    }
                 }
             }
         }
@@ -189,4 +192,4 @@ std::string SanityCheck(const Graph& g, const Clusters& cl)
     return "";
 }
 
-} // namespace opt
+}  // namespace opt

@@ -44,4 +44,4 @@ Graph RenumberByCluster(const Graph& g, Clusters& cl, std::vector<uint32_t>& ori
  *  Complexity: O(n + e). */
 std::string SanityCheck(const Graph& g, const Clusters& c);
 
-} // namespace opt
+}  // namespace opt

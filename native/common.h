@@ -55,8 +55,18 @@ struct FeeFrac {
     int64_t fee{0};
     int64_t size{0};
 
-    FeeFrac& operator+=(const FeeFrac& o) noexcept { fee += o.fee; size += o.size; return *this; }
-    FeeFrac& operator-=(const FeeFrac& o) noexcept { fee -= o.fee; size -= o.size; return *this; }
+    FeeFrac& operator+=(const FeeFrac& o) noexcept
+    {
+        fee += o.fee;
+        size += o.size;
+        return *this;
+    }
+    FeeFrac& operator-=(const FeeFrac& o) noexcept
+    {
+        fee -= o.fee;
+        size -= o.size;
+        return *this;
+    }
     friend FeeFrac operator+(FeeFrac a, const FeeFrac& b) noexcept { return a += b; }
     friend FeeFrac operator-(FeeFrac a, const FeeFrac& b) noexcept { return a -= b; }
     friend bool operator==(const FeeFrac&, const FeeFrac&) noexcept = default;
@@ -124,4 +134,4 @@ inline uint64_t MixSeed(uint64_t a, uint64_t b) noexcept
     return z ^ (z >> 31);
 }
 
-} // namespace opt
+}  // namespace opt

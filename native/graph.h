@@ -41,22 +41,22 @@ struct InputView {
 
 /** Options of one cycle; defaults are Core's (cited where they are copied). */
 struct Options {
-    int64_t weight_limit{4'000'000};        // MAX_BLOCK_WEIGHT / -blockmaxweight default
-    int64_t coinbase_reserve{8'000};        // DEFAULT_BLOCK_RESERVED_WEIGHT (policy.h)
-    int64_t max_sigop_cost{80'000};         // MAX_BLOCK_SIGOPS_COST (consensus.h)
-    int64_t coinbase_sigops{400};           // DEFAULT_COINBASE_OUTPUT_MAX_ADDITIONAL_SIGOPS (policy.h)
-    int64_t max_tx_count{4'000};            // optimized template only
-    int64_t min_fee_rate_sat_kvb{1'000};    // optimized template only (1 sat/vB)
-    int64_t block_min_fee_sat_kvb{1};       // DEFAULT_BLOCK_MIN_TX_FEE (policy.h): baselines
+    int64_t weight_limit{4'000'000};      // MAX_BLOCK_WEIGHT / -blockmaxweight default
+    int64_t coinbase_reserve{8'000};      // DEFAULT_BLOCK_RESERVED_WEIGHT (policy.h)
+    int64_t max_sigop_cost{80'000};       // MAX_BLOCK_SIGOPS_COST (consensus.h)
+    int64_t coinbase_sigops{400};         // DEFAULT_COINBASE_OUTPUT_MAX_ADDITIONAL_SIGOPS (policy.h)
+    int64_t max_tx_count{4'000};          // optimized template only
+    int64_t min_fee_rate_sat_kvb{1'000};  // optimized template only (1 sat/vB)
+    int64_t block_min_fee_sat_kvb{1};     // DEFAULT_BLOCK_MIN_TX_FEE (policy.h): baselines
     int64_t projected_blocks{8};
-    uint64_t linearize_budget{75'000};      // ACCEPTABLE_COST (txmempool.h), cost units per cluster
-    uint64_t linearize_extra_budget{5'000'000}; // shared by clusters not optimal after the first pass
-    uint64_t tail_search_budget{200'000};   // nodes of the tail branch and bound, block 1
-    uint64_t projected_search_budget{2'000}; // the same for each projected block 2..N
-    int64_t tail_window_pct{10};            // the search window: chunks within +pct % of the cutoff
+    uint64_t linearize_budget{75'000};           // ACCEPTABLE_COST (txmempool.h), cost units per cluster
+    uint64_t linearize_extra_budget{5'000'000};  // shared by clusters not optimal after the first pass
+    uint64_t tail_search_budget{200'000};        // nodes of the tail branch and bound, block 1
+    uint64_t projected_search_budget{2'000};     // the same for each projected block 2..N
+    int64_t tail_window_pct{10};                 // the search window: chunks within +pct % of the cutoff
     uint64_t seed{0};
-    int64_t threads{2};                     // 1: single-threaded; 2: a helper thread (see linearize.h)
-    bool skip_v30{false};                   // incremental cycles: no v30 baseline (Result::v30 stays empty)
+    int64_t threads{2};    // 1: single-threaded; 2: a helper thread (see linearize.h)
+    bool skip_v30{false};  // incremental cycles: no v30 baseline (Result::v30 stays empty)
 };
 
 /** A validated mempool graph (owns the derived arrays, views the caller's inputs). */
@@ -89,4 +89,4 @@ Graph ValidateInput(const InputView& in);
 /** Check option ranges (throws InputError INVALID_ARGUMENT). Complexity: O(1). */
 void ValidateOptions(const Options& options);
 
-} // namespace opt
+}  // namespace opt

@@ -50,7 +50,7 @@ void CheckDiff(const DiffView& d)
     }
 }
 
-} // namespace
+}  // namespace
 
 void IncrementalEngine::Clear()
 {
@@ -330,4 +330,4 @@ IncrementalResult IncrementalEngine::Build(const Options& o, bool full)
     return out;
 }
 
-} // namespace opt
+}  // namespace opt

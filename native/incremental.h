@@ -75,13 +75,13 @@ private:
     std::vector<Slot> m_slots;
     std::vector<TxidKey> m_keys;                    // by slot
     std::vector<std::vector<uint32_t>> m_children;  // by slot
-    std::vector<uint32_t> m_sorted;  // alive slots by key
-    std::vector<uint32_t> m_fresh;   // slots added since the last Build (not yet in m_sorted)
-    std::vector<TxidKey> m_sorted_keys;  // keys of m_sorted, contiguous
-    std::vector<uint32_t> m_lookup_keys; // their first two words, for the lookups
-    uint32_t m_prev_n{0};                // transactions of the last Build (bound of warm_pos)
-    std::vector<uint32_t> m_bucket;      // scratch: position -> index and back
-    std::vector<uint32_t> m_index;     // slot -> index of the Build in progress
+    std::vector<uint32_t> m_sorted;                 // alive slots by key
+    std::vector<uint32_t> m_fresh;                  // slots added since the last Build (not yet in m_sorted)
+    std::vector<TxidKey> m_sorted_keys;             // keys of m_sorted, contiguous
+    std::vector<uint32_t> m_lookup_keys;            // their first two words, for the lookups
+    uint32_t m_prev_n{0};                           // transactions of the last Build (bound of warm_pos)
+    std::vector<uint32_t> m_bucket;                 // scratch: position -> index and back
+    std::vector<uint32_t> m_index;                  // slot -> index of the Build in progress
     // The cycle's input arrays, kept between builds so they are not reallocated each time.
     std::vector<double> m_fee;
     std::vector<uint32_t> m_weight, m_sigops, m_poff, m_pidx, m_rank, m_warm;
@@ -94,11 +94,11 @@ private:
     // in order instead of read from its slot; SortIn maps old indices to new ones and back.
     std::vector<double> m_prev_fee;
     std::vector<uint32_t> m_prev_weight, m_prev_sigops, m_prev_poff, m_prev_pidx;
-    std::vector<uint32_t> m_prev_pos;  // index -> position in the last Build's linearization
-    std::vector<uint8_t> m_prev_opt;   // index -> its cluster was proven optimal
-    bool m_prev_valid{false};          // the m_prev_* arrays describe the last Build
-    std::vector<uint32_t> m_src;       // new index -> old index (UINT32_MAX: fresh)
-    std::vector<uint32_t> m_remap;     // old index -> new index (UINT32_MAX: dropped)
+    std::vector<uint32_t> m_prev_pos;    // index -> position in the last Build's linearization
+    std::vector<uint8_t> m_prev_opt;     // index -> its cluster was proven optimal
+    bool m_prev_valid{false};            // the m_prev_* arrays describe the last Build
+    std::vector<uint32_t> m_src;         // new index -> old index (UINT32_MAX: fresh)
+    std::vector<uint32_t> m_remap;       // old index -> new index (UINT32_MAX: dropped)
     std::vector<uint32_t> m_dirty_list;  // slots marked dirty since the last Build (may repeat)
     std::vector<uint8_t> m_dirty_at;     // scratch: new index -> changed
     uint32_t m_alive{0};
@@ -107,4 +107,4 @@ private:
     void SortIn();
 };
 
-} // namespace opt
+}  // namespace opt

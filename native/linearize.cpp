@@ -43,14 +43,20 @@ RunResult RunSfl(SpanningForest<S>& f, const ClusterGraph<S>& cg, uint64_t max_c
     if (f.Cost() < max_cost) {
         f.StartOptimizing();
         while (true) {
-            if (!f.OptimizeStep()) { optimized = true; break; }
+            if (!f.OptimizeStep()) {
+                optimized = true;
+                break;
+            }
             if (f.Cost() >= max_cost) break;
         }
     }
     if (optimized && f.Cost() < max_cost) {
         f.StartMinimizing();
         while (true) {
-            if (!f.MinimizeStep()) { optimal = true; break; }
+            if (!f.MinimizeStep()) {
+                optimal = true;
+                break;
+            }
             if (f.Cost() >= max_cost) break;
         }
     }
@@ -127,8 +133,7 @@ bool IsChain(const Graph& g, std::span<const uint32_t> txs)
 void GreedyTopological(const Graph& g, const Clusters& cl, std::span<const uint32_t> txs, uint32_t* out, bool real = false)
 {
     auto after = [&](uint32_t a, uint32_t b) {
-        const int cmp = real ? CompareFeerate({g.fee[a], g.weight[a]}, {g.fee[b], g.weight[b]})
-                             : CompareFeerate({g.fee[a], g.adj_weight[a]}, {g.fee[b], g.adj_weight[b]});
+        const int cmp = real ? CompareFeerate({g.fee[a], g.weight[a]}, {g.fee[b], g.weight[b]}) : CompareFeerate({g.fee[a], g.adj_weight[a]}, {g.fee[b], g.adj_weight[b]});
         if (cmp != 0) return cmp < 0;
         return g.rank[a] > g.rank[b];
     };
@@ -149,7 +154,7 @@ void GreedyTopological(const Graph& g, const Clusters& cl, std::span<const uint3
     }
 }
 
-} // namespace
+}  // namespace
 
 /** Per-thread reusable state, so clusters do not allocate. */
 struct Workers {
@@ -363,7 +368,10 @@ std::string SanityCheckLinearize(const Graph& g, const Clusters& cl, const Optio
         if (err.empty()) {
             f.StartOptimizing();
             while (err.empty()) {
-                if (!f.OptimizeStep()) { optimized = true; break; }
+                if (!f.OptimizeStep()) {
+                    optimized = true;
+                    break;
+                }
                 if (f.Cost() >= o.linearize_budget) break;
                 if (++step % every == 0) err = f.SanityCheck();
             }
@@ -384,4 +392,4 @@ std::string SanityCheckLinearize(const Graph& g, const Clusters& cl, const Optio
     return "";
 }
 
-} // namespace opt
+}  // namespace opt

@@ -77,4 +77,4 @@ uint32_t RelinearizeByRealWeight(const Graph& g, const Clusters& cl, const Optio
  *  Complexity: O(clusters * steps * k^3 / 64 / every). */
 std::string SanityCheckLinearize(const Graph& g, const Clusters& cl, const Options& options, unsigned every);
 
-} // namespace opt
+}  // namespace opt

@@ -94,7 +94,7 @@ void ToInput(Selection& s, const std::vector<uint32_t>& original)
     for (uint32_t& x : s.txs) x = original[x];
 }
 
-} // namespace
+}  // namespace
 
 Result BuildTemplates(const InputView& input, const Options& o)
 {
@@ -113,10 +113,12 @@ Result BuildTemplates(const InputView& input, const Options& o)
     chunks.chunks.resize(g.n);
     chunks.chunk_of.resize(g.n);
     std::vector<uint32_t> chunk_counts(cl.count);
-    ClusterLinearizer lz(g, cl, o, p.warm, [&](uint32_t c, std::span<const uint32_t> order) {
-        const uint32_t base = cl.offsets[c];
-        chunk_counts[c] = ChunkCluster(g, c, order, base, chunks.chunks.data() + base);
-    }, p.warm_reuse);
+    ClusterLinearizer lz(
+        g, cl, o, p.warm, [&](uint32_t c, std::span<const uint32_t> order) {
+            const uint32_t base = cl.offsets[c];
+            chunk_counts[c] = ChunkCluster(g, c, order, base, chunks.chunks.data() + base);
+        },
+        p.warm_reuse);
     std::atomic<bool> helper_linearized{false};
     std::exception_ptr helper_error;  // an exception must not escape a thread: rethrown here
     double v30_ms = 0;
@@ -239,7 +241,7 @@ Result BuildTemplates(const InputView& input, const Options& o)
             r.optimized = std::move(again.first);
             r.tail = again.first_stats;
             r.tail.improved_sat = r.optimized.fee - r.tail.greedy_fee;  // over the greedy pass, as the search reports it
-            r.tail.used_incumbent = false;                            // (the v31 template was not used)
+            r.tail.used_incumbent = false;                              // (the v31 template was not used)
             r.blocks = std::move(again.blocks);
             r.projected_search_nodes += again.search_nodes;
             for (uint32_t x = 0; x < g.n; ++x) r.tx_block[p.original[x]] = again.tx_block[x];
@@ -307,4 +309,4 @@ std::string SelfCheck(const InputView& input, const Options& o, unsigned every)
     return "";
 }
 
-} // namespace opt
+}  // namespace opt

@@ -38,8 +38,8 @@ struct Result {
     std::vector<uint32_t> linearization;
     uint32_t cluster_count{0}, largest{0}, optimal_count{0}, over64_count{0}, chunk_count{0};
     uint64_t linearize_cost{0}, projected_search_nodes{0};
-    uint32_t real_relinearized{0};  // clusters re-linearized by real weight (sigop-adjusted ones)
-    uint32_t reused_count{0};       // clusters whose previous linearization was reused (warm_reuse)
+    uint32_t real_relinearized{0};    // clusters re-linearized by real weight (sigop-adjusted ones)
+    uint32_t reused_count{0};         // clusters whose previous linearization was reused (warm_reuse)
     std::vector<uint8_t> tx_optimal;  // per input tx: its cluster's (Core-order) linearization is proven optimal
     Timings timings;
 };
@@ -60,4 +60,4 @@ std::vector<ClusterDetail> InspectClusters(const InputView& input, const Options
 /** Run every SanityCheck (clusters, SFL states every `every` steps, chunks). "" when all pass. */
 std::string SelfCheck(const InputView& input, const Options& options, unsigned every);
 
-} // namespace opt
+}  // namespace opt

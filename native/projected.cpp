@@ -26,7 +26,10 @@ BlockStats StatsOf(const ChunkTable& t, const Selection& sel)
     int64_t acc = 0;
     for (const auto& [rate, w] : rates) {
         acc += w;
-        if (acc >= half) { s.median_rate = rate; break; }
+        if (acc >= half) {
+            s.median_rate = rate;
+            break;
+        }
     }
     return s;
 }
@@ -74,4 +77,4 @@ Projection ProjectBlocks(const Graph& g, const ChunkTable& t, std::span<const ui
     return pr;
 }
 
-} // namespace opt
+}  // namespace opt

@@ -27,12 +27,12 @@ struct BlockStats {
 };
 
 struct Projection {
-    Selection first;                 // block 1 = the optimized template
+    Selection first;  // block 1 = the optimized template
     TailSearchStats first_stats;
     std::vector<int32_t> tx_block;
     std::vector<BlockStats> blocks;
-    uint64_t search_nodes{0};        // over all blocks
-    double first_block_ms{0};        // wall time of block 1 (reporting only)
+    uint64_t search_nodes{0};  // over all blocks
+    double first_block_ms{0};  // wall time of block 1 (reporting only)
 };
 
 /** Build `count` blocks from the mining order. incumbent (may be null; it satisfies the request
@@ -46,4 +46,4 @@ Projection ProjectBlocks(const Graph& g, const ChunkTable& t, std::span<const ui
 /** Stats of one template (chunk rates need its chunk list). O(c log c) for c chunks. */
 BlockStats StatsOf(const ChunkTable& t, const Selection& sel);
 
-} // namespace opt
+}  // namespace opt

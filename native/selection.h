@@ -32,4 +32,4 @@ struct Selection {
     }
 };
 
-} // namespace opt
+}  // namespace opt

@@ -68,7 +68,11 @@ class RingQueue
     size_t m_head{0}, m_count{0};
 
 public:
-    void Reset(size_t capacity) { m_buf.resize(std::max<size_t>(capacity, 1)); m_head = m_count = 0; }
+    void Reset(size_t capacity)
+    {
+        m_buf.resize(std::max<size_t>(capacity, 1));
+        m_head = m_count = 0;
+    }
     bool Empty() const noexcept { return m_count == 0; }
     size_t Size() const noexcept { return m_count; }
     T& operator[](size_t i) noexcept { return m_buf[(m_head + i) % m_buf.size()]; }
@@ -164,14 +168,20 @@ private:
             d.chunk = bot;
             for (unsigned ch : d.active_children) {
                 SetData& s = m_set[d.top[ch]];
-                if (s.txs[p]) { s.txs |= bot_set.txs; s.fr += bot_set.fr; }
+                if (s.txs[p]) {
+                    s.txs |= bot_set.txs;
+                    s.fr += bot_set.fr;
+                }
             }
         }
         for (unsigned t : bot_set.txs) {
             const TxData& d = m_tx[t];
             for (unsigned ch : d.active_children) {
                 SetData& s = m_set[d.top[ch]];
-                if (s.txs[c]) { s.txs |= top_set.txs; s.fr += top_set.fr; }
+                if (s.txs[c]) {
+                    s.txs |= top_set.txs;
+                    s.fr += top_set.fr;
+                }
             }
         }
         m_set[bot].txs |= top_set.txs;
@@ -206,7 +216,10 @@ private:
             down |= d.children;
             for (unsigned ch : d.active_children) {
                 SetData& s = m_set[d.top[ch]];
-                if (s.txs[p]) { s.txs -= bot_set.txs; s.fr -= bot_set.fr; }
+                if (s.txs[p]) {
+                    s.txs -= bot_set.txs;
+                    s.fr -= bot_set.fr;
+                }
             }
         }
         m_up[top] = up - top_set.txs;
@@ -218,7 +231,10 @@ private:
             down |= d.children;
             for (unsigned ch : d.active_children) {
                 SetData& s = m_set[d.top[ch]];
-                if (s.txs[c]) { s.txs -= top_set.txs; s.fr -= top_set.fr; }
+                if (s.txs[c]) {
+                    s.txs -= top_set.txs;
+                    s.fr -= top_set.fr;
+                }
             }
         }
         m_up[bot] = up - bot_set.txs;
@@ -239,7 +255,7 @@ private:
         unsigned steps = 0;
         for (unsigned t : m_set[top].txs) {
             ++steps;
-            for (unsigned c : m_tx[t].children & bot_txs) {
+            for (unsigned c : m_tx[t].children& bot_txs) {
                 if (pick-- == 0) {
                     m_cost.MergeEnd(steps);
                     return Activate(t, c);
@@ -375,6 +391,6 @@ public:
     std::string SanityCheck() const;
 };
 
-} // namespace opt
+}  // namespace opt
 
 #include "sfl_impl.h"

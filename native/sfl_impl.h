@@ -78,7 +78,10 @@ bool SpanningForest<S>::OptimizeStep() noexcept
         ++steps;
         const SetIdx c = m_queue.PopFront();
         m_queued.Reset(c);
-        if (m_chunks[c]) { chunk = c; break; }
+        if (m_chunks[c]) {
+            chunk = c;
+            break;
+        }
     }
     m_cost.PickChunk(steps);
     if (chunk == NO_SET) return false;
@@ -242,7 +245,9 @@ std::string SpanningForest<S>::SanityCheck() const
 {
     const ClusterGraph<S>& g = *m_g;
     const unsigned n = g.n;
-    struct Dep { uint32_t p, c; };
+    struct Dep {
+        uint32_t p, c;
+    };
     std::vector<Dep> active;
     for (unsigned t = 0; t < n; ++t) {
         if (m_tx[t].parents != g.ReducedParents(t)) return "parents differ from the reduced parents";
@@ -283,7 +288,10 @@ std::string SpanningForest<S>::SanityCheck() const
         if (deps + 1 != cs.txs.Count()) return "chunk is not a tree of active dependencies";
         if (cs.fr != g.FeeRateOf(cs.txs)) return "chunk fee/size is stale";
         S up, down;
-        for (unsigned t : cs.txs) { up |= m_tx[t].parents; down |= m_tx[t].children; }
+        for (unsigned t : cs.txs) {
+            up |= m_tx[t].parents;
+            down |= m_tx[t].children;
+        }
         if (m_up[ch] != (up - cs.txs) || m_down[ch] != (down - cs.txs)) return "reachable sets are stale";
     }
     if (cover != S::Fill(n)) return "chunks do not cover the cluster";
@@ -305,4 +313,4 @@ std::string SpanningForest<S>::SanityCheck() const
     return "";
 }
 
-} // namespace opt
+}  // namespace opt

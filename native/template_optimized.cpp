@@ -9,7 +9,7 @@ namespace opt {
 namespace {
 constexpr uint32_t NONE = UINT32_MAX;
 constexpr int64_t INF_WEIGHT = std::numeric_limits<int64_t>::max();
-} // namespace
+}  // namespace
 
 /** The state of one Build call: the current partial template and the search helpers. */
 struct TemplateBuilder::Impl {
@@ -34,7 +34,10 @@ struct TemplateBuilder::Impl {
         if (b.m_tree[i] <= r) return static_cast<uint32_t>(pos);
         while (true) {
             if (i == 1) return NONE;
-            if ((i & 1) == 0 && b.m_tree[i + 1] <= r) { ++i; break; }
+            if ((i & 1) == 0 && b.m_tree[i + 1] <= r) {
+                ++i;
+                break;
+            }
             i >>= 1;
         }
         while (i < sz) {
@@ -132,7 +135,10 @@ struct TemplateBuilder::Impl {
         }
         while (hi - lo > 1 && cum_weight[hi] > target) {
             const uint32_t mid = lo + (hi - lo) / 2;
-            if (cum_weight[mid] <= target) lo = mid; else hi = mid;
+            if (cum_weight[mid] <= target)
+                lo = mid;
+            else
+                hi = mid;
         }
         const uint32_t j = lo;  // largest p in [i, cum_end) with cum[p] <= target; position j overflows
         int64_t fill = cum_fee[j] - cum_fee[i];
@@ -241,7 +247,10 @@ Selection TemplateBuilder::Build(std::vector<uint8_t>& state, uint64_t search_bu
 {
     Impl b{*this, state, 0, 0, 0, 0, 0, m_cum_fee, m_cum_weight, 0, {}, true};
     for (auto i = static_cast<uint32_t>(m_order.size()); i-- > 0;) {
-        if (m_live[i] && m_eligible[i]) { b.m_eff = i + 1; break; }
+        if (m_live[i] && m_eligible[i]) {
+            b.m_eff = i + 1;
+            break;
+        }
     }
     stats = TailSearchStats{};
 
@@ -252,7 +261,10 @@ Selection TemplateBuilder::Build(std::vector<uint8_t>& state, uint64_t search_bu
         const uint32_t i = b.NextCandidate(pos);
         if (first_skip == NONE) {
             for (uint32_t p = pos; p < i && p < b.m_eff; ++p) {
-                if (m_live[p] && m_eligible[p]) { first_skip = p; break; }
+                if (m_live[p] && m_eligible[p]) {
+                    first_skip = p;
+                    break;
+                }
             }
         }
         if (i >= b.m_eff) break;
@@ -285,7 +297,10 @@ Selection TemplateBuilder::Build(std::vector<uint8_t>& state, uint64_t search_bu
         uint32_t lo = 0, hi = first_skip;  // rates are non-increasing along the order
         while (lo < hi) {
             const uint32_t mid = lo + (hi - lo) / 2;
-            if (in_window(mid)) hi = mid; else lo = mid + 1;
+            if (in_window(mid))
+                hi = mid;
+            else
+                lo = mid + 1;
         }
         s = lo;
         while (!included.empty() && included.back() >= s) {
@@ -301,7 +316,11 @@ Selection TemplateBuilder::Build(std::vector<uint8_t>& state, uint64_t search_bu
             // Descend: include whatever fits, skip what is blocked, stop at a leaf or a weak bound.
             bool backtrack = false;
             while (!backtrack) {
-                if (++stats.nodes > search_budget) { stats.complete = false; done = true; break; }
+                if (++stats.nodes > search_budget) {
+                    stats.complete = false;
+                    done = true;
+                    break;
+                }
                 const uint32_t i = b.NextCandidate(pos);
                 if (i >= b.m_eff) {
                     if (b.cur_fee > best_fee) {
@@ -371,4 +390,4 @@ Selection TemplateBuilder::Build(std::vector<uint8_t>& state, uint64_t search_bu
     return sel;
 }
 
-} // namespace opt
+}  // namespace opt

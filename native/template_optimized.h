@@ -31,7 +31,9 @@
 namespace opt {
 
 /** Per-transaction state while building projected blocks. */
-enum TxState : uint8_t { TX_AVAILABLE = 0, TX_IN_BLOCK = 1, TX_MINED = 2 };
+enum TxState : uint8_t { TX_AVAILABLE = 0,
+                         TX_IN_BLOCK = 1,
+                         TX_MINED = 2 };
 
 struct TemplateLimits {
     int64_t weight{0};
@@ -47,7 +49,7 @@ struct TailSearchStats {
     bool complete{true};
     uint32_t window_chunks{0};
     int64_t greedy_fee{0};
-    int64_t improved_sat{0};   // search result over the greedy pass (0 if none)
+    int64_t improved_sat{0};  // search result over the greedy pass (0 if none)
     bool used_incumbent{false};
     bool sigops_binding{false};  // the greedy pass skipped a chunk that fit by weight but not by sigops
 };
@@ -79,9 +81,9 @@ private:
     std::vector<uint32_t> m_pos_of;  // chunk id -> position in m_order (UINT32_MAX if none)
     std::vector<int64_t> m_fee, m_weight, m_sigops, m_count;
     std::vector<uint8_t> m_eligible, m_live;
-    std::vector<int64_t> m_tree;     // min-segment tree over live eligible weights
+    std::vector<int64_t> m_tree;  // min-segment tree over live eligible weights
     size_t m_tree_size{1};
-    std::vector<uint8_t> m_real_sorted_from;  // 1 if real rates are non-increasing from p onwards
+    std::vector<uint8_t> m_real_sorted_from;       // 1 if real rates are non-increasing from p onwards
     std::vector<int64_t> m_cum_fee, m_cum_weight;  // bound prefix sums, reused by every Build
     friend struct Impl;
 };
@@ -89,4 +91,4 @@ private:
 /** Whether sel satisfies the request limits (tx count, every chunk's rate). O(|sel|). */
 bool WithinRequestLimits(const ChunkTable& t, const Selection& sel, const TemplateLimits& limits);
 
-} // namespace opt
+}  // namespace opt
