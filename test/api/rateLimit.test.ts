@@ -62,7 +62,7 @@ describe('rate limit (in memory)', () => {
     // A free route cannot be paid for: the answer does not suggest it, and says where codes are explained.
     const res = await get('/v1/template/health');
     expect(res.json()).toMatchObject({ error: { docs: '/docs/errors.md' } });
-    expect((res.json() as { error: { message: string } }).error.message).not.toMatch(/\bpay/);
+    expect(res.json<{ error: { message: string } }>().error.message).not.toMatch(/\bpay/);
   });
 
   it('behavior: past its unpaid budget a client still gets the 402 challenge, RATE_LIMIT_CHALLENGE_MAX times, then 429', async () => {

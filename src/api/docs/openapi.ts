@@ -7,7 +7,6 @@
  */
 import type { z } from 'zod';
 
-import { SERVICE_VERSION } from '../../version.js';
 import { CONTENT_TYPES, priceUsd, type Registry, type Route, type RpcMethod } from '../define.js';
 import { API_VERSION, OPENRPC_PATH } from './agentDocs.js';
 import { jsonSchema, type Components, type JsonSchema } from './jsonSchema.js';
@@ -142,6 +141,8 @@ function operation(route: Route, registry: Registry, components: Components, bas
     op.responses = responses(route, { type: 'object', description: 'JSON-RPC 2.0 response (or an array of them for a batch)' }, baseUrl, {
       examples: examples.response,
     });
+    // The methods' own description, for JSON-RPC tooling (also the free method `rpc.discover`).
+    op.externalDocs = { description: 'OpenRPC 1.2.6 document of every JSON-RPC method', url: `${baseUrl}${OPENRPC_PATH}` };
     return op;
   }
   if (route.body) {
