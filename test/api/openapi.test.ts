@@ -77,13 +77,53 @@ describe('GET /openapi.json', () => {
   it('behavior: POST /v1/rpc describes every JSON-RPC method with its params and price', async () => {
     const doc = await get('/openapi.json');
     const rpc = doc.paths['/v1/rpc'].post;
-    const bodies = rpc.requestBody.content['application/json'].schema.oneOf[0].oneOf as Array<{
+    expect(rpc.requestBody.content['application/json'].schema.oneOf[0]).toEqual({ $ref: '#/components/schemas/JsonRpcRequest' });
+    const bodies = doc.components.schemas.JsonRpcRequest.oneOf as Array<{
       properties: { method: { enum: string[] } };
       'x-price-usd': number;
     }>;
     const registry = serviceRegistry();
     expect(bodies.map((b) => b.properties.method.enum[0]).sort()).toEqual([...registry.methods.keys()].sort());
     for (const body of bodies) expect(body['x-price-usd']).toBe(priceUsd(registry.methods.get(body.properties.method.enum[0] ?? '')?.price ?? 'free'));
+  });
+
+  it('behavior: request and challenge schemas carry the specification names, referenced by their operations', async () => {
+    const doc = await get('/openapi.json');
+    const body = (path: string) => doc.paths[path].post.requestBody;
+    const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+    const schemaOf = (path: string) => body(path).content['application/json'].schema;
+    expect(schemaOf('/v1/template/check')).toEqual(ref('TxidRequest'));
+    // The bump plan takes a TxidRequest, or one widened by targetSatVb.
+    expect(schemaOf('/v1/template/bump-plan').anyOf).toEqual([ref('TxidRequest'), ref('BumpPlanRequest')]);
+    expect(schemaOf('/v1/template/batch-check')).toEqual(ref('BatchTxidRequest'));
+    expect(schemaOf('/v1/template/fee-ladder')).toEqual(ref('TargetBlocksRequest'));
+    expect(schemaOf('/v1/bitcoin/insight')).toEqual(ref('BitcoinInsightRequest'));
+    expect(schemaOf('/v1/rpc').oneOf).toEqual([ref('JsonRpcRequest'), { type: 'array', items: ref('JsonRpcRequest'), minItems: 1 }]);
+    const schemas = doc.components.schemas;
+    expect(schemas.TxidRequest).toMatchObject({ required: ['txid'], additionalProperties: false, properties: { txid: { pattern: '^[0-9a-fA-F]{64}$' } } });
+    expect(schemas.BatchTxidRequest).toMatchObject({ required: ['txids'], properties: { txids: { type: 'array', minItems: 1, maxItems: 10 } } });
+    expect(schemas.TargetBlocksRequest).toMatchObject({ properties: { targetBlocks: { type: 'integer', minimum: 1, default: 6 } } });
+    expect(schemas.BitcoinInsightRequest.properties.action.enum).toEqual(['analyze', 'broadcast_signed_replacement']);
+    // Every priced route's 402 answer is the X402PaymentChallenge.
+    expect(doc.paths['/v1/block-height'].get.responses['402'].content['application/json'].schema).toEqual(ref('X402PaymentChallenge'));
+    expect(schemas.PaymentChallenge).toBeUndefined();
+    expect(schemas.X402PaymentChallenge.properties.accepts.items.required).toEqual(['scheme', 'network', 'amount', 'asset', 'payTo']);
+  });
+
+  it('behavior: optional bodies and JSON-RPC params are optional', async () => {
+    const doc = await get('/openapi.json');
+    expect(doc.paths['/v1/template/fee-ladder'].post.requestBody.required).toBe(false);
+    expect(doc.paths['/v1/template/optimized-txids'].post.requestBody.required).toBe(false);
+    expect(doc.paths['/v1/template/check'].post.requestBody.required).toBe(true);
+    for (const call of doc.components.schemas.JsonRpcRequest.oneOf as Array<{ required: string[] }>) expect(call.required).toEqual(['jsonrpc', 'method']);
+    // What the document calls optional, the service takes: a fee ladder without a body, a call without params.
+    // (Input is checked before the cache and the payment: a body it refuses is a 400.)
+    const ladder = await world.app.inject({ method: 'POST', url: '/v1/template/fee-ladder' });
+    expect(ladder.statusCode).not.toBe(400);
+    const refused = await world.app.inject({ method: 'POST', url: '/v1/template/fee-ladder', payload: { targetBlocks: 0 } });
+    expect(refused.statusCode).toBe(400);
+    const rpc = await world.app.inject({ method: 'POST', url: '/v1/rpc', payload: { jsonrpc: '2.0', id: 1, method: 'eth_chainId' } });
+    expect(rpc.json()).toMatchObject({ jsonrpc: '2.0', id: 1, result: expect.stringMatching(/^0x/) });
   });
 
   it('behavior: links use PUBLIC_BASE_URL, never a client-supplied X-Forwarded-Host', async () => {

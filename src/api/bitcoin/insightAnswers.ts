@@ -15,6 +15,7 @@ import { round } from '../../util/round.js';
 import type { ApiContext } from '../define.js';
 import { AddressParam, Hash, Sat, SatVb, strictObject, Success, TargetBlocks, Txid } from '../schemas.js';
 import { BumpPlanSchema, bumpPlanFor, TargetSatVb } from '../template/bumpPlanAnswer.js';
+import { specNamed } from '../specNames.js';
 import { assertTxKnown } from '../txKnown.js';
 import { projectedBlockSummaries, TEMPLATE_MODE, TEMPLATE_NOTE, TEMPLATE_SOURCE } from '../template/templateAnswers.js';
 
@@ -26,17 +27,20 @@ const SignedHex = z
   .max(MAX_SIGNED_TX_HEX_CHARS, `at most ${MAX_SIGNED_TX_HEX_CHARS} hex characters`)
   .refine((s) => signedTxInputs(s) !== null, 'not a serialized Bitcoin transaction (hex)');
 
-export const InsightRequest = strictObject({
-  txid: Txid,
-  targetBlocks: TargetBlocks,
-  targetSatVb: TargetSatVb.optional(),
-  address: AddressParam.optional(),
-  action: z.enum(['analyze', 'broadcast_signed_replacement']).default('analyze'),
-  signedReplacementHex: SignedHex.optional(),
-}).refine((r) => r.action !== 'broadcast_signed_replacement' || r.signedReplacementHex !== undefined, {
-  message: 'broadcast_signed_replacement needs signedReplacementHex',
-  path: ['signedReplacementHex'],
-});
+export const InsightRequest = specNamed(
+  strictObject({
+    txid: Txid,
+    targetBlocks: TargetBlocks,
+    targetSatVb: TargetSatVb.optional(),
+    address: AddressParam.optional(),
+    action: z.enum(['analyze', 'broadcast_signed_replacement']).default('analyze'),
+    signedReplacementHex: SignedHex.optional(),
+  }).refine((r) => r.action !== 'broadcast_signed_replacement' || r.signedReplacementHex !== undefined, {
+    message: 'broadcast_signed_replacement needs signedReplacementHex',
+    path: ['signedReplacementHex'],
+  }),
+  'BitcoinInsightRequest',
+);
 export const AddressInsightRequest = strictObject({ address: AddressParam, targetBlocks: TargetBlocks });
 
 const Verdict = z.enum(VERDICTS);

@@ -8,6 +8,7 @@
 import type { z } from 'zod';
 
 import { CONTENT_TYPES, priceUsd, type Registry, type Route, type RpcMethod } from '../define.js';
+import { specNameOf } from '../specNames.js';
 import { API_VERSION, OPENRPC_PATH } from './agentDocs.js';
 import { jsonSchema, type Components, type JsonSchema } from './jsonSchema.js';
 
@@ -62,6 +63,7 @@ const ERROR_ENVELOPE: JsonSchema = {
   },
 };
 
+/** The 402 body, under the specification's name `X402PaymentChallenge`. */
 const CHALLENGE: JsonSchema = {
   type: 'object',
   description: 'x402 v2 payment challenge (also in the PAYMENT-REQUIRED header, base64 JSON). Pay and repeat the request with a PAYMENT-SIGNATURE header.',
@@ -70,16 +72,46 @@ const CHALLENGE: JsonSchema = {
     x402Version: { type: 'integer' },
     error: { type: 'string' },
     resource: { type: 'object' },
-    accepts: { type: 'array', items: { type: 'object' } },
+    accepts: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['scheme', 'network', 'amount', 'asset', 'payTo'],
+        properties: {
+          scheme: { type: 'string' },
+          network: { type: 'string' },
+          amount: { type: 'string', description: 'Atomic units of the stablecoin (1000 for a 0.001 USD price at 6 decimals)' },
+          asset: { type: 'string' },
+          payTo: { type: 'string' },
+        },
+      },
+    },
   },
 };
+
+const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
+
+/** The specification's name of the JSON-RPC envelope (`POST /v1/rpc`). */
+const JSON_RPC_REQUEST = 'JsonRpcRequest';
+
+/**
+ * A request body under the specification's name (`components.schemas`), referenced by `$ref`; a
+ * body that widens a named one accepts either. Unnamed bodies stay inline.
+ */
+function bodySchema(body: Schema, components: Components): JsonSchema {
+  const schema = jsonSchema(body, 'input', components);
+  const named = specNameOf(body);
+  if (!named) return schema;
+  components[named.specName] = schema;
+  return named.extends === undefined ? ref(named.specName) : { anyOf: [ref(named.extends), ref(named.specName)] };
+}
 
 function responses(route: Route, ok: JsonSchema, baseUrl: string, example: JsonSchema = {}): JsonSchema {
   const media = CONTENT_TYPES[route.content ?? 'json'].split(';')[0] ?? 'application/json';
   const out: JsonSchema = { '200': { description: 'Success', content: { [media]: { schema: ok, ...example } } } };
   // An MCP tool's payment travels inside MCP messages (x402 MCP transport): never an HTTP 402.
   if (route.price !== 'free' && route.kind !== 'mcp')
-    out['402'] = { description: 'Payment required (x402 v2)', content: { 'application/json': { schema: { $ref: '#/components/schemas/PaymentChallenge' } } } };
+    out['402'] = { description: 'Payment required (x402 v2)', content: { 'application/json': { schema: ref('X402PaymentChallenge') } } };
   out.default = {
     description: `Error${route.errors.length > 0 ? ` (${route.errors.join(', ')})` : ''}: every code with its status and what to do at ${baseUrl}/docs/errors.md; 503 answers carry Retry-After`,
     content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
@@ -93,7 +125,8 @@ function rpcRequest(method: RpcMethod, components: Components): JsonSchema {
     title: method.name,
     description: method.summary,
     'x-price-usd': priceUsd(method.price),
-    required: ['jsonrpc', 'method', 'params'],
+    // `params` may be omitted: it defaults to `[]`.
+    required: ['jsonrpc', 'method'],
     properties: {
       jsonrpc: { type: 'string', enum: ['2.0'] },
       id: { oneOf: [{ type: 'string' }, { type: 'number' }], nullable: true },
@@ -129,7 +162,8 @@ function operation(route: Route, registry: Registry, components: Components, bas
   };
   if (route.kind === 'jsonrpc') {
     const methods = [...registry.methods.values()];
-    const one = { oneOf: methods.map((m) => rpcRequest(m, components)) };
+    components[JSON_RPC_REQUEST] = { oneOf: methods.map((m) => rpcRequest(m, components)) };
+    const one = ref(JSON_RPC_REQUEST);
     const examples = rpcExamples(methods);
     op.requestBody = {
       required: true,
@@ -147,7 +181,9 @@ function operation(route: Route, registry: Registry, components: Components, bas
   }
   if (route.body) {
     const body = example?.body === undefined ? {} : { example: example.body };
-    op.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input', components), ...body } } };
+    // A body that parses when absent (fee ladder, optimized txids) is optional.
+    const required = !route.body.safeParse(undefined).success;
+    op.requestBody = { required, content: { 'application/json': { schema: bodySchema(route.body, components), ...body } } };
   }
   const json = route.content === undefined || route.content === 'json';
   op.responses = responses(
@@ -187,6 +223,6 @@ export function buildOpenApi(registry: Registry, baseUrl: string): OpenApiDocume
     externalDocs: { description: 'How to pay, and every route and method with an example', url: `${baseUrl}/llms-full.txt` },
     servers: [{ url: baseUrl }],
     paths,
-    components: { schemas: { ...shared, Error: ERROR_ENVELOPE, PaymentChallenge: CHALLENGE } },
+    components: { schemas: { ...shared, Error: ERROR_ENVELOPE, X402PaymentChallenge: CHALLENGE } },
   };
 }

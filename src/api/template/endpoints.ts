@@ -10,6 +10,7 @@ import { defineRoute, defineRpcMethod, type ApiContext } from '../define.js';
 import { snapshotAge } from '../freshness.js';
 import { assertAnyTxKnown, assertTxKnown } from '../txKnown.js';
 import { Freshness, strictObject, Success, TargetBlocks, Txid } from '../schemas.js';
+import { specNamed } from '../specNames.js';
 import { BUMP_NOTE, BumpPlanAnswer, bumpPlanFor, TargetSatVb } from './bumpPlanAnswer.js';
 import { EXAMPLE_BUMP_PLAN } from './bumpPlanExample.js';
 import { BlockAuditsAnswer, blockAuditsAnswer, BlockAuditsQuery, BLOCK_AUDIT_NOTE } from './blockAudits.js';
@@ -31,11 +32,19 @@ export const OPTIMIZED_TXIDS_MAX = 4000;
 /** An absent body (fastify gives null) is an empty object: these bodies are optional. */
 const optionalBody = <T extends z.ZodType>(schema: T) => z.preprocess((v) => v ?? {}, schema);
 
-export const TxidRequest = strictObject({ txid: Txid, targetBlocks: TargetBlocks });
-export const BumpPlanRequest = strictObject({ txid: Txid, targetBlocks: TargetBlocks, targetSatVb: TargetSatVb.optional() });
-export const BatchTxidRequest = strictObject({ txids: z.array(Txid).min(1).max(BATCH_CHECK_MAX_TXIDS), targetBlocks: TargetBlocks });
+export const TxidRequest = specNamed(strictObject({ txid: Txid, targetBlocks: TargetBlocks }), 'TxidRequest');
+/** The specification's TxidRequest, widened by the optional `targetSatVb`. */
+export const BumpPlanRequest = specNamed(
+  strictObject({ txid: Txid, targetBlocks: TargetBlocks, targetSatVb: TargetSatVb.optional() }),
+  'BumpPlanRequest',
+  'TxidRequest',
+);
+export const BatchTxidRequest = specNamed(
+  strictObject({ txids: z.array(Txid).min(1).max(BATCH_CHECK_MAX_TXIDS), targetBlocks: TargetBlocks }),
+  'BatchTxidRequest',
+);
 const TargetBlocksObject = strictObject({ targetBlocks: TargetBlocks });
-export const TargetBlocksRequest = optionalBody(TargetBlocksObject);
+export const TargetBlocksRequest = specNamed(optionalBody(TargetBlocksObject), 'TargetBlocksRequest');
 const OptimizedTxidsObject = strictObject({ maxTxids: z.number().int().min(1).max(OPTIMIZED_TXIDS_MAX).default(OPTIMIZED_TXIDS_MAX) });
 export const OptimizedTxidsRequest = optionalBody(OptimizedTxidsObject);
 
