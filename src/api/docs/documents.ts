@@ -18,6 +18,7 @@ export const SERVED_DOCUMENTS: readonly ServedDocument[] = [
   { name: 'stream', summary: 'The live mempool WebSocket stream: ticket, frames, client messages and close codes' },
   { name: 'bump', summary: 'Fee bumps: RBF and CPFP plans, insight verdicts and relay of a caller-signed bump' },
   { name: 'operations', summary: 'Running the service: limits, rate limits, proxies, node outages, several replicas' },
+  { name: 'mining', summary: 'For miners: wtxids for Stratum v2 job declaration, the getblocktemplate drop-in, block audits' },
 ];
 
 const DOC_NAMES = new Set(SERVED_DOCUMENTS.map((d) => d.name));
