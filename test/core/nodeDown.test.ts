@@ -29,7 +29,14 @@ describe.runIf(available.run)('real Core stopped under a running service', () =>
   beforeAll(async () => {
     if (!available.run) return;
     core = await startRegtest(available.path);
-    world = await startServiceOnCore(core, { PAYMENTS_ENABLED: 'true', PAY_TO, X402_NETWORKS: 'eip155:8453', NODE_CHECK_INTERVAL_MS: '250' });
+    world = await startServiceOnCore(core, {
+      PAYMENTS_ENABLED: 'true',
+      PAY_TO,
+      X402_NETWORKS: 'eip155:8453',
+      NODE_CHECK_INTERVAL_MS: '250',
+      // The staleness window far beyond the 20 s deadline: only the node check can refuse in time.
+      NODE_STALE_AFTER_MS: '600000',
+    });
     await world.app.mempool.mirror.poll();
   }, 120_000);
 
