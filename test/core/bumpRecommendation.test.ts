@@ -76,6 +76,9 @@ describe.runIf(available.run)('a recommended bump to block 1, carried out on rea
     await refreshFromCore(world);
     const { status, body: plan } = await ask(world, 'POST', '/v1/template/bump-plan', { txid: original.txid, targetBlocks: 1 });
     expect(status).toBe(200);
+    console.log(
+      `recommended ${plan.recommended} (${plan.reason}); effect block ${plan.effect?.projectedBlockAfter}; landing rbf ${plan.landing.rbf?.block} cpfp ${plan.landing.cpfp?.block}`,
+    );
     expect(plan.state.status).toBe('mempool');
     expect(plan.state.projectedBlock).toBeGreaterThan(1);
 
