@@ -103,6 +103,8 @@ export interface Regtest {
    * saved and reloaded, the ZMQ message counters start again from 0); reloads the wallet.
    */
   restart(): Promise<void>;
+  /** Sends `signal` to the node and waits for it to exit; the datadir is kept, so `restart` brings it back. */
+  kill(signal: 'SIGTERM' | 'SIGKILL'): Promise<void>;
   /** Mines `n` blocks to the miner address; returns their hashes. */
   mine(n: number): Promise<string[]>;
   /** Stops the node (RPC `stop`, then SIGKILL after 10 s) and removes the datadir. */
@@ -175,13 +177,22 @@ export async function startRegtest(binary: string, options: RegtestOptions = {})
     if (!loaded.includes('miner')) await rpc('loadwallet', 'miner');
   };
 
+  const kill = async (signal: 'SIGTERM' | 'SIGKILL') => {
+    // The watchdog removes the datadir when the node exits: retire it first (restart starts a new one).
+    watchdog.kill('SIGKILL');
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((done) => child.once('exit', () => done()));
+    child.kill(signal);
+    await exited;
+  };
+
   try {
     await waitForRpc(child, rpc, () => stderr);
     await rpc('createwallet', 'miner');
     const minerAddress = await rpc<string>('getnewaddress', '', 'bech32');
     const mine = (n: number) => rpc<string[]>('generatetoaddress', n, minerAddress);
     await mine(options.blocks ?? 101);
-    return { rpcUrl, zmqSequenceUrl, zmqRawTxUrl, datadir, minerAddress, rpc, mine, restart, close: stop };
+    return { rpcUrl, zmqSequenceUrl, zmqRawTxUrl, datadir, minerAddress, rpc, mine, restart, kill, close: stop };
   } catch (error) {
     await stop();
     throw error;
