@@ -31,6 +31,8 @@ beforeAll(async () => {
       HTTP_CONNECTION_TIMEOUT_MS: '120000',
     },
   });
+  // /health is 503 until the mempool view has loaded.
+  await world.app.mempool.mirror.poll();
   const address = await world.app.listen({ host: '127.0.0.1', port: 0 });
   port = Number(new URL(address).port);
 });

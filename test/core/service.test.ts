@@ -301,6 +301,22 @@ describe.runIf(available.run)('real Bitcoin Core v31.99 on regtest', () => {
     expect((await rpcCall(world, 'eth_chainId')).result).toBe(hex(18444));
     expect((await rpcCall(world, 'net_version')).result).toBe('18444');
     checked.add('GET /health').add('GET /v1/template/capabilities').add('eth_chainId').add('net_version');
+    // OpenRPC discovery over JSON-RPC is the served document.
+    expect((await rpcCall(world, 'rpc.discover')).result).toEqual((await ask(world, 'GET', '/openrpc.json')).body);
+    checked.add('rpc.discover');
+    // An MCP client's free tool reads the mempool Core holds; block audits answer (their recomputation from getblock is test/core/pool.test.ts).
+    const mcp = await world.app.inject({
+      method: 'POST',
+      url: '/mcp',
+      headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json' },
+      payload: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'template_health', arguments: {} } },
+    });
+    expect(mcp.statusCode).toBe(200);
+    expect(JSON.stringify(mcp.json())).toContain('structuredContent');
+    checked.add('POST /mcp');
+    const audits = await ask(world, 'GET', '/v1/template/block-audits');
+    expect(audits.status).toBe(200);
+    checked.add('GET /v1/template/block-audits');
     for (const url of ['/openapi.json', '/.well-known/openapi.json']) {
       const doc = await ask(world, 'GET', url);
       expect(doc.status).toBe(200);
@@ -366,6 +382,13 @@ describe.runIf(available.run)('real Bitcoin Core v31.99 on regtest', () => {
       `  ${label}: ${Object.keys(mempool).length} txs in the mempool; optimized ${txids.length} txs ${body.feeSat} sat vs Core getblocktemplate ${gbt.transactions.length} txs ${coreFee} sat (+${body.feeSat - coreFee} sat), bound ${cache.upperBound.feeSat} sat, valid block ${block.hash}`,
     );
     checked.add('POST /v1/template/optimized-txids');
+    // The same template over JSON-RPC, with each wtxid as Core hashes the transaction with its witness.
+    const rpc = (await rpcCall(world, 'svc_optimizedTxids', [{ maxTxids: 4000 }])).result as { txids: string[]; wtxids: string[] };
+    expect(rpc.txids).toEqual(txids);
+    for (const [i, txid] of txids.slice(0, 20).entries()) {
+      expect(rpc.wtxids[i]).toBe((await core.rpc<{ hash: string }>('getrawtransaction', txid, true)).hash);
+    }
+    checked.add('svc_optimizedTxids');
   };
 
   /** Adds 350,000 vB of another profile on top of what waits: its kind now competes for the block. */
