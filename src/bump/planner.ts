@@ -86,12 +86,22 @@ export function landingBlock(rateSatVb: number, blocks: readonly ProjectedBlockC
 export function planBump(inputs: BumpInputs): BumpPlan {
   const { status, mempool: m, policy, projection } = inputs;
   const floor = Math.max(policy.minRelaySatKvb, policy.mempoolMinSatKvb) / 1000;
-  const targetRate = Math.max(inputs.target.satVb, floor);
+  // A fee-ladder target promises projected block k. At a full block's cutoff a chunk only *may* land
+  // there (the tail search decides within TAIL_WINDOW above it), so the plan aims past the window.
+  const promised = projection.blocks[inputs.target.targetBlocks - 1];
+  const certain = inputs.target.source === 'fee_ladder' && promised?.full ? promised.minFeeRateSatVb * (1 + TAIL_WINDOW) : 0;
+  const targetRate = Math.max(inputs.target.satVb, floor, certain);
+  const raised =
+    targetRate === inputs.target.satVb
+      ? ''
+      : targetRate === certain
+        ? `; raised to projected block ${inputs.target.targetBlocks}'s cutoff × ${1 + TAIL_WINDOW} (${r3(certain)}) so the plan lands there for certain`
+        : `; raised to the node floor ${r3(floor)}`;
   const target = {
     feeRateSatVb: r3(targetRate),
     source: inputs.target.source,
     targetBlocks: inputs.target.targetBlocks,
-    derivation: targetRate > inputs.target.satVb ? `${inputs.target.derivation}; raised to the node floor ${r3(floor)}` : inputs.target.derivation,
+    derivation: `${inputs.target.derivation}${raised}`,
     floorFeeRateSatVb: r3(floor),
   };
   const state: TxState = {

@@ -41,14 +41,13 @@ function inputs(targetSatVb: number, targetBlocks: number, source: 'caller' | 'f
 }
 
 describe('recommended keeps its promise', () => {
-  it('a block target the target rate lands beyond (inside the tail window): no method is recommended, the best block and its cost are said', () => {
-    // 10.6 sat/vB (the fee ladder's urgent rung over a 10 sat/vB cutoff) is within the 10 % tail window: certain only in block 2.
+  it('a fee-ladder target inside the tail window is raised past it: the recommended method lands in the promised block for certain', () => {
+    // 10.6 sat/vB (the fee ladder's rung over a 10 sat/vB cutoff) is within the 10 % tail window: alone it is certain only in block 2.
     const plan = planBump(inputs(10.6, 1, 'fee_ladder'));
-    expect(plan.recommended).toBe('not_possible');
-    expect(plan.reason).toBe('target_unreachable');
-    expect(plan.effect?.projectedBlockAfter).toBe(2);
-    expect(plan.additionalFeeSats).toBeGreaterThan(0);
-    expect(['rbf_signed_replacement', 'cpfp_child']).toContain(plan.effect?.method);
+    expect(plan.target.feeRateSatVb).toBeCloseTo(11, 6);
+    expect(plan.target.derivation).toMatch(/cutoff × 1\.1/);
+    expect(['rbf_signed_replacement', 'cpfp_child']).toContain(plan.recommended);
+    expect(plan.effect?.projectedBlockAfter).toBe(1);
   });
 
   it('a block target a bump reaches: the recommended method lands within it', () => {
