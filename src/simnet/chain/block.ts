@@ -9,6 +9,7 @@ import { BLOCK_VERSION, REGTEST_BITS, SEQUENCE_FINAL } from '../consensus/params
 import { displayHex, fromDisplayHex, fromHex, sha256d } from '../tx/hash.js';
 import { buildTx, NULL_TXID, type SimTx, type TxOutput } from '../tx/txCodec.js';
 import { at } from '../../util/at.js';
+import { merkleRoot as bitcoinMerkleRoot, witnessCommitmentScript } from '../../bitcoin/witness.js';
 
 export interface BlockHeader {
   version: number;
@@ -62,20 +63,9 @@ export function serializeHeader(h: BlockHeader): Uint8Array {
   return new ByteWriter(80).u32(h.version).bytes(fromDisplayHex(h.prevHash)).bytes(fromDisplayHex(h.merkleRoot)).u32(h.time).u32(h.bits).u32(h.nonce).finish();
 }
 
-/** Merkle root of display-order hashes (the last one is paired with itself on odd levels). */
+/** Merkle root of display-order hashes (Bitcoin's rule, `src/bitcoin/witness.ts`); no hash is the null hash. */
 export function merkleRoot(hashes: readonly string[]): string {
-  if (hashes.length === 0) return NULL_TXID;
-  let level = hashes.map((h) => fromDisplayHex(h));
-  while (level.length > 1) {
-    const next: Uint8Array[] = [];
-    for (let i = 0; i < level.length; i += 2) {
-      const left = at(level, i);
-      const right = level[i + 1] ?? left;
-      next.push(sha256d(Buffer.concat([left, right])));
-    }
-    level = next;
-  }
-  return displayHex(at(level, 0));
+  return hashes.length === 0 ? NULL_TXID : bitcoinMerkleRoot(hashes);
 }
 
 /** `CScript() << height`: OP_1..OP_16 for small heights, else a minimal CScriptNum push. */
@@ -94,9 +84,7 @@ function heightPush(height: number): Uint8Array {
  */
 export function buildCoinbase(height: number, rewardSat: number, payoutScript: Uint8Array, wtxids: readonly string[]): SimTx {
   const reserved = new Uint8Array(32);
-  const witnessRoot = merkleRoot([NULL_TXID, ...wtxids]);
-  const commitment = sha256d(Buffer.concat([fromDisplayHex(witnessRoot), reserved]));
-  const commitmentScript = new ByteWriter(38).u8(OP.RETURN).u8(36).bytes(fromHex('aa21a9ed')).bytes(commitment).finish();
+  const commitmentScript = fromHex(witnessCommitmentScript(wtxids));
   const outputs: TxOutput[] = [
     { valueSat: rewardSat, script: payoutScript },
     { valueSat: 0, script: commitmentScript },
