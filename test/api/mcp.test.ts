@@ -180,3 +180,41 @@ describe('MCP at /mcp (official SDK client, x402 MCP transport)', () => {
     expect(agents).toContain('_meta["x402/payment"]');
   });
 });
+
+describe('MCP and the rate limits (issue 21: a payer can always pay)', () => {
+  let world: TestWorld;
+  let base: string;
+  let client: Client;
+  const payer = new x402Client().register('eip155:*', new ExactEvmScheme(newAccount()));
+
+  beforeAll(async () => {
+    world = await startTestWorld({
+      initialTxs: 20,
+      env: { PAYMENTS_ENABLED: 'true', PAY_TO, RATE_LIMIT_MAX: '8', RATE_LIMIT_WINDOW_SEC: '600', HTTP_KEEP_ALIVE_TIMEOUT_MS: '60000' },
+    });
+    await refresh(world);
+    base = await world.app.listen({ host: '127.0.0.1', port: 0 });
+    client = await connect(base);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await world.close();
+  });
+
+  it('behavior: past the unpaid budget, a paid tool call is answered; other MCP messages are unpaid and limited', async () => {
+    const call = async (payment?: PaymentPayload) =>
+      (await client.callTool({ name: 'block_height', arguments: {}, ...(payment ? { _meta: { 'x402/payment': payment } } : {}) })) as CallToolResult;
+    const challenge = (await call()).structuredContent as unknown as PaymentRequired;
+    // Spend this address's unpaid budget on a free route.
+    let status = 200;
+    for (let i = 0; i < 20 && status !== 429; i++) status = (await fetch(`${base}/v1/template/health`)).status;
+    expect(status).toBe(429);
+    // The payer still pays and is answered: the MCP message is counted as the paid request it carries.
+    const paid = await call(await payer.createPaymentPayload(challenge));
+    expect(paid.isError).toBeFalsy();
+    expect(paid.structuredContent).toMatchObject({ success: true });
+    expect(paid._meta?.['x402/payment-response']).toMatchObject({ success: true });
+    // A message that is not a tool call is unpaid: limited like any free request.
+    await expect(client.listTools()).rejects.toThrow(/429|RATE_LIMITED|Too Many/i);
+  });
+});

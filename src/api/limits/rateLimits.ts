@@ -27,6 +27,14 @@ import { Budget } from './budget.js';
 const UNLIMITED_PATHS: ReadonlySet<string> = new Set(['/health', '/metrics']);
 
 /**
+ * Counted by the route itself once its body is read (`spendUnpaid`): an MCP message that calls a
+ * tool is counted as the HTTP request the tool call is injected as (paid or not, by the same rules),
+ * so a payer calling a priced tool is never refused by the unpaid budget; any other MCP message is
+ * unpaid.
+ */
+const SELF_COUNTED_PATHS: ReadonlySet<string> = new Set(['/mcp']);
+
+/**
  * Where a request stands: `deferred` carries a payment the gate has not judged yet; `over` was let
  * through on the challenge allowance (only a 402 may answer it); `counted` is settled.
  */
@@ -56,7 +64,8 @@ export class RateLimits implements PaymentLimits {
 
   /** Before the body is read: counts what is unpaid, lets a payment through to the gate. */
   readonly onRequest = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    if (UNLIMITED_PATHS.has(request.routeOptions.url ?? '')) return;
+    const path = request.routeOptions.url ?? '';
+    if (UNLIMITED_PATHS.has(path) || SELF_COUNTED_PATHS.has(path)) return;
     const paidRoute = this.paidRoute(request);
     if (paidRoute && carriesPayment(request)) {
       this.standing.set(request, 'deferred');
@@ -86,6 +95,12 @@ export class RateLimits implements PaymentLimits {
     if (standing === 'over') throw limited(reply, this.config.RATE_LIMIT_WINDOW_SEC);
     if (standing === 'deferred') await this.refused(request, reply);
   };
+
+  /** An unpaid request, counted by its route once it knows (see SELF_COUNTED_PATHS). */
+  async spendUnpaid(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const spent = await this.unpaid.spend(request.ip);
+    if (!spent.ok) throw limited(reply, spent.retryAfterSeconds);
+  }
 
   /** A payment the gate never judged (a 400 before the gate, an aborted request) still counts as unpaid. */
   readonly onResponse = async (request: FastifyRequest): Promise<void> => {

@@ -83,6 +83,12 @@ function webRequest(request: FastifyRequest, base: string): Request {
   return new Request(`${base}${request.url}`, { method: request.method, headers });
 }
 
+function isKnownToolCall(message: unknown, tools: ReadonlyMap<string, McpTool>): boolean {
+  if (typeof message !== 'object' || message === null) return false;
+  const { method, params } = message as { method?: unknown; params?: { name?: unknown } };
+  return method === 'tools/call' && typeof params?.name === 'string' && tools.has(params.name);
+}
+
 export const mcpRoute: FastifyPluginAsync<McpRouteOptions> = async (app, { ctx, route }) => {
   const tools = buildTools(ctx.registry);
   const documents = ctx.registry.routes.filter((r): r is RestRoute => r.kind === 'rest' && isDocument(r));
@@ -94,6 +100,9 @@ export const mcpRoute: FastifyPluginAsync<McpRouteOptions> = async (app, { ctx, 
     config: { payment: { key: routeKey(route), priceUsd: 0 } },
     schema: { summary: route.summary },
     handler: async (request, reply) => {
+      // Tool calls are counted as the requests they are injected as; any other message is unpaid.
+      const messages: unknown[] = Array.isArray(request.body) ? request.body : [request.body];
+      if (!messages.every((m) => isKnownToolCall(m, tools))) await app.rateLimits?.spendUnpaid(request, reply);
       const server = mcpServer(app, ctx, request, tools, documents);
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       try {
