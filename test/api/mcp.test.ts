@@ -39,6 +39,14 @@ async function connect(base: string): Promise<Client> {
   return client;
 }
 
+/** A paying world (demo PAY_TO) with extra `env`, listening, and an SDK client connected to it. */
+async function startMcp(env: Record<string, string>, initialTxs: number): Promise<{ world: TestWorld; base: string; client: Client }> {
+  const world = await startTestWorld({ initialTxs, env: { PAYMENTS_ENABLED: 'true', PAY_TO, HTTP_KEEP_ALIVE_TIMEOUT_MS: '60000', ...env } });
+  await refresh(world);
+  const base = await world.app.listen({ host: '127.0.0.1', port: 0 });
+  return { world, base, client: await connect(base) };
+}
+
 describe('MCP at /mcp (official SDK client, x402 MCP transport)', () => {
   let world: TestWorld;
   let base: string;
@@ -60,10 +68,7 @@ describe('MCP at /mcp (official SDK client, x402 MCP transport)', () => {
   };
 
   beforeAll(async () => {
-    world = await startTestWorld({ initialTxs: 50, env: { PAYMENTS_ENABLED: 'true', PAY_TO, HTTP_KEEP_ALIVE_TIMEOUT_MS: '60000' } });
-    await refresh(world);
-    base = await world.app.listen({ host: '127.0.0.1', port: 0 });
-    client = await connect(base);
+    ({ world, base, client } = await startMcp({}, 50));
   });
   afterAll(async () => {
     await client?.close();
@@ -188,13 +193,7 @@ describe('MCP and the rate limits (issue 21: a payer can always pay)', () => {
   const payer = new x402Client().register('eip155:*', new ExactEvmScheme(newAccount()));
 
   beforeAll(async () => {
-    world = await startTestWorld({
-      initialTxs: 20,
-      env: { PAYMENTS_ENABLED: 'true', PAY_TO, RATE_LIMIT_MAX: '8', RATE_LIMIT_WINDOW_SEC: '600', HTTP_KEEP_ALIVE_TIMEOUT_MS: '60000' },
-    });
-    await refresh(world);
-    base = await world.app.listen({ host: '127.0.0.1', port: 0 });
-    client = await connect(base);
+    ({ world, base, client } = await startMcp({ RATE_LIMIT_MAX: '8', RATE_LIMIT_WINDOW_SEC: '600' }, 20));
   });
   afterAll(async () => {
     await client?.close();
