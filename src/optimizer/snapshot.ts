@@ -22,6 +22,7 @@ import { sigopCostFromVsize } from '../bitcoin/sigops.js';
 import { isTxidHex, txidRanks } from '../bitcoin/txidOrder.js';
 import { SATS_PER_BTC } from '../bitcoin/units.js';
 import { at } from '../util/at.js';
+import { scanCoreMempool } from './coreMempoolScan.js';
 import type { OptimizerInput } from './native.js';
 
 const gunzipAsync = promisify(gunzip);
@@ -258,6 +259,13 @@ export async function readSnapshotFile(path: string, options: ReadSnapshotOption
     }
   }
   progress('json', `${bytes.length} bytes`);
+  // Plain getrawmempool JSON (the large files) is read straight into typed arrays; anything else,
+  // and every error, through JSON.parse below (same result, precise messages).
+  const scanned = scanCoreMempool(bytes);
+  if (scanned) {
+    const { txids, baseFeeSat, stats, ...arrays } = scanned;
+    return { format: 'core', txids, input: { ...arrays, txidRank: txidRanks(txids) }, baseFeeSat, stats };
+  }
   let raw: unknown;
   try {
     raw = JSON.parse(bytes.toString('utf8'));

@@ -1,0 +1,106 @@
+/**
+ * The `btc-template` CLI on a 150k-tx Core `getrawmempool true` file (issue 25; `npm run bench -- cli`):
+ * the whole process (spawn to exit, the compiled CLI in dist/, as a user runs it) beside the native
+ * cycle the same process reports, and their ratio (goal ≤ 2). Then, in this process on the same
+ * bytes, the snapshot read two ways: the targeted scan the CLI uses and JSON.parse +
+ * parseCoreMempool (the general path, the CLI's before). `CLI_COMPARE_ROOT=/path/to/other/checkout`
+ * also runs that checkout's compiled CLI on the same file in the same run (e.g. main's, for a
+ * before/after).
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { scanCoreMempool } from '../src/optimizer/coreMempoolScan.js';
+import { parseCoreMempool } from '../src/optimizer/snapshot.js';
+import { generateMempool, toCoreJson } from '../src/optimizer/syntheticMempool.js';
+import { median } from './stats.js';
+
+const TX_COUNT = 150_000;
+const RUNS = 3;
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+const r1 = (x: number) => Math.round(x * 10) / 10;
+
+/** The compiled files the CLI runs must not be older than their sources. */
+function staleBuild(): string | undefined {
+  for (const f of ['cli/template', 'optimizer/snapshot', 'optimizer/coreMempoolScan']) {
+    const js = join(root, 'dist', `${f}.js`);
+    if (!existsSync(js) || statSync(js).mtimeMs < statSync(join(root, 'src', `${f}.ts`)).mtimeMs) return js;
+  }
+  return undefined;
+}
+
+interface CliRun {
+  wallMs: number;
+  nativeMs: number;
+  readMs: number;
+  parseMs: number;
+}
+
+/** One run of a checkout's compiled CLI: wall time from spawn to exit, and the timings it reports. */
+async function runCli(checkout: string, file: string): Promise<CliRun> {
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [join(checkout, 'bin/btc-template.mjs'), 'template', file], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const chunks: Buffer[] = [];
+  child.stdout.on('data', (c: Buffer) => chunks.push(c));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  const wallMs = performance.now() - t0;
+  if (code !== 0) throw new Error(`btc-template exited with ${code}`);
+  const report = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { timingsMs: Record<string, number> };
+  const t = report.timingsMs;
+  return { wallMs, nativeMs: t.native_total ?? NaN, readMs: t.read ?? NaN, parseMs: t.parse ?? NaN };
+}
+
+async function series(checkout: string, file: string): Promise<CliRun> {
+  const runs: CliRun[] = [];
+  for (let k = 0; k < RUNS; k++) runs.push(await runCli(checkout, file));
+  const med = (f: (r: CliRun) => number) => median(runs.map(f));
+  return { wallMs: med((r) => r.wallMs), nativeMs: med((r) => r.nativeMs), readMs: med((r) => r.readMs), parseMs: med((r) => r.parseMs) };
+}
+
+function line(label: string, r: CliRun): string {
+  return (
+    `${label}: whole process ${r1(r.wallMs)} ms | native cycle ${r1(r.nativeMs)} ms | ratio ${(r.wallMs / r.nativeMs).toFixed(2)} (goal ≤ 2) | ` +
+    `in the CLI: read ${r1(r.readMs)} ms, parse ${r1(r.parseMs)} ms`
+  );
+}
+
+export async function run(): Promise<void> {
+  console.log(`\n## cli (btc-template template FILE, whole process vs its native cycle), ${TX_COUNT.toLocaleString('en-US')} txs, medians of ${RUNS}\n`);
+  const stale = staleBuild();
+  if (stale) {
+    console.log(`skipped: ${stale} is missing or older than its source; run \`npm run build\` first`);
+    return;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'cli-bench-'));
+  try {
+    const file = join(dir, 'getrawmempool.json');
+    writeFileSync(file, toCoreJson(generateMempool({ txCount: TX_COUNT, seed: 1 })));
+    const mb = (statSync(file).size / 1e6).toFixed(1);
+    console.log(`file: ${mb} MB Core getrawmempool JSON (seed 1)`);
+    const compare = process.env.CLI_COMPARE_ROOT;
+    if (compare) console.log(line(`compared (${compare})`, await series(compare, file)));
+    console.log(line('this checkout', await series(root, file)));
+
+    // The read itself, in this process, on the same bytes.
+    const bytes = readFileSync(file);
+    const scan: number[] = [];
+    const general: number[] = [];
+    for (let k = 0; k < RUNS; k++) {
+      const t0 = performance.now();
+      if (!scanCoreMempool(bytes)) throw new Error('the scan gave up on a generated file');
+      const t1 = performance.now();
+      parseCoreMempool(JSON.parse(bytes.toString('utf8')));
+      general.push(performance.now() - t1);
+      scan.push(t1 - t0);
+    }
+    console.log(
+      `snapshot read in-process (same bytes): targeted scan ${r1(median(scan))} ms vs JSON.parse + parseCoreMempool ${r1(median(general))} ms ` +
+        `(${(median(general) / median(scan)).toFixed(2)}× faster)`,
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
