@@ -5,6 +5,11 @@
  * warm-up, `REQUESTS` paid `GET /v1/mempool/stats` at 16 connections, then the replica is stopped
  * and the profile's heaviest functions (self time) and files are printed. The .cpuprofile is kept
  * (its path is printed) for Chrome DevTools.
+ *
+ * In the same run it prints the replica's CPU per paid request (its own /proc CPU time over the
+ * load) against the floor (issue 25): the CPU of a free request (`GET /health`, same replica,
+ * same count, same connections) + one ECDSA recovery + one EIP-712 digest (both timed in this
+ * process, one core, on the same authorizations). Ratio = floor / paid; goal ≥ 0.8.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -12,6 +17,12 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { loadConfig } from '../src/config.js';
+import { decodePaymentHeader } from '../src/payments/decode.js';
+import { domainSeparator, transferWithAuthorizationDigest } from '../src/payments/eip712.js';
+import { resolveNetworks } from '../src/payments/networks.js';
+import { recoverAddress, RECOVERY_BACKEND } from '../src/payments/recover.js';
 import { startSimnet } from '../src/simnet/index.js';
 import { freePort } from '../test/helpers/loopback.js';
 import { CORE_V31_POLICY_MODULE } from '../test/helpers/policyModule.js';
@@ -63,6 +74,46 @@ function summarize(file: string): void {
   console.table(top(byFile, 25));
 }
 
+/** CPU time (user + system) of a process so far, µs, from /proc (Linux). */
+function processCpuMicros(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    .replace(/^.*\) /, '')
+    .split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
+  return (ticks * 1e6) / CLOCK_TICKS_PER_SECOND;
+}
+/** sysconf(_SC_CLK_TCK): 100 on Linux. */
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/** Mean µs of one EIP-712 digest and of one ECDSA recovery (libsecp256k1), over the given payment headers. */
+function cryptoFloor(headers: string[]): { digestUs: number; recoveryUs: number } {
+  const base = resolveNetworks(loadConfig({ PAY_TO, X402_NETWORKS: NETWORKS }))[0];
+  if (!base) throw new Error('no network');
+  const separator = domainSeparator({ name: base.name, version: base.version, chainId: base.chainId, verifyingContract: base.asset });
+  const payloads = headers.map((h) => {
+    const d = decodePaymentHeader(h);
+    if (d.kind !== 'ok') throw new Error('a pre-signed header does not decode');
+    return d.payload.payload;
+  });
+  const time = (fn: () => void) => {
+    for (let k = 0; k < 2; k++) fn(); // the first pass warms the JIT
+    const t = performance.now();
+    fn();
+    return ((performance.now() - t) * 1000) / payloads.length;
+  };
+  const digests = payloads.map((p) => transferWithAuthorizationDigest(separator, p.authorization));
+  const digestUs = time(() => {
+    for (const p of payloads) transferWithAuthorizationDigest(separator, p.authorization);
+  });
+  const recoveryUs = time(() => {
+    payloads.forEach((p, i) => {
+      const d = digests[i];
+      if (!d || recoverAddress(d, p.signature) !== p.authorization.from.toLowerCase()) throw new Error('recovery disagrees');
+    });
+  });
+  return { digestUs, recoveryUs };
+}
+
 // `npx tsx bench/paidProfile.ts <file.cpuprofile>` summarizes a profile already written.
 const given = process.argv[2];
 if (given) {
@@ -109,9 +160,24 @@ try {
     await new Promise((r) => setTimeout(r, 100));
   }
   const headers = presign(REQUESTS + 500);
+  const pid = child.pid ?? 0;
   await load(url, headers.slice(REQUESTS));
+  await autocannon({ url: `${url}/health`, connections: 16, amount: 500 });
+  let cpu0 = processCpuMicros(pid);
   const result = await load(url, headers.slice(0, REQUESTS));
+  const paidUs = (processCpuMicros(pid) - cpu0) / REQUESTS;
   console.log(`one replica under --cpu-prof: ${JSON.stringify(result)}`);
+  cpu0 = processCpuMicros(pid);
+  const free = await autocannon({ url: `${url}/health`, connections: 16, amount: REQUESTS });
+  const freeUs = (processCpuMicros(pid) - cpu0) / REQUESTS;
+  if (free.non2xx + free.errors > 0) console.log(`warning: ${free.non2xx + free.errors} of the free requests failed`);
+  const { digestUs, recoveryUs } = cryptoFloor(headers.slice(0, 2000));
+  const floor = freeUs + recoveryUs + digestUs;
+  console.log(
+    `server CPU per verified paid request: ${paidUs.toFixed(0)} µs vs floor ${floor.toFixed(0)} µs ` +
+      `(free GET /health ${freeUs.toFixed(0)} + ECDSA recovery ${recoveryUs.toFixed(0)} (${RECOVERY_BACKEND}) + EIP-712 digest ${digestUs.toFixed(1)}): ` +
+      `${(floor / paidUs).toFixed(2)} of the limit (goal ≥ 0.8); ${Math.round(1e6 / paidUs)} paid req/s per core`,
+  );
 } finally {
   child.kill('SIGTERM');
   await once(child, 'exit');

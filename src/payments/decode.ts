@@ -29,15 +29,14 @@ export function decodePaymentHeader(header: string): DecodeResult {
   } catch {
     return { kind: 'malformed', reason: 'PAYMENT-SIGNATURE does not decode to JSON' };
   }
+  // One schema pass for a good payload; the version probe only decides what a refused one was.
+  const parsed = PaymentPayloadSchema.safeParse(json);
+  if (parsed.success) return { kind: 'ok', payload: parsed.data };
   const probe = VersionProbeSchema.safeParse(json);
   if (!probe.success) return { kind: 'malformed', reason: 'PAYMENT-SIGNATURE payload has no integer x402Version' };
   if (probe.data.x402Version !== X402_VERSION) return { kind: 'version', version: probe.data.x402Version };
-  const parsed = PaymentPayloadSchema.safeParse(json);
-  if (!parsed.success) {
-    const issue = firstIssue(parsed.error);
-    return { kind: 'malformed', reason: `PAYMENT-SIGNATURE payload.${issue.where}: ${issue.message}` };
-  }
-  return { kind: 'ok', payload: parsed.data };
+  const issue = firstIssue(parsed.error);
+  return { kind: 'malformed', reason: `PAYMENT-SIGNATURE payload.${issue.where}: ${issue.message}` };
 }
 
 /** Standard base64 of the UTF-8 JSON, for `PAYMENT-REQUIRED` and `PAYMENT-RESPONSE`. */

@@ -39,20 +39,26 @@ export function domainSeparator(domain: Eip712Domain): Uint8Array {
  * (addresses 20 bytes, nonce 32 bytes, integers < 2^256).
  */
 export function transferWithAuthorizationDigest(separator: Uint8Array, auth: Eip3009Authorization): Uint8Array {
-  const struct = new Uint8Array(7 * 32);
+  // Hex straight into the buffer (Buffer#write): no intermediate buffers, one BigInt per integer.
+  const struct = Buffer.alloc(7 * 32);
   struct.set(TRANSFER_TYPEHASH, 0);
-  writeHex(struct, 32 + 12, auth.from, 20);
-  writeHex(struct, 64 + 12, auth.to, 20);
-  writeUint256(struct, 96, BigInt(auth.value));
-  writeUint256(struct, 128, BigInt(auth.validAfter));
-  writeUint256(struct, 160, BigInt(auth.validBefore));
-  writeHex(struct, 192, auth.nonce, 32);
+  struct.write(auth.from.slice(2), 32 + 12, 20, 'hex');
+  struct.write(auth.to.slice(2), 64 + 12, 20, 'hex');
+  struct.write(uint256Hex(auth.value), 96, 32, 'hex');
+  struct.write(uint256Hex(auth.validAfter), 128, 32, 'hex');
+  struct.write(uint256Hex(auth.validBefore), 160, 32, 'hex');
+  struct.write(auth.nonce.slice(2), 192, 32, 'hex');
   const outer = new Uint8Array(66);
   outer[0] = 0x19;
   outer[1] = 0x01;
   outer.set(separator, 2);
   outer.set(keccak_256(struct), 34);
   return keccak_256(outer);
+}
+
+/** 64 hex digits of a decimal uint256 string (schema-checked: below 2^256). */
+function uint256Hex(decimal: string): string {
+  return BigInt(decimal).toString(16).padStart(64, '0');
 }
 
 function writeUint256(buf: Uint8Array, offset: number, value: bigint): void {

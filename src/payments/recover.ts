@@ -17,6 +17,10 @@ export const RECOVERY_BACKEND: 'libsecp256k1' | '@noble/curves' = native ? 'libs
 
 const N = secp256k1.Point.CURVE().n;
 const HALF_N = N >> 1n;
+/** N and N/2 as 32 big-endian bytes: r and s are range-checked on the signature's bytes, without BigInts. */
+const N_BYTES = Buffer.from(N.toString(16).padStart(64, '0'), 'hex');
+const HALF_N_BYTES = Buffer.from(HALF_N.toString(16).padStart(64, '0'), 'hex');
+const ZERO_32 = Buffer.alloc(32);
 
 /**
  * Public keys already proven to hash to an address, by address: a payer seen before is checked by
@@ -62,11 +66,13 @@ function recoverPublicKey(digest: Uint8Array, signature: string, lib: Secp256k1B
   const v = sig.readUInt8(64);
   const recid = v >= 27 ? v - 27 : v;
   if (recid !== 0 && recid !== 1) return null;
-  const r = BigInt(`0x${signature.slice(2, 66)}`);
-  const s = BigInt(`0x${signature.slice(66, 130)}`);
-  if (r === 0n || r >= N || s === 0n || s > HALF_N) return null;
+  const r = sig.subarray(0, 32);
+  const s = sig.subarray(32, 64);
+  if (r.equals(ZERO_32) || r.compare(N_BYTES) >= 0 || s.equals(ZERO_32) || s.compare(HALF_N_BYTES) > 0) return null;
   try {
-    return lib ? lib.ecdsaRecover(sig.subarray(0, 64), recid, digest, false) : new secp256k1.Signature(r, s, recid).recoverPublicKey(digest).toBytes(false);
+    return lib
+      ? lib.ecdsaRecover(sig.subarray(0, 64), recid, digest, false)
+      : new secp256k1.Signature(BigInt(`0x${r.toString('hex')}`), BigInt(`0x${s.toString('hex')}`), recid).recoverPublicKey(digest).toBytes(false);
   } catch {
     return null;
   }

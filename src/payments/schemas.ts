@@ -7,10 +7,12 @@ import { z } from 'zod';
 export const X402_VERSION = 2;
 
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 20-byte hex address');
+const UINT256_END = 2n ** 256n;
 const uint256 = z
   .string()
   .regex(/^(0|[1-9][0-9]{0,77})$/, 'must be a decimal integer string')
-  .refine((v) => BigInt(v) < 2n ** 256n, 'must fit in uint256');
+  // Up to 77 digits is below 10^77 < 2^256: only a 78-digit value needs the BigInt comparison.
+  .refine((v) => v.length < 78 || BigInt(v) < UINT256_END, 'must fit in uint256');
 const bytes32 = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be 32 bytes of hex');
 /** A small JSON object: client-controlled maps are kept small. */
 const smallRecord = z.record(z.string().max(64), z.unknown()).refine((r) => Object.keys(r).length <= 16, 'too many keys');

@@ -2,6 +2,7 @@ import { hashTypedData, recoverTypedDataAddress } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { domainSeparator, TRANSFER_WITH_AUTHORIZATION_TYPES, transferWithAuthorizationDigest } from '../../src/payments/eip712.js';
 import { recoverAddress, RECOVERY_BACKEND } from '../../src/payments/recover.js';
+import { Eip3009AuthorizationSchema } from '../../src/payments/schemas.js';
 import { newAccount, randomNonce } from './helpers.js';
 
 const TYPES = TRANSFER_WITH_AUTHORIZATION_TYPES;
@@ -63,5 +64,40 @@ describe('EIP-712 TransferWithAuthorization', () => {
     expect(recoverAddress(digest, malleated, '@noble/curves')).toBeNull();
     expect(recoverAddress(digest, `${signature.slice(0, 130)}1d`)).toBeNull(); // v = 29
     expect(recoverAddress(digest, signature.slice(0, 100))).toBeNull();
+  });
+
+  it('error: r and s out of range are refused on their bytes (r = 0, r = n, s = 0, s = n/2 + 1), by both backends', async () => {
+    const account = newAccount();
+    const domain = { name: 'USDC', version: '2', chainId: 8453, verifyingContract: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913' } as const;
+    const message = { from: account.address, to: account.address, value: 1n, validAfter: 0n, validBefore: 1_900_000_000n, nonce: randomNonce() };
+    const signature = await account.signTypedData({ domain, types: TYPES, primaryType: 'TransferWithAuthorization', message });
+    const digest = transferWithAuthorizationDigest(domainSeparator(domain), { ...message, value: '1', validAfter: '0', validBefore: '1900000000' });
+    const hex = (x: bigint) => x.toString(16).padStart(64, '0');
+    const r = signature.slice(2, 66);
+    const s = signature.slice(66, 130);
+    const v = signature.slice(130);
+    expect(recoverAddress(digest, signature)).toBe(account.address.toLowerCase());
+    for (const bad of [
+      `0x${hex(0n)}${s}${v}`,
+      `0x${hex(N)}${s}${v}`,
+      `0x${r}${hex(0n)}${v}`,
+      `0x${r}${hex((N >> 1n) + 1n)}${v}`,
+      `0x${r}${'f'.repeat(64)}${v}`,
+    ]) {
+      expect(recoverAddress(digest, bad)).toBeNull();
+      expect(recoverAddress(digest, bad, '@noble/curves')).toBeNull();
+    }
+  });
+});
+
+describe('uint256 fields of an authorization', () => {
+  it('boundary: 2^256 - 1 and 77-digit values are accepted, 2^256 and more digits refused', () => {
+    const auth = { from: newAccount().address, to: newAccount().address, validAfter: '0', validBefore: '1', nonce: randomNonce() };
+    const ok = (value: string) => Eip3009AuthorizationSchema.safeParse({ ...auth, value }).success;
+    expect(ok(String(2n ** 256n - 1n))).toBe(true);
+    expect(ok('9'.repeat(77))).toBe(true);
+    expect(ok(String(2n ** 256n))).toBe(false);
+    expect(ok('9'.repeat(78))).toBe(false);
+    expect(ok('1'.repeat(79))).toBe(false);
   });
 });
