@@ -55,11 +55,8 @@ struct TemplateBuilder::Impl {
     }
     bool Blocked(uint32_t pos) const noexcept
     {
-        const uint32_t k = Chunk(pos);
-        for (uint32_t x : b.m_t.Txs(k)) {
-            for (uint32_t p : b.m_g.Parents(x)) {
-                if (state[p] == TX_AVAILABLE && b.m_t.chunk_of[p] != k) return true;
-            }
+        for (uint32_t p : b.ExternalParents(pos)) {
+            if (state[p] == TX_AVAILABLE) return true;
         }
         return false;
     }
@@ -149,13 +146,8 @@ struct TemplateBuilder::Impl {
      *  available although its chunk's position is already decided (< decided). */
     bool Dead(uint32_t p, uint32_t decided) const noexcept
     {
-        const uint32_t k = Chunk(p);
-        for (uint32_t x : b.m_t.Txs(k)) {
-            for (uint32_t q : b.m_g.Parents(x)) {
-                if (state[q] != TX_AVAILABLE) continue;
-                const uint32_t qk = b.m_t.chunk_of[q];
-                if (qk != k && b.m_pos_of[qk] < decided) return true;
-            }
+        for (uint32_t q : b.ExternalParents(p)) {
+            if (state[q] == TX_AVAILABLE && b.m_pos_of[b.m_t.chunk_of[q]] < decided) return true;
         }
         return false;
     }
@@ -220,6 +212,29 @@ TemplateBuilder::TemplateBuilder(const Graph& g, const ChunkTable& t, std::span<
     }
     m_cum_fee.resize(size_t{m} + 1);
     m_cum_weight.resize(size_t{m} + 1);
+    IndexExternalParents();
+}
+
+void TemplateBuilder::IndexExternalParents()
+{
+    // Walk the transactions in table order (clusters contiguous, so the graph is read nearly in
+    // sequence) rather than chunk by chunk in mining order (a cache miss per chunk, every block).
+    const auto m = static_cast<uint32_t>(m_order.size());
+    m_ext_offsets.assign(size_t{m} + 1, 0);
+    const auto each_external = [&](auto&& f) {
+        for (uint32_t x : m_t.txs) {
+            const uint32_t k = m_t.chunk_of[x];
+            if (k == NONE || m_pos_of[k] == NONE) continue;
+            for (uint32_t p : m_g.Parents(x)) {
+                if (m_t.chunk_of[p] != k) f(m_pos_of[k], p);
+            }
+        }
+    };
+    each_external([&](uint32_t pos, uint32_t) { ++m_ext_offsets[pos + 1]; });
+    for (uint32_t i = 0; i < m; ++i) m_ext_offsets[i + 1] += m_ext_offsets[i];
+    m_ext_parents.resize(m_ext_offsets[m]);
+    std::vector<uint32_t> fill(m_ext_offsets.begin(), m_ext_offsets.end() - 1);
+    each_external([&](uint32_t pos, uint32_t p) { m_ext_parents[fill[pos]++] = p; });
 }
 
 void TemplateBuilder::Remove(const Selection& sel)
