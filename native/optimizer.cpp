@@ -6,6 +6,7 @@
 #include <chrono>
 #include <exception>
 #include <numeric>
+#include <string>
 #include <thread>
 
 #include "baseline_v30.h"
@@ -86,6 +87,30 @@ Prepared Prepare(const InputView& input, const Options& o, Timings* t)
     }
     if (t) t->clusters = lap.Lap();
     return p;
+}
+
+/** The table by real weight built from Core's (RealFromCore) equals the one built from scratch,
+ *  chunk for chunk. "" or the first difference. */
+std::string CheckRealTable(const Prepared& p, const Options& o, const Linearization& lin, const ChunkTable& core)
+{
+    std::vector<uint8_t> affected(p.cl.count, 0);
+    for (uint32_t x = 0; x < p.g.n; ++x) affected[p.cl.cluster_of[x]] |= p.g.adj_weight[x] != p.g.weight[x] ? 1 : 0;
+    Linearization real_lin = lin;
+    RelinearizeByRealWeight(p.g, p.cl, o, affected, real_lin);
+    const ChunkTable merged = RealFromCore(p.g, p.cl, core, real_lin, affected);
+    ChunkTable scratch = BuildChunks(p.g, p.cl, real_lin, true);
+    SortIntoMiningOrder(scratch);
+    std::string err = SanityCheck(p.g, merged);
+    if (!err.empty()) return "real chunks: " + err;
+    if (merged.Count() != scratch.Count()) return "real chunks: count differs from a fresh build";
+    for (uint32_t k = 0; k < merged.Count(); ++k) {
+        const Chunk &a = merged.chunks[k], &b = scratch.chunks[k];
+        if (a.fee != b.fee || a.weight != b.weight || a.adj_weight != b.adj_weight || a.eq_prefix != b.eq_prefix ||
+            a.tx_begin != b.tx_begin || a.tx_end != b.tx_end || a.cluster != b.cluster) {
+            return "real chunks: chunk " + std::to_string(k) + " differs from a fresh build";
+        }
+    }
+    return "";
 }
 
 /** Map a selection's transactions back to input indices. */
@@ -200,8 +225,7 @@ Result BuildTemplates(const InputView& input, const Options& o)
         real_lin.lin = lin.lin;
         real_lin.optimal = lin.optimal;
         r.real_relinearized = RelinearizeByRealWeight(g, cl, o, affected, real_lin);
-        real_chunks = BuildChunks(g, cl, real_lin, true);
-        SortIntoMiningOrder(real_chunks);
+        real_chunks = RealFromCore(g, cl, chunks, real_lin, affected);
         real_order.resize(real_chunks.Count());
         std::iota(real_order.begin(), real_order.end(), 0u);
         ct = &real_chunks;
@@ -306,7 +330,7 @@ std::string SelfCheck(const InputView& input, const Options& o, unsigned every)
     SortIntoMiningOrder(chunks);
     err = SanityCheck(p.g, chunks);
     if (!err.empty()) return "chunks: " + err;
-    return "";
+    return CheckRealTable(p, o, lin, chunks);
 }
 
 }  // namespace opt
