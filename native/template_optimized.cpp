@@ -179,6 +179,128 @@ struct TemplateBuilder::Impl {
         if (cur_fee + Bound(i) <= best) return false;
         return !real_sorted || i >= m_eff || cur_fee + TightBound(i, decided) > best;
     }
+    /** The greedy pass: include each live chunk that fits and is not blocked, in order (their
+     *  positions into included). Returns the first live eligible position that did not fit by
+     *  weight, sigops or count (NONE if all did). */
+    uint32_t Greedy(std::vector<uint32_t>& included, TailSearchStats& stats)
+    {
+        uint32_t first_skip = NONE;
+        for (uint32_t pos = 0;;) {
+            const uint32_t i = NextCandidate(pos);
+            if (first_skip == NONE) {
+                for (uint32_t p = pos; p < i && p < m_eff; ++p) {
+                    if (b.m_live[p] && b.m_eligible[p]) {
+                        first_skip = p;
+                        break;
+                    }
+                }
+            }
+            if (i >= m_eff) break;
+            const bool blocked = Blocked(i);
+            if (!blocked && cur_sigops + b.m_sigops[i] > b.m_lim.sigops) stats.sigops_binding = true;
+            if (blocked || !FitsOtherLimits(i)) {
+                if (first_skip == NONE && !blocked) first_skip = i;
+                pos = i + 1;
+                continue;
+            }
+            Include(i);
+            included.push_back(i);
+            pos = i + 1;
+        }
+        return first_skip;
+    }
+    /** The first position whose rate is within +window_pct % of the cutoff's (rates are
+     *  non-increasing along the order): a binary search. */
+    uint32_t WindowStart(uint32_t first_skip) const noexcept
+    {
+        const FeeFrac cut = b.m_t.Rate(Chunk(first_skip));
+        auto in_window = [&](uint32_t p) {  // rate(p) <= rate(cut) * (100 + pct) / 100
+            const FeeFrac r = b.m_t.Rate(Chunk(p));
+            return static_cast<__int128>(r.fee) * 100 * cut.size <= static_cast<__int128>(cut.fee) * (100 + b.m_lim.window_pct) * r.size;
+        };
+        uint32_t lo = 0, hi = first_skip;
+        while (lo < hi) {
+            const uint32_t mid = lo + (hi - lo) / 2;
+            if (in_window(mid))
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+        return lo;
+    }
+    /** Depth-first branch and bound over [s, m_eff) (include first, then exclude), at most budget
+     *  nodes. A better leaf than best_fee replaces best_fee and best_path (true if any did). Leaves
+     *  the partial template as it found it. */
+    bool Search(uint32_t s, uint64_t budget, int64_t& best_fee, std::vector<uint32_t>& best_path, TailSearchStats& stats)
+    {
+        bool improved = false;
+        std::vector<uint32_t> path;
+        uint32_t pos = s;
+        bool done = false;
+        while (!done) {
+            // Descend: include whatever fits, skip what is blocked, stop at a leaf or a weak bound.
+            bool backtrack = false;
+            while (!backtrack) {
+                if (++stats.nodes > budget) {
+                    stats.complete = false;
+                    done = true;
+                    break;
+                }
+                const uint32_t i = NextCandidate(pos);
+                if (i >= m_eff) {
+                    if (cur_fee > best_fee) {
+                        best_fee = cur_fee;
+                        best_path = path;
+                        improved = true;
+                    }
+                    backtrack = true;
+                } else if (!Promising(i, pos, best_fee)) {
+                    backtrack = true;
+                } else if (Blocked(i) || !FitsOtherLimits(i)) {
+                    pos = i + 1;
+                } else {
+                    Include(i);
+                    path.push_back(i);
+                    pos = i + 1;
+                }
+            }
+            if (done) break;
+            done = !Backtrack(path, best_fee, pos);
+        }
+        while (!path.empty()) {
+            Exclude(path.back());
+            path.pop_back();
+        }
+        return improved;
+    }
+    /** Undo inclusions from the deepest up to the first whose exclusion branch can still win;
+     *  false if none can (the search is over), else pos = where that branch continues. */
+    bool Backtrack(std::vector<uint32_t>& path, int64_t best_fee, uint32_t& pos)
+    {
+        while (!path.empty()) {
+            const uint32_t i = path.back();
+            path.pop_back();
+            Exclude(i);
+            if (Promising(NextCandidate(i + 1), i + 1, best_fee)) {
+                pos = i + 1;
+                return true;
+            }
+        }
+        return false;
+    }
+    /** The greedy pass again from position s, into sel. */
+    void FillGreedily(uint32_t s, Selection& sel)
+    {
+        for (uint32_t pos = s;;) {
+            const uint32_t i = NextCandidate(pos);
+            if (i >= m_eff) break;
+            if (!Blocked(i) && FitsOtherLimits(i)) {
+                Include(i);
+                sel.AddChunk(b.m_t, Chunk(i));
+            }
+            pos = i + 1;
+        }
+    }
 };
 
 TemplateBuilder::TemplateBuilder(const Graph& g, const ChunkTable& t, std::span<const uint32_t> order, const TemplateLimits& lim)
@@ -271,29 +393,7 @@ Selection TemplateBuilder::Build(std::vector<uint8_t>& state, uint64_t search_bu
 
     // 1. Greedy pass; first_skip = the first live eligible chunk that did not fit (the cutoff).
     std::vector<uint32_t> included;
-    uint32_t first_skip = NONE;
-    for (uint32_t pos = 0;;) {
-        const uint32_t i = b.NextCandidate(pos);
-        if (first_skip == NONE) {
-            for (uint32_t p = pos; p < i && p < b.m_eff; ++p) {
-                if (m_live[p] && m_eligible[p]) {
-                    first_skip = p;
-                    break;
-                }
-            }
-        }
-        if (i >= b.m_eff) break;
-        const bool blocked = b.Blocked(i);
-        if (!blocked && b.cur_sigops + m_sigops[i] > m_lim.sigops) stats.sigops_binding = true;
-        if (blocked || !b.FitsOtherLimits(i)) {
-            if (first_skip == NONE && !blocked) first_skip = i;
-            pos = i + 1;
-            continue;
-        }
-        b.Include(i);
-        included.push_back(i);
-        pos = i + 1;
-    }
+    const uint32_t first_skip = b.Greedy(included, stats);
     stats.greedy_fee = b.cur_fee;
     const bool incumbent_ok = incumbent != nullptr;  // the caller checked the request limits
     int64_t best_fee = std::max(b.cur_fee, incumbent_ok ? incumbent->fee : int64_t{0});
@@ -304,74 +404,14 @@ Selection TemplateBuilder::Build(std::vector<uint8_t>& state, uint64_t search_bu
 
     // 2. Tail search over the window [s, m_eff), everything before s fixed as in the greedy pass.
     if (searched) {
-        const FeeFrac cut = m_t.Rate(m_order[first_skip]);
-        auto in_window = [&](uint32_t p) {  // rate(p) <= rate(cut) * (100 + pct) / 100
-            const FeeFrac r = m_t.Rate(m_order[p]);
-            return static_cast<__int128>(r.fee) * 100 * cut.size <= static_cast<__int128>(cut.fee) * (100 + m_lim.window_pct) * r.size;
-        };
-        uint32_t lo = 0, hi = first_skip;  // rates are non-increasing along the order
-        while (lo < hi) {
-            const uint32_t mid = lo + (hi - lo) / 2;
-            if (in_window(mid))
-                hi = mid;
-            else
-                lo = mid + 1;
-        }
-        s = lo;
+        s = b.WindowStart(first_skip);
         while (!included.empty() && included.back() >= s) {
             b.Exclude(included.back());
             included.pop_back();
         }
         for (uint32_t p = s; p < b.m_eff; ++p) stats.window_chunks += m_live[p];
         b.PrepareBound(s);
-        std::vector<uint32_t> path;
-        uint32_t pos = s;
-        bool done = false;
-        while (!done) {
-            // Descend: include whatever fits, skip what is blocked, stop at a leaf or a weak bound.
-            bool backtrack = false;
-            while (!backtrack) {
-                if (++stats.nodes > search_budget) {
-                    stats.complete = false;
-                    done = true;
-                    break;
-                }
-                const uint32_t i = b.NextCandidate(pos);
-                if (i >= b.m_eff) {
-                    if (b.cur_fee > best_fee) {
-                        best_fee = b.cur_fee;
-                        best_path = path;
-                        improved = true;
-                    }
-                    backtrack = true;
-                } else if (!b.Promising(i, pos, best_fee)) {
-                    backtrack = true;
-                } else if (b.Blocked(i) || !b.FitsOtherLimits(i)) {
-                    pos = i + 1;
-                } else {
-                    b.Include(i);
-                    path.push_back(i);
-                    pos = i + 1;
-                }
-            }
-            if (done) break;
-            // Backtrack to the deepest inclusion whose exclusion branch can still win.
-            done = true;
-            while (!path.empty()) {
-                const uint32_t i = path.back();
-                path.pop_back();
-                b.Exclude(i);
-                if (b.Promising(b.NextCandidate(i + 1), i + 1, best_fee)) {
-                    pos = i + 1;
-                    done = false;
-                    break;
-                }
-            }
-        }
-        while (!path.empty()) {
-            b.Exclude(path.back());
-            path.pop_back();
-        }
+        improved = b.Search(s, search_budget, best_fee, best_path, stats);
     }
 
     // 3. Assemble: the fixed prefix (the whole greedy result when nothing was searched), then the
@@ -385,15 +425,7 @@ Selection TemplateBuilder::Build(std::vector<uint8_t>& state, uint64_t search_bu
         }
         stats.improved_sat = sel.fee - stats.greedy_fee;
     } else if (searched) {
-        for (uint32_t pos = s;;) {
-            const uint32_t i = b.NextCandidate(pos);
-            if (i >= b.m_eff) break;
-            if (!b.Blocked(i) && b.FitsOtherLimits(i)) {
-                b.Include(i);
-                sel.AddChunk(m_t, m_order[i]);
-            }
-            pos = i + 1;
-        }
+        b.FillGreedily(s, sel);
     }
     // 4. Never worse than the incumbent (the v31 template) when it satisfies the request limits.
     if (incumbent_ok && incumbent->fee > sel.fee) {
