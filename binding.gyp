@@ -15,6 +15,7 @@
         "native/template_optimized.cpp",
         "native/bound.cpp",
         "native/bound_exact.cpp",
+        "native/bound_exact_view.cpp",
         "native/bound_choose.cpp",
         "native/bound_lagrange.cpp",
         "native/projected.cpp",

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "engine_wrap.h"
+#include "malloc_tuning.h"
 #include "marshal.h"
 #include "napi_guard.h"
 #include "optimizer.h"
@@ -55,6 +56,7 @@ Napi::Value VersionJs(const Napi::CallbackInfo& info) { return Napi::String::New
 
 Napi::Object Init(Napi::Env env, Napi::Object exports)
 {
+    opt::KeepFreedMemoryForNextCycle();
     exports.Set("buildTemplates", Napi::Function::New(env, BuildTemplatesJs, "buildTemplates"));
     exports.Set("inspectClusters", Napi::Function::New(env, InspectClustersJs, "inspectClusters"));
     exports.Set("selfCheck", Napi::Function::New(env, SelfCheckJs, "selfCheck"));

@@ -6,6 +6,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <numeric>
 
 namespace opt {
 
@@ -59,13 +60,25 @@ void AssembleChunks(ChunkTable& t, const Clusters& cl, std::span<const uint32_t>
     t.chunks.resize(m);
 }
 
+namespace {
+
+/** Core's mining order between two chunks (by real or sigop-adjusted rate); 0 when they tie,
+ *  which distinct chunks never do (their max_rank differs). */
+int CompareMining(const Chunk& a, const Chunk& b, bool real) noexcept
+{
+    const int cmp = CompareFeerate({a.fee, real ? a.weight : a.adj_weight}, {b.fee, real ? b.weight : b.adj_weight});
+    if (cmp != 0) return cmp > 0 ? -1 : 1;
+    if (a.eq_prefix != b.eq_prefix) return a.eq_prefix < b.eq_prefix ? -1 : 1;
+    if (a.max_rank != b.max_rank) return a.max_rank < b.max_rank ? -1 : 1;
+    return 0;
+}
+
+}  // namespace
+
 bool ChunkTable::Before(uint32_t a, uint32_t b) const noexcept
 {
-    const int cmp = CompareFeerate(Rate(a), Rate(b));
-    if (cmp != 0) return cmp > 0;
-    if (chunks[a].eq_prefix != chunks[b].eq_prefix) return chunks[a].eq_prefix < chunks[b].eq_prefix;
-    if (chunks[a].max_rank != chunks[b].max_rank) return chunks[a].max_rank < chunks[b].max_rank;
-    return a < b;
+    const int cmp = CompareMining(chunks[a], chunks[b], real);
+    return cmp != 0 ? cmp < 0 : a < b;
 }
 
 ChunkTable BuildChunks(const Graph& g, const Clusters& cl, const Linearization& lin, bool real)
@@ -78,6 +91,42 @@ ChunkTable BuildChunks(const Graph& g, const Clusters& cl, const Linearization& 
         counts[c] = ChunkCluster(g, c, {lin.lin.data() + base, lin.lin.data() + cl.offsets[c + 1]}, base, t.chunks.data() + base, real);
     }
     AssembleChunks(t, cl, counts);
+    return t;
+}
+
+ChunkTable RealFromCore(const Graph& g, const Clusters& cl, const ChunkTable& core, const Linearization& real_lin,
+                        std::span<const uint8_t> affected)
+{
+    // The affected clusters' chunks by real weight, in mining order among themselves.
+    ChunkTable fresh;
+    fresh.real = true;
+    for (uint32_t c = 0; c < cl.count; ++c) {
+        if (!affected[c]) continue;
+        const size_t at = fresh.chunks.size();
+        fresh.chunks.resize(at + cl.Size(c));
+        const std::span<const uint32_t> seq{real_lin.lin.data() + cl.offsets[c], cl.Size(c)};
+        fresh.chunks.resize(at + ChunkCluster(g, c, seq, cl.offsets[c], fresh.chunks.data() + at, true));
+    }
+    std::vector<uint32_t> ids(fresh.Count());
+    std::iota(ids.begin(), ids.end(), 0u);
+    std::sort(ids.begin(), ids.end(), [&](uint32_t a, uint32_t b) { return fresh.Before(a, b); });
+    // Merge them with Core's chunks of the other clusters, already in mining order (where real and
+    // adjusted weights coincide the chunks, and so their order, are the same).
+    ChunkTable t;
+    t.real = true;
+    t.txs = real_lin.lin;
+    t.chunk_of.resize(g.n);
+    t.chunks.reserve(core.Count() + fresh.Count());
+    size_t j = 0;
+    for (uint32_t k = 0; k < core.Count(); ++k) {
+        if (affected[core.chunks[k].cluster]) continue;
+        while (j < ids.size() && CompareMining(fresh.chunks[ids[j]], core.chunks[k], true) < 0) t.chunks.push_back(fresh.chunks[ids[j++]]);
+        t.chunks.push_back(core.chunks[k]);
+    }
+    for (; j < ids.size(); ++j) t.chunks.push_back(fresh.chunks[ids[j]]);
+    for (uint32_t k = 0; k < t.Count(); ++k) {
+        for (uint32_t i = t.chunks[k].tx_begin; i < t.chunks[k].tx_end; ++i) t.chunk_of[t.txs[i]] = k;
+    }
     return t;
 }
 
@@ -140,21 +189,13 @@ void SortIntoMiningOrder(ChunkTable& t)
         if (j - i > 1) std::sort(ids.begin() + i, ids.begin() + j, [&](uint32_t x, uint32_t y) { return t.Before(x, y); });
         i = j;
     }
-    // Apply the permutation in place (new chunk k = old chunk ids[k]), cycle by cycle: no second
-    // table, which would cost fresh pages on every call.
-    std::vector<bool> placed(m, false);
-    for (uint32_t start = 0; start < m; ++start) {
-        if (placed[start] || ids[start] == start) continue;
-        const Chunk first = t.chunks[start];
-        uint32_t k = start;
-        while (ids[k] != start) {
-            t.chunks[k] = t.chunks[ids[k]];
-            placed[k] = true;
-            k = ids[k];
-        }
-        t.chunks[k] = first;
-        placed[k] = true;
-    }
+    // Apply the permutation (new chunk k = old chunk ids[k]) as a gather into a second table:
+    // sequential writes, one random read per chunk (walking the permutation's cycles in place
+    // made both random). The freed table's memory is reused by the next cycle (malloc_tuning.h).
+    std::vector<Chunk> sorted;
+    sorted.reserve(m);
+    for (uint32_t k = 0; k < m; ++k) sorted.push_back(t.chunks[ids[k]]);
+    t.chunks.swap(sorted);
     for (uint32_t k = 0; k < m; ++k) {
         for (uint32_t i = t.chunks[k].tx_begin; i < t.chunks[k].tx_end; ++i) t.chunk_of[t.txs[i]] = k;
     }

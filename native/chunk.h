@@ -71,6 +71,14 @@ void AssembleChunks(ChunkTable& t, const Clusters& cl, std::span<const uint32_t>
 /** Chunk every cluster's linearization (StageChunks + ChunkCluster + AssembleChunks). O(n). */
 ChunkTable BuildChunks(const Graph& g, const Clusters& cl, const Linearization& lin, bool real = false);
 
+/** The table by real weight (real = true, in mining order) from Core's table `core` (sorted, by
+ *  adjusted weight): the clusters with affected[c] != 0 are chunked again from real_lin (which
+ *  equals core's linearization elsewhere) and merged in; the other chunks keep their order.
+ *  The same table as BuildChunks(real_lin, true) + SortIntoMiningOrder. O(n + a log a) for a
+ *  affected chunks. */
+ChunkTable RealFromCore(const Graph& g, const Clusters& cl, const ChunkTable& core, const Linearization& real_lin,
+                        std::span<const uint8_t> affected);
+
 /** The chunks of t's linearizations restricted to the transactions with keep[x] != 0 (removing
  *  transactions from a topological order leaves one), re-chunked and in mining order; chunk_of
  *  of the others is UINT32_MAX. Complexity: O(n log n). */

@@ -218,21 +218,42 @@ void IncrementalEngine::SortIn()
     }
 }
 
-IncrementalResult IncrementalEngine::Build(const Options& o, bool full)
+void IncrementalEngine::MarkChanged(uint32_t n)
 {
-    const auto started = std::chrono::steady_clock::now();
-    SortIn();
-    IncrementalResult out;
-    const uint32_t n = static_cast<uint32_t>(m_sorted.size());
-    m_index.resize(m_slots.size());
-    for (uint32_t i = 0; i < n; ++i) m_index[m_sorted[i]] = i;
-    // Which indices changed since the last Build: the dirty slots still alive (and every index
-    // when the last Build's arrays cannot be trusted).
+    // The dirty slots still alive (and every index when the last Build's arrays cannot be trusted).
     m_dirty_at.assign(n, m_prev_valid ? 0 : 1);
     for (uint32_t s : m_dirty_list) {
         if (s < m_slots.size() && m_slots[s].alive && m_index[s] < n && m_sorted[m_index[s]] == s) m_dirty_at[m_index[s]] = 1;
     }
+}
 
+bool IncrementalEngine::CopyClean(uint32_t i, uint32_t oi)
+{
+    m_fee[i] = m_prev_fee[oi];
+    m_weight[i] = m_prev_weight[oi];
+    m_sigops[i] = m_prev_sigops[oi];
+    for (uint32_t k = m_prev_poff[oi]; k < m_prev_poff[oi + 1]; ++k) {
+        const uint32_t p = m_remap[m_prev_pidx[k]];
+        if (p == UINT32_MAX) {  // cannot happen (a parent's removal dirties the child): take the slot
+            m_pidx.resize(m_poff[i]);
+            return false;
+        }
+        m_pidx.push_back(p);
+    }
+    return true;
+}
+
+void IncrementalEngine::ReadSlot(uint32_t i)
+{
+    const Slot& x = m_slots[m_sorted[i]];
+    m_fee[i] = x.fee;
+    m_weight[i] = x.weight;
+    m_sigops[i] = x.sigops;
+    for (uint32_t p : x.parents) m_pidx.push_back(m_index[p]);
+}
+
+uint32_t IncrementalEngine::WriteInput(uint32_t n, bool full)
+{
     // One pass in txid order: the cycle's input, each tx's reuse mark, and its position in the
     // previous linearization (bucketed by that position into the warm order). A clean survivor's
     // data and parents are those of the last Build's arrays (read in order, parents renumbered);
@@ -253,32 +274,13 @@ IncrementalResult IncrementalEngine::Build(const Options& o, bool full)
         m_rank.resize(n);
         std::iota(m_rank.begin(), m_rank.end(), 0u);
     }
+    uint32_t dirty_count = 0;
     for (uint32_t i = 0; i < n; ++i) {
         const uint32_t oi = m_prev_valid ? m_src[i] : UINT32_MAX;
         m_poff[i] = static_cast<uint32_t>(m_pidx.size());
-        bool dirty = m_dirty_at[i] != 0 || oi == UINT32_MAX;
-        if (!dirty) {
-            m_fee[i] = m_prev_fee[oi];
-            m_weight[i] = m_prev_weight[oi];
-            m_sigops[i] = m_prev_sigops[oi];
-            for (uint32_t k = m_prev_poff[oi]; k < m_prev_poff[oi + 1]; ++k) {
-                const uint32_t p = m_remap[m_prev_pidx[k]];
-                if (p == UINT32_MAX) {  // cannot happen (a parent's removal dirties the child): take the slot
-                    m_pidx.resize(m_poff[i]);
-                    dirty = true;
-                    break;
-                }
-                m_pidx.push_back(p);
-            }
-        }
-        if (dirty) {
-            const Slot& x = m_slots[m_sorted[i]];
-            m_fee[i] = x.fee;
-            m_weight[i] = x.weight;
-            m_sigops[i] = x.sigops;
-            for (uint32_t p : x.parents) m_pidx.push_back(m_index[p]);
-        }
-        out.dirty_slots += dirty;
+        const bool dirty = m_dirty_at[i] != 0 || oi == UINT32_MAX || !CopyClean(i, oi);
+        if (dirty) ReadSlot(i);
+        dirty_count += dirty;
         if (!full) {
             m_reuse[i] = dirty ? 0 : (m_prev_opt[oi] ? 1 : 2);
             const uint32_t warm_pos = oi == UINT32_MAX ? UINT32_MAX : m_prev_pos[oi];
@@ -290,6 +292,49 @@ IncrementalResult IncrementalEngine::Build(const Options& o, bool full)
     for (uint32_t i : m_bucket) {
         if (i != UINT32_MAX) m_warm.push_back(i);
     }
+    return dirty_count;
+}
+
+void IncrementalEngine::Remember(IncrementalResult& out, uint32_t n)
+{
+    // This cycle's linearization is the next one's warm order; every slot is clean now.
+    m_prev_pos.resize(n);
+    for (uint32_t k = 0; k < n; ++k) m_prev_pos[out.r.linearization[k]] = k;  // index -> position
+    m_prev_opt = out.r.tx_optimal;
+    for (uint32_t s : m_dirty_list) {
+        if (s < m_slots.size()) m_slots[s].dirty = false;
+    }
+    m_dirty_list.clear();
+    m_prev_n = n;
+    m_prev_valid = true;
+}
+
+void IncrementalEngine::DescribeIndices(IncrementalResult& out, uint32_t n)
+{
+    out.chunk_rate.resize(n);
+    for (uint32_t i = 0; i < n; ++i) {
+        const uint32_t w = out.r.tx_chunk_weight[i];
+        out.chunk_rate[i] = w > 0 ? out.r.tx_chunk_fee[i] * 4 / w : 0;
+    }
+    out.slot_of_index = m_sorted;
+    m_lookup_keys.resize(size_t{2} * n);
+    for (uint32_t i = 0; i < n; ++i) {
+        m_lookup_keys[2 * i] = m_sorted_keys[i][0];
+        m_lookup_keys[2 * i + 1] = m_sorted_keys[i][1];
+    }
+    out.keys = m_lookup_keys;
+}
+
+IncrementalResult IncrementalEngine::Build(const Options& o, bool full)
+{
+    const auto started = std::chrono::steady_clock::now();
+    SortIn();
+    IncrementalResult out;
+    const uint32_t n = static_cast<uint32_t>(m_sorted.size());
+    m_index.resize(m_slots.size());
+    for (uint32_t i = 0; i < n; ++i) m_index[m_sorted[i]] = i;
+    MarkChanged(n);
+    out.dirty_slots = WriteInput(n, full);
     InputView in;
     in.fee = m_fee;
     in.weight = m_weight;
@@ -304,29 +349,8 @@ IncrementalResult IncrementalEngine::Build(const Options& o, bool full)
     // follows: the next Build then reads every transaction from its slot.
     m_prev_valid = false;
     out.r = BuildTemplates(in, o);
-
-    // This cycle's linearization is the next one's warm order; every slot is clean now.
-    m_prev_pos.resize(n);
-    for (uint32_t k = 0; k < n; ++k) m_prev_pos[out.r.linearization[k]] = k;  // index -> position
-    m_prev_opt = out.r.tx_optimal;
-    out.chunk_rate.resize(n);
-    for (uint32_t i = 0; i < n; ++i) {
-        const uint32_t w = out.r.tx_chunk_weight[i];
-        out.chunk_rate[i] = w > 0 ? out.r.tx_chunk_fee[i] * 4 / w : 0;
-    }
-    for (uint32_t s : m_dirty_list) {
-        if (s < m_slots.size()) m_slots[s].dirty = false;
-    }
-    m_dirty_list.clear();
-    m_prev_n = n;
-    m_prev_valid = true;
-    out.slot_of_index = m_sorted;
-    m_lookup_keys.resize(size_t{2} * n);
-    for (uint32_t i = 0; i < n; ++i) {
-        m_lookup_keys[2 * i] = m_sorted_keys[i][0];
-        m_lookup_keys[2 * i + 1] = m_sorted_keys[i][1];
-    }
-    out.keys = m_lookup_keys;
+    Remember(out, n);
+    DescribeIndices(out, n);
     return out;
 }
 

@@ -105,6 +105,21 @@ private:
     void MarkDirty(uint32_t s);
     void Unlink(uint32_t s);
     void SortIn();
+    // Build's steps, in order.
+    /** m_dirty_at: which indices of n changed since the last Build. */
+    void MarkChanged(uint32_t n);
+    /** The cycle's input arrays, reuse marks and warm order; returns how many indices were read
+     *  from their slots (changed ones). */
+    uint32_t WriteInput(uint32_t n, bool full);
+    /** Index i's data and parents from the last Build's index oi; false (nothing written) if a
+     *  parent is gone. */
+    bool CopyClean(uint32_t i, uint32_t oi);
+    /** Index i's data and parents from its slot. */
+    void ReadSlot(uint32_t i);
+    /** Keep what the next Build reuses (positions, optimal marks); every slot is clean now. */
+    void Remember(IncrementalResult& out, uint32_t n);
+    /** Per index: its chunk's rate, its slot and its lookup key. */
+    void DescribeIndices(IncrementalResult& out, uint32_t n);
 };
 
 }  // namespace opt

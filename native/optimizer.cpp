@@ -6,6 +6,8 @@
 #include <chrono>
 #include <exception>
 #include <numeric>
+#include <optional>
+#include <string>
 #include <thread>
 
 #include "baseline_v30.h"
@@ -88,6 +90,207 @@ Prepared Prepare(const InputView& input, const Options& o, Timings* t)
     return p;
 }
 
+/** The table by real weight built from Core's (RealFromCore) equals the one built from scratch,
+ *  chunk for chunk. "" or the first difference. */
+std::string CheckRealTable(const Prepared& p, const Options& o, const Linearization& lin, const ChunkTable& core)
+{
+    std::vector<uint8_t> affected(p.cl.count, 0);
+    for (uint32_t x = 0; x < p.g.n; ++x) affected[p.cl.cluster_of[x]] |= p.g.adj_weight[x] != p.g.weight[x] ? 1 : 0;
+    Linearization real_lin = lin;
+    RelinearizeByRealWeight(p.g, p.cl, o, affected, real_lin);
+    const ChunkTable merged = RealFromCore(p.g, p.cl, core, real_lin, affected);
+    ChunkTable scratch = BuildChunks(p.g, p.cl, real_lin, true);
+    SortIntoMiningOrder(scratch);
+    std::string err = SanityCheck(p.g, merged);
+    if (!err.empty()) return "real chunks: " + err;
+    if (merged.Count() != scratch.Count()) return "real chunks: count differs from a fresh build";
+    for (uint32_t k = 0; k < merged.Count(); ++k) {
+        const Chunk &a = merged.chunks[k], &b = scratch.chunks[k];
+        if (a.fee != b.fee || a.weight != b.weight || a.adj_weight != b.adj_weight || a.eq_prefix != b.eq_prefix ||
+            a.tx_begin != b.tx_begin || a.tx_end != b.tx_end || a.cluster != b.cluster) {
+            return "real chunks: chunk " + std::to_string(k) + " differs from a fresh build";
+        }
+    }
+    return "";
+}
+
+/** The second thread (options.threads == 2): it linearizes clusters from the shared queue beside
+ *  this one, then builds the v30 baseline (it needs only the graph) while this thread chunks,
+ *  sorts and builds the other templates. Results do not depend on threads. */
+struct Helper {
+    JoiningThread thread;
+    std::atomic<bool> linearized{false};
+    std::exception_ptr error;  // an exception must not escape a thread: rethrown here
+    double v30_ms{0};
+
+    void Start(ClusterLinearizer& lz, const Prepared& p, const Options& o, Selection& v30)
+    {
+        if (o.threads < 2) return;
+        thread.thread = std::thread([this, &lz, &p, &o, &v30] {
+            try {
+                lz.Work();
+            } catch (...) {
+                error = std::current_exception();
+            }
+            linearized.store(true, std::memory_order_release);
+            if (error || o.skip_v30) return;
+            try {
+                Stopwatch sw;
+                v30 = BuildBaselineV30(p.g, p.cl, o);
+                v30_ms = sw.Lap();
+            } catch (...) {
+                error = std::current_exception();
+            }
+        });
+    }
+    /** Wait until the helper's share of the linearization is done; rethrow its error. */
+    void WaitLinearized(const Options& o)
+    {
+        if (o.threads < 2) return;
+        while (!linearized.load(std::memory_order_acquire)) std::this_thread::yield();
+        if (error) {
+            thread.Join();
+            std::rethrow_exception(error);
+        }
+    }
+    /** Join the helper (its v30 baseline is then in v30), or build v30 here when single-threaded. */
+    void Finish(const Prepared& p, const Options& o, Selection& v30)
+    {
+        if (o.threads >= 2) {
+            thread.Join();
+            if (error) std::rethrow_exception(error);
+        } else if (!o.skip_v30) {
+            Stopwatch sw;
+            v30 = BuildBaselineV30(p.g, p.cl, o);
+            v30_ms = sw.Lap();
+        }
+    }
+};
+
+/** Linearize every cluster (with the helper, when there is one) and chunk each as it is done, by
+ *  the thread that linearized it, into its own slots of `chunks` (by Core's adjusted weight). */
+Linearization LinearizeAndChunk(const Prepared& p, const Options& o, Helper& helper, Selection& v30, ChunkTable& chunks)
+{
+    const Graph& g = p.g;
+    const Clusters& cl = p.cl;
+    chunks.chunks.resize(g.n);
+    chunks.chunk_of.resize(g.n);
+    std::vector<uint32_t> chunk_counts(cl.count);
+    ClusterLinearizer lz(
+        g, cl, o, p.warm, [&](uint32_t c, std::span<const uint32_t> order) {
+            const uint32_t base = cl.offsets[c];
+            chunk_counts[c] = ChunkCluster(g, c, order, base, chunks.chunks.data() + base);
+        },
+        p.warm_reuse);
+    helper.Start(lz, p, o, v30);
+    try {
+        lz.Work();
+    } catch (...) {
+        helper.thread.Join();  // it may still be using lz
+        throw;
+    }
+    helper.WaitLinearized(o);
+    Linearization lin = lz.Finish();
+    chunks.txs = lin.lin;
+    AssembleChunks(chunks, cl, chunk_counts);
+    return lin;
+}
+
+void RecordLinearization(const Prepared& p, const Linearization& lin, Result& r)
+{
+    r.cluster_count = p.cl.count;
+    r.largest = lin.largest;
+    r.optimal_count = lin.optimal_count;
+    r.over64_count = lin.over64_count;
+    r.linearize_cost = lin.total_cost;
+    r.reused_count = lin.reused_count;
+    r.tx_optimal.resize(p.g.n);
+    for (uint32_t x = 0; x < p.g.n; ++x) r.tx_optimal[p.original[x]] = lin.optimal[p.cl.cluster_of[x]];
+}
+
+/** Each transaction's chunk fee and (adjusted) weight, by input index. */
+void RecordChunks(const Prepared& p, const ChunkTable& chunks, Result& r)
+{
+    r.chunk_count = chunks.Count();
+    r.tx_chunk_fee.resize(p.g.n);
+    r.tx_chunk_weight.resize(p.g.n);
+    for (uint32_t x = 0; x < p.g.n; ++x) {
+        const Chunk& ch = chunks.chunks[chunks.chunk_of[x]];
+        r.tx_chunk_fee[p.original[x]] = static_cast<double>(ch.fee);
+        r.tx_chunk_weight[p.original[x]] = static_cast<uint32_t>(std::min<int64_t>(ch.adj_weight, UINT32_MAX));
+    }
+}
+
+/** The order the optimized template, its projected blocks and the bound follow: consensus, by
+ *  real weight with sigop cost as its own limit. Clusters with a sigop-adjusted transaction are
+ *  re-linearized by real weight and merged into Core's table (RealFromCore); without such clusters
+ *  the two orders coincide and Core's table is used as is. */
+struct ConsensusOrder {
+    const ChunkTable* core_table;
+    const Linearization* core_lin;
+    std::span<const uint32_t> core_order;
+    std::optional<ChunkTable> real_table;
+    Linearization real_lin;
+    std::vector<uint32_t> real_order;
+
+    const ChunkTable& Table() const noexcept { return real_table ? *real_table : *core_table; }
+    const Linearization& Lin() const noexcept { return real_table ? real_lin : *core_lin; }
+    std::span<const uint32_t> Order() const noexcept { return real_table ? std::span<const uint32_t>(real_order) : core_order; }
+};
+
+ConsensusOrder ConsensusOrderOf(const Prepared& p, const Options& o, const Linearization& lin, const ChunkTable& chunks,
+                                std::span<const uint32_t> order, Result& r)
+{
+    ConsensusOrder co{&chunks, &lin, order, std::nullopt, {}, {}};
+    std::vector<uint8_t> affected(p.cl.count, 0);
+    bool any_affected = false;
+    for (uint32_t x = 0; x < p.g.n; ++x) {
+        if (p.g.adj_weight[x] != p.g.weight[x]) {
+            affected[p.cl.cluster_of[x]] = 1;
+            any_affected = true;
+        }
+    }
+    if (!any_affected) return co;
+    co.real_lin.lin = lin.lin;
+    co.real_lin.optimal = lin.optimal;
+    r.real_relinearized = RelinearizeByRealWeight(p.g, p.cl, o, affected, co.real_lin);
+    co.real_table = RealFromCore(p.g, p.cl, chunks, co.real_lin, affected);
+    co.real_order.resize(co.real_table->Count());
+    std::iota(co.real_order.begin(), co.real_order.end(), 0u);
+    return co;
+}
+
+/** Block 1 and the projected blocks into the result (tx_block by input index). */
+void TakeProjection(const Prepared& p, Projection&& pr, Result& r)
+{
+    r.optimized = std::move(pr.first);
+    r.tail = pr.first_stats;
+    r.blocks = std::move(pr.blocks);
+    r.projected_search_nodes += pr.search_nodes;
+    r.tx_block.resize(p.g.n);
+    for (uint32_t x = 0; x < p.g.n; ++x) r.tx_block[p.original[x]] = pr.tx_block[x];
+}
+
+/** The bound's solve may have found a better template (the optimum, when solved; its parts need
+ *  not be whole chunks): it becomes block 1, and the projected blocks are built again after it. */
+void AdoptBetterTemplate(const Prepared& p, const Options& o, const ConsensusOrder& co, const TemplateLimits& lim, Result& r)
+{
+    if (r.bound.better.empty()) return;
+    std::vector<uint8_t> keep(p.g.n, 0);
+    for (uint32_t x : r.bound.better) keep[x] = 1;
+    r.bound.better.clear();
+    const ChunkTable mine = RechunkRemaining(p.g, co.Table(), keep);
+    Selection sel;
+    for (uint32_t k = 0; k < mine.Count(); ++k) sel.AddChunk(mine, k);
+    if (sel.fee <= r.optimized.fee || !WithinRequestLimits(mine, sel, lim)) return;
+    TemplateLimits no_search = lim;  // block 1 is sel: the search already ran and found less
+    no_search.search_budget = 0;
+    Projection again = ProjectBlocks(p.g, co.Table(), co.Order(), no_search, &sel, &mine, o.projected_blocks, o.projected_search_budget);
+    TakeProjection(p, std::move(again), r);
+    r.tail.improved_sat = r.optimized.fee - r.tail.greedy_fee;  // over the greedy pass, as the search reports it
+    r.tail.used_incumbent = false;                              // (the v31 template was not used)
+}
+
 /** Map a selection's transactions back to input indices. */
 void ToInput(Selection& s, const std::vector<uint32_t>& original)
 {
@@ -100,165 +303,42 @@ Result BuildTemplates(const InputView& input, const Options& o)
 {
     Result r;
     Stopwatch total, lap;
-    Prepared p = Prepare(input, o, &r.timings);
-    const Graph& g = p.g;
-    const Clusters& cl = p.cl;
+    const Prepared p = Prepare(input, o, &r.timings);
     lap.Lap();
-
-    // Two threads (options.threads == 2): both linearize clusters from a shared queue; then the
-    // helper builds the v30 baseline (it needs only the graph) while this thread chunks, sorts
-    // and builds the v31, optimized and projected templates. Results do not depend on threads.
-    // Each cluster is chunked by the thread that linearized it, into its own slots of the table.
+    Helper helper;
     ChunkTable chunks;
-    chunks.chunks.resize(g.n);
-    chunks.chunk_of.resize(g.n);
-    std::vector<uint32_t> chunk_counts(cl.count);
-    ClusterLinearizer lz(
-        g, cl, o, p.warm, [&](uint32_t c, std::span<const uint32_t> order) {
-            const uint32_t base = cl.offsets[c];
-            chunk_counts[c] = ChunkCluster(g, c, order, base, chunks.chunks.data() + base);
-        },
-        p.warm_reuse);
-    std::atomic<bool> helper_linearized{false};
-    std::exception_ptr helper_error;  // an exception must not escape a thread: rethrown here
-    double v30_ms = 0;
-    JoiningThread helper;
-    if (o.threads >= 2) {
-        helper.thread = std::thread([&] {
-            try {
-                lz.Work();
-            } catch (...) {
-                helper_error = std::current_exception();
-            }
-            helper_linearized.store(true, std::memory_order_release);
-            if (helper_error || o.skip_v30) return;
-            try {
-                Stopwatch sw;
-                r.v30 = BuildBaselineV30(g, cl, o);
-                v30_ms = sw.Lap();
-            } catch (...) {
-                helper_error = std::current_exception();
-            }
-        });
-    }
-    lz.Work();
-    if (o.threads >= 2) {
-        while (!helper_linearized.load(std::memory_order_acquire)) std::this_thread::yield();
-        if (helper_error) {
-            helper.Join();
-            std::rethrow_exception(helper_error);
-        }
-    }
-    Linearization lin = lz.Finish();
-    r.cluster_count = cl.count;
-    r.largest = lin.largest;
-    r.optimal_count = lin.optimal_count;
-    r.over64_count = lin.over64_count;
-    r.linearize_cost = lin.total_cost;
-    r.reused_count = lin.reused_count;
-    r.tx_optimal.resize(g.n);
-    for (uint32_t x = 0; x < g.n; ++x) r.tx_optimal[p.original[x]] = lin.optimal[cl.cluster_of[x]];
+    Linearization lin = LinearizeAndChunk(p, o, helper, r.v30, chunks);
+    RecordLinearization(p, lin, r);
     r.timings.linearize = lap.Lap();
 
-    chunks.txs = lin.lin;
-    AssembleChunks(chunks, cl, chunk_counts);
     SortIntoMiningOrder(chunks);
-    std::vector<uint32_t> order(chunks.Count());  // chunk ids are mining positions now
-    std::iota(order.begin(), order.end(), 0u);
-    r.chunk_count = chunks.Count();
-    r.tx_chunk_fee.resize(g.n);
-    r.tx_chunk_weight.resize(g.n);
-    for (uint32_t x = 0; x < g.n; ++x) {
-        const uint32_t k = chunks.chunk_of[x];
-        r.tx_chunk_fee[p.original[x]] = static_cast<double>(chunks.chunks[k].fee);
-        r.tx_chunk_weight[p.original[x]] = static_cast<uint32_t>(std::min<int64_t>(chunks.chunks[k].adj_weight, UINT32_MAX));
-    }
+    RecordChunks(p, chunks, r);
     r.timings.chunk = lap.Lap();
 
-    r.v31 = BuildBaselineV31(chunks, order, cl.count, o);
-    double v31_ms = lap.Lap();
+    std::vector<uint32_t> order(chunks.Count());  // chunk ids are mining positions now
+    std::iota(order.begin(), order.end(), 0u);
+    r.v31 = BuildBaselineV31(chunks, order, p.cl.count, o);
+    const double v31_ms = lap.Lap();
 
-    // The optimized template, its projected blocks and the bound follow consensus: real weight,
-    // sigop cost as its own limit. Clusters with a sigop-adjusted transaction are re-linearized by
-    // real weight and everything is chunked and ordered by real weight; elsewhere the two orders
-    // coincide, so without such clusters Core's table is reused as is.
-    std::vector<uint8_t> affected(cl.count, 0);
-    bool any_affected = false;
-    for (uint32_t x = 0; x < g.n; ++x) {
-        if (g.adj_weight[x] != g.weight[x]) {
-            affected[cl.cluster_of[x]] = 1;
-            any_affected = true;
-        }
-    }
-    const ChunkTable* ct = &chunks;
-    const Linearization* cl_lin = &lin;
-    std::span<const uint32_t> ct_order = order;
-    ChunkTable real_chunks;
-    Linearization real_lin;
-    std::vector<uint32_t> real_order;
-    if (any_affected) {
-        real_lin.lin = lin.lin;
-        real_lin.optimal = lin.optimal;
-        r.real_relinearized = RelinearizeByRealWeight(g, cl, o, affected, real_lin);
-        real_chunks = BuildChunks(g, cl, real_lin, true);
-        SortIntoMiningOrder(real_chunks);
-        real_order.resize(real_chunks.Count());
-        std::iota(real_order.begin(), real_order.end(), 0u);
-        ct = &real_chunks;
-        cl_lin = &real_lin;
-        ct_order = real_order;
-    }
+    const ConsensusOrder co = ConsensusOrderOf(p, o, lin, chunks, order, r);
     r.timings.chunk += lap.Lap();
 
     const TemplateLimits lim = LimitsOf(o);
     r.v31_within_limits = WithinRequestLimits(chunks, r.v31, lim);
     // Block 1 (the optimized template) and the later projected blocks share one builder.
-    Projection pr = ProjectBlocks(g, *ct, ct_order, lim, r.v31_within_limits ? &r.v31 : nullptr, &chunks, o.projected_blocks,
-                                  o.projected_search_budget);
-    r.optimized = std::move(pr.first);
-    r.tail = pr.first_stats;
-    r.blocks = std::move(pr.blocks);
-    r.projected_search_nodes = pr.search_nodes;
-    r.tx_block.resize(g.n);
-    for (uint32_t x = 0; x < g.n; ++x) r.tx_block[p.original[x]] = pr.tx_block[x];
+    Projection pr = ProjectBlocks(p.g, co.Table(), co.Order(), lim, r.v31_within_limits ? &r.v31 : nullptr, &chunks,
+                                  o.projected_blocks, o.projected_search_budget);
     r.timings.optimized = pr.first_block_ms;
-    r.timings.projected = std::max(0.0, lap.Lap() - pr.first_block_ms);
+    TakeProjection(p, std::move(pr), r);
+    r.timings.projected = std::max(0.0, lap.Lap() - r.timings.optimized);
 
-    r.bound = ComputeUpperBound(g, cl, *cl_lin, *ct, ct_order, BoundLimits{lim.weight, lim.sigops, lim.tx_count, lim.min_rate_sat_kvb},
-                                r.optimized.fee);
-    if (!r.bound.better.empty()) {
-        // The bound's solve found a better template (the optimum, when solved; its parts need not
-        // be whole chunks): it becomes block 1, and the projected blocks are built again after it.
-        std::vector<uint8_t> keep(g.n, 0);
-        for (uint32_t x : r.bound.better) keep[x] = 1;
-        const ChunkTable mine = RechunkRemaining(g, *ct, keep);
-        Selection sel;
-        for (uint32_t k = 0; k < mine.Count(); ++k) sel.AddChunk(mine, k);
-        if (sel.fee > r.optimized.fee && WithinRequestLimits(mine, sel, lim)) {
-            TemplateLimits no_search = lim;  // block 1 is sel: the search already ran and found less
-            no_search.search_budget = 0;
-            Projection again = ProjectBlocks(g, *ct, ct_order, no_search, &sel, &mine, o.projected_blocks, o.projected_search_budget);
-            r.optimized = std::move(again.first);
-            r.tail = again.first_stats;
-            r.tail.improved_sat = r.optimized.fee - r.tail.greedy_fee;  // over the greedy pass, as the search reports it
-            r.tail.used_incumbent = false;                              // (the v31 template was not used)
-            r.blocks = std::move(again.blocks);
-            r.projected_search_nodes += again.search_nodes;
-            for (uint32_t x = 0; x < g.n; ++x) r.tx_block[p.original[x]] = again.tx_block[x];
-        }
-        r.bound.better.clear();
-    }
+    r.bound = ComputeUpperBound(p.g, p.cl, co.Lin(), co.Table(), co.Order(),
+                                BoundLimits{lim.weight, lim.sigops, lim.tx_count, lim.min_rate_sat_kvb}, r.optimized.fee);
+    AdoptBetterTemplate(p, o, co, lim, r);
     r.timings.bound = lap.Lap();
 
-    if (o.threads >= 2) {
-        helper.Join();
-        if (helper_error) std::rethrow_exception(helper_error);
-    } else if (!o.skip_v30) {
-        Stopwatch sw;
-        r.v30 = BuildBaselineV30(g, cl, o);
-        v30_ms = sw.Lap();
-    }
-    r.timings.baselines = v31_ms + v30_ms;  // v30 ran on the helper thread, overlapping the phases above
+    helper.Finish(p, o, r.v30);
+    r.timings.baselines = v31_ms + helper.v30_ms;  // v30 ran on the helper thread, overlapping the phases above
     lap.Lap();
 
     ToInput(r.optimized, p.original);
@@ -306,7 +386,7 @@ std::string SelfCheck(const InputView& input, const Options& o, unsigned every)
     SortIntoMiningOrder(chunks);
     err = SanityCheck(p.g, chunks);
     if (!err.empty()) return "chunks: " + err;
-    return "";
+    return CheckRealTable(p, o, lin, chunks);
 }
 
 }  // namespace opt

@@ -74,6 +74,13 @@ public:
 
 private:
     struct Impl;
+    /** Per position, the parents of its chunk's transactions that lie in other chunks: whether a
+     *  chunk is blocked then reads a short list instead of the graph. O(n + edges). */
+    void IndexExternalParents();
+    std::span<const uint32_t> ExternalParents(uint32_t pos) const noexcept
+    {
+        return {m_ext_parents.data() + m_ext_offsets[pos], m_ext_parents.data() + m_ext_offsets[pos + 1]};
+    }
     const Graph& m_g;
     const ChunkTable& m_t;
     TemplateLimits m_lim;
@@ -83,8 +90,9 @@ private:
     std::vector<uint8_t> m_eligible, m_live;
     std::vector<int64_t> m_tree;  // min-segment tree over live eligible weights
     size_t m_tree_size{1};
-    std::vector<uint8_t> m_real_sorted_from;       // 1 if real rates are non-increasing from p onwards
-    std::vector<int64_t> m_cum_fee, m_cum_weight;  // bound prefix sums, reused by every Build
+    std::vector<uint8_t> m_real_sorted_from;             // 1 if real rates are non-increasing from p onwards
+    std::vector<int64_t> m_cum_fee, m_cum_weight;        // bound prefix sums, reused by every Build
+    std::vector<uint32_t> m_ext_offsets, m_ext_parents;  // ExternalParents, CSR by position
     friend struct Impl;
 };
 
