@@ -17,12 +17,24 @@ import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { Errors } from '../errors.js';
 import type { SettlementMode } from './capabilities.js';
 import { bindOffer, paymentRequired, type RequirementsBuilder } from './challenge.js';
-import { decodePaymentHeader, encodeHeaderJson } from './decode.js';
+import { encodeHeaderJson } from './decode.js';
 import type { FacilitatorClient } from './facilitator.js';
 import type { CachedAnswer } from './keptAnswers.js';
 import type { LedgerEntry } from './ledger.js';
 import type { PaymentLimits } from './limits.js';
-import { challengeHeaders, contentTypeOf, EXPOSE_HEADERS, readPaymentId, replaceWithError, replayHeaders, sendChallenge, sha256 } from './replies.js';
+import { bindingOf, priceOf, readHeader, refuseHead, type RouteCtx } from './paidRequest.js';
+import {
+  bodyOf,
+  challengeHeaders,
+  contentTypeOf,
+  EXPOSE_HEADERS,
+  replaceWithError,
+  replayHeaders,
+  sendChallenge,
+  sha256,
+  uncharged,
+  unknownSettlement,
+} from './replies.js';
 import type { PaymentPayload, PaymentRequirements, ResourceInfo, SettlementResponse } from './schemas.js';
 import { settleForAnswer, type Settler } from './settlement.js';
 import { MAX_RECOMPUTES, PaymentMachine } from './state/machine.js';
@@ -34,13 +46,6 @@ export const NONCE_RETENTION_SECONDS = 3600;
 
 /** Where a test's pause (injected through the plugin's `pause` option) can stop the gate. */
 export type GateStep = 'after-verify' | 'after-handler' | 'after-record' | 'after-settle';
-
-export interface RouteCtx {
-  /** `"<METHOD> <path>"` as registered, recorded in the ledger and bound into the offer. */
-  key: string;
-  /** USD; null when the route quotes each request (`request.paymentQuote`, JSON-RPC). */
-  priceUsd: number | null;
-}
 
 export interface GateDeps {
   mode: SettlementMode;
@@ -96,10 +101,7 @@ export class PaymentGate {
     const read = readHeader(request);
     if ('refusal' in read) return this.refuse(reply, offer, read.refusal);
 
-    const requestHash = sha256(`${request.method} ${request.url}\n${request.body === undefined ? '' : JSON.stringify(request.body)}`);
-    const paymentId = readPaymentId(read.payload);
-    // Payment-identifier records: the request and the exact header, hashed.
-    const fingerprint = paymentId === null ? '' : sha256(`${requestHash}\n${read.header.trim()}`);
+    const { requestHash, paymentId, fingerprint } = bindingOf(request, read.header, read.payload);
     const id = paymentId === null ? { kind: 'new' as const } : await this.d.state.checkId(paymentId, fingerprint);
     if (id.kind !== 'new' && id.kind !== 'done') return this.stop(reply, id, { paymentId, nonceKey: null, offer });
 
@@ -164,7 +166,7 @@ export class PaymentGate {
       case 'kept':
         a.machine.fire('answer-kept');
         reply.code(outcome.answer.statusCode).header('content-type', outcome.answer.contentType);
-        replayHeaders(reply, outcome.paymentResponse ?? unknownSettlement(a));
+        replayHeaders(reply, outcome.paymentResponse ?? unknownSettlement(a.verified, a.payload));
         void reply.send(outcome.answer.body);
         return reply;
       case 'recompute':
@@ -227,7 +229,7 @@ export class PaymentGate {
     }
     a.machine.fire('serve');
 
-    const ledgerId = await this.d.state.record(a.key, this.entryOf(a, reply, body), answer);
+    const ledgerId = await this.d.state.record(a.key, this.entryOf(a, body), answer);
     if (ledgerId === null) {
       // No answer without a durable record: give the claim back and refuse.
       await this.release(a);
@@ -264,7 +266,7 @@ export class PaymentGate {
    * could not be (failed, too large), the recompute counted. A 503 (not ready, node down) is not.
    */
   private async answeredAgain(reply: FastifyReply, a: Accepted, recompute: Recompute, payload: unknown): Promise<unknown> {
-    replayHeaders(reply, recompute.paymentResponse() ?? unknownSettlement(a));
+    replayHeaders(reply, recompute.paymentResponse() ?? unknownSettlement(a.verified, a.payload));
     const body = bodyOf(payload);
     if (reply.statusCode < 400 && body !== null && this.d.state.fits(body)) {
       a.machine.fire('keep');
@@ -277,7 +279,7 @@ export class PaymentGate {
     return payload;
   }
 
-  private entryOf(a: Accepted, reply: FastifyReply, body: string | Buffer | null): LedgerEntry {
+  private entryOf(a: Accepted, body: string | Buffer | null): LedgerEntry {
     const v = a.verified;
     return {
       nonceKey: v.nonceKey,
@@ -326,53 +328,4 @@ export class PaymentGate {
     a.machine.fire('release');
     await this.d.state.release(a.key);
   }
-}
-
-function priceOf(request: FastifyRequest, ctx: RouteCtx): number {
-  const quote = request.paymentQuote;
-  const priceUsd = quote ? quote.priceUsd : ctx.priceUsd;
-  if (priceUsd === null) throw new Error(`${ctx.key} is priced per request but set no payment quote`);
-  return priceUsd;
-}
-
-/** An empty body is nothing to pay for: HEAD is never charged (routes.ts exposes it on free GETs only). */
-function refuseHead(request: FastifyRequest, reply: FastifyReply, ctx: RouteCtx): void {
-  if (request.method !== 'HEAD') return;
-  reply.header('allow', ctx.key.split(' ')[0] ?? 'GET');
-  throw new Errors.METHOD_NOT_ALLOWED('HEAD', request.url.split('?')[0] ?? request.url);
-}
-
-/** The PAYMENT-SIGNATURE header, decoded; a refusal (402) when absent or of another version; 400 when malformed. */
-function readHeader(request: FastifyRequest): { header: string; payload: PaymentPayload } | { refusal: string } {
-  const header = request.headers['payment-signature'];
-  if (header === undefined) return { refusal: request.headers['x-payment'] !== undefined ? PaymentError.VERSION_1 : PaymentError.MISSING };
-  if (typeof header !== 'string') throw new Errors.PAYMENT_MALFORMED('more than one PAYMENT-SIGNATURE header');
-  const decoded = decodePaymentHeader(header);
-  if (decoded.kind === 'malformed') throw new Errors.PAYMENT_MALFORMED(decoded.reason);
-  if (decoded.kind === 'version') return { refusal: decoded.version === 1 ? PaymentError.VERSION_1 : PaymentError.VERSION };
-  return { header, payload: decoded.payload };
-}
-
-function bodyOf(payload: unknown): string | Buffer | null {
-  return typeof payload === 'string' || Buffer.isBuffer(payload) ? payload : null;
-}
-
-/** Nothing charged: said so, and readable by a browser client. */
-function uncharged(reply: FastifyReply, payload: unknown): unknown {
-  reply.header('x-payment-charged', 'false');
-  reply.header('access-control-expose-headers', EXPOSE_HEADERS);
-  return payload;
-}
-
-/** PAYMENT-RESPONSE for a payment whose settlement this replica cannot know (its owner died). */
-function unknownSettlement(a: Identified): string {
-  const v = a.verified;
-  return encodeHeaderJson({
-    success: true,
-    transaction: '',
-    network: v.network.network,
-    payer: a.payload.payload.authorization.from,
-    amount: v.requirement.amount,
-    extra: { settlement: 'pending' },
-  });
 }
