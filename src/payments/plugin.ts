@@ -13,32 +13,27 @@
  *   (a JSON-RPC request with a failed priced call); the claim is then given back.
  * - `app.payments`: settlement mode, networks, payTo, capabilities, ledger counts, `reconcile()`.
  */
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
-import { getAddress } from 'viem';
+import { getAddress, type Address } from 'viem';
 import { assertProductionPayments, type Config } from '../config.js';
 import { Errors } from '../errors.js';
-import { AnswerCache } from './answerCache.js';
-import { paymentsCapabilities, type PaymentsCapabilities, type SettlementMode } from './capabilities.js';
+import type { SettlementMode } from './capabilities.js';
 import { requirementsBuilder } from './challenge.js';
 import { ChainAuthorizations, parseChainRpcUrls } from './chainAuthorizations.js';
-import { openPaymentsDb } from './db.js';
-import { FacilitatorClient, type BreakerState, type FacilitatorHealth } from './facilitator.js';
-import { PaymentGate, type GateStep, type RouteCtx } from './gate.js';
-import { KeptAnswers } from './keptAnswers.js';
-import { Ledger, type LedgerStatus } from './ledger.js';
+import { FacilitatorClient } from './facilitator.js';
+import { PaymentGate, type GateStep } from './gate.js';
+import type { RouteCtx } from './paidRequest.js';
+import { paymentsInfo, type PaymentsInfo } from './info.js';
 import type { PaymentLimits } from './limits.js';
 import { resolveNetworks, type PaymentNetwork } from './networks.js';
 import type { PaymentQuote } from './prices.js';
-import { Settler, type ReconcileResult } from './settlement.js';
-import { MemoryReplayStore } from './store/memoryReplayStore.js';
-import { RedisReplayStore } from './store/redisReplayStore.js';
+import { Settler } from './settlement.js';
+import { openPaymentStorage, type PaymentStorage } from './storage.js';
 import type { ReplayStore } from './store/replayStore.js';
-import { SharedPayments } from './store/sharedPayments.js';
-import { StreamTickets } from './streamTickets.js';
-import { SqliteReplayStore } from './store/sqliteReplayStore.js';
 import { createVerifier } from './verify.js';
-import { WriteQueue } from './writeQueue.js';
+
+export type { PaymentsHealth, PaymentsInfo } from './info.js';
 
 /** payTo in demo mode (no PAY_TO): recognisably not a wallet; nothing is ever settled to it. */
 export const DEMO_PAY_TO = '0x0000000000000000000000000000000000000402';
@@ -58,52 +53,6 @@ export interface PaymentsPluginOptions {
   pause?: (step: GateStep) => Promise<void>;
   /** Overrides X402_RECONCILE_INTERVAL_SEC (tests). */
   reconcileIntervalMs?: number;
-}
-
-export interface PaymentsInfo {
-  enabled: boolean;
-  settlement: SettlementMode;
-  payTo: string;
-  networks: readonly PaymentNetwork[];
-  store: ReplayStore['kind'];
-  facilitator: { configured: boolean } & FacilitatorHealth;
-  /** For the capabilities route: `payment` and `customerAuth` (= limits.customerAuth). */
-  capabilities: PaymentsCapabilities;
-  /** For /health: one line that says whether money moves. */
-  settlementNote: string;
-  ledgerCounts(): Record<LedgerStatus, number>;
-  /** Retries pending settlements now (also runs at start and on a timer). */
-  reconcile(): Promise<ReconcileResult>;
-  /** Purges expired replay-store records and old ledger rows now (also on a timer). */
-  purge(): Promise<void>;
-  /** The `payments` section of /health (no secrets: the facilitator is named by host only). */
-  health(): PaymentsHealth;
-  /** Stream tickets, in the replay store (shared by replicas with REDIS_URL). */
-  tickets: StreamTickets;
-}
-
-export interface PaymentsHealth {
-  enabled: boolean;
-  settlement: SettlementMode;
-  note: string;
-  payTo: string;
-  networks: string[];
-  replayStore: ReplayStore['kind'];
-  facilitator: {
-    configured: boolean;
-    reachable: boolean | null;
-    checkedAt: string | null;
-    /** `open`: repeated failures; new paid requests are answered 503 at once. */
-    breaker: BreakerState | null;
-    retryAfterSeconds: number | null;
-  };
-  ledger: Record<LedgerStatus, number>;
-  /** Answers kept in memory for retries of paid requests. */
-  answerCache: { entries: number; bytes: number; maxBytes: number };
-  /** The last scheduled purge of the replay store and the ledger. */
-  purge: { lastAt: string | null; removed: number };
-  /** At start: abandoned pending records released (their payers may retry without waiting). */
-  recovery: { releasedPaymentIds: number; releasedUnansweredRows: number };
 }
 
 /** A route's price, in its `config.payment`: USD, or `per_call` when the route quotes each request (JSON-RPC). */
@@ -128,40 +77,45 @@ declare module 'fastify' {
 
 const kGateHook = Symbol('x402-gate');
 
+/** Who is paid and how: the payee, the networks offered, and whether money moves. */
+interface Payee {
+  mode: SettlementMode;
+  payTo: Address;
+  networks: readonly PaymentNetwork[];
+}
+
+interface Settling {
+  facilitator: FacilitatorClient | null;
+  settler: Settler | null;
+}
+
 const payments: FastifyPluginAsync<PaymentsPluginOptions> = async (app, opts) => {
   const { config } = opts;
   // Whoever wires the plugin: production never runs a mode that takes payments without settling them.
   assertProductionPayments(config);
   const now = opts.now ?? Date.now;
-  const networks = resolveNetworks(config);
-  const payTo = getAddress(config.PAY_TO ?? DEMO_PAY_TO);
-  const mode: SettlementMode = config.PAY_TO === undefined ? 'demo' : config.X402_FACILITATOR_URL ? 'facilitator' : 'local-unsettled';
-  const enabled = config.PAYMENTS_ENABLED;
-
-  const db = openPaymentsDb(config.DATA_DIR);
-  // One group-commit queue for the ledger and the SQLite store: their writes share transactions.
-  const writes = new WriteQueue(db);
-  const ledger = new Ledger(db, now, writes);
-  let store: ReplayStore;
-  // At start (one process per DATA_DIR), nothing of this process is in flight yet: pending
-  // payment-identifier records and unanswered pending rows were left by a killed process.
-  const recovery = { releasedPaymentIds: 0, releasedUnansweredRows: ledger.releaseUnanswered() };
-  if (opts.store === 'memory') store = new MemoryReplayStore(now);
-  else if (opts.store) store = opts.store;
-  else if (config.REDIS_URL) store = await RedisReplayStore.connect(config.REDIS_URL, 'x402:', now);
-  else {
-    const sqlite = new SqliteReplayStore(db, now, writes);
-    recovery.releasedPaymentIds = sqlite.releaseAbandoned();
-    store = sqlite;
-  }
-  // Several replicas: payment states and retry answers live in Redis beside the claims.
-  const budgetMs = config.X402_FACILITATOR_VERIFY_TIMEOUT_MS + config.X402_FACILITATOR_SETTLE_TIMEOUT_MS;
-  // A crashed replica's payment id (or shared claim) is free again after the facilitator budget plus a minute for the handler.
-  const pendingLeaseMs = budgetMs + 60_000;
-  const shared =
-    store instanceof RedisReplayStore ? new SharedPayments(store.redis, store.prefix, now, config.X402_ANSWER_CACHE_ENTRY_BYTES, pendingLeaseMs) : null;
-  await shared?.start();
+  const payee = payeeOf(config);
+  const storage = await openPaymentStorage(config, opts.store, now, app.log);
+  const { recovery } = storage;
   if (recovery.releasedPaymentIds + recovery.releasedUnansweredRows > 0) app.log.warn(recovery, 'payments: released what a killed process left pending');
+  const settling = openSettling(config, payee.mode, storage, app.log);
+  const gate = gateOf(config, opts, payee, storage, settling, now, app.log);
+
+  app.decorateRequest('paymentQuote', null);
+  app.decorateRequest('paymentChargeable', true);
+  const purge = purger(config, storage, now, app.log);
+  app.decorate('payments', paymentsInfo({ config, ...payee, storage, ...settling, now, purge: purge.run, lastPurge: purge.last }));
+  app.addHook('onRoute', (route: RouteOptions) => gatePaidRoute(route, gate, config.PAYMENTS_ENABLED));
+  scheduleAndClose(app, config, opts, settling, storage, purge.run);
+};
+
+function payeeOf(config: Config): Payee {
+  const mode: SettlementMode = config.PAY_TO === undefined ? 'demo' : config.X402_FACILITATOR_URL ? 'facilitator' : 'local-unsettled';
+  return { mode, payTo: getAddress(config.PAY_TO ?? DEMO_PAY_TO), networks: resolveNetworks(config) };
+}
+
+/** The facilitator (facilitator mode only) and the settler; after a crash a refused re-settle is judged by the chain. */
+function openSettling(config: Config, mode: SettlementMode, storage: PaymentStorage, log: FastifyBaseLogger): Settling {
   const facilitator =
     mode === 'facilitator' && config.X402_FACILITATOR_URL
       ? new FacilitatorClient({
@@ -173,104 +127,72 @@ const payments: FastifyPluginAsync<PaymentsPluginOptions> = async (app, opts) =>
           breakerCooldownMs: config.X402_BREAKER_COOLDOWN_SEC * 1000,
         })
       : null;
-  // After a crash, a refused re-settle is judged by the chain (X402_CHAIN_RPC_URLS).
   const chainUrls = parseChainRpcUrls(config.X402_CHAIN_RPC_URLS);
-  const chain = chainUrls.size > 0 ? new ChainAuthorizations(chainUrls, config.X402_FACILITATOR_SETTLE_TIMEOUT_MS, app.log) : null;
-  const settler = facilitator ? new Settler(ledger, facilitator, app.log, chain) : null;
-  // Without Redis, kept answers also go to the data directory: they outlive a crash.
-  const answers = new AnswerCache(config.X402_ANSWER_CACHE_BYTES, config.X402_ANSWER_CACHE_ENTRY_BYTES, shared ? null : new KeptAnswers(db, writes));
+  const chain = chainUrls.size > 0 ? new ChainAuthorizations(chainUrls, config.X402_FACILITATOR_SETTLE_TIMEOUT_MS, log) : null;
+  return { facilitator, settler: facilitator ? new Settler(storage.ledger, facilitator, log, chain) : null };
+}
 
-  const gate = new PaymentGate({
-    mode,
-    builder: requirementsBuilder(networks, payTo, config.X402_MAX_TIMEOUT_SECONDS),
-    verifier: createVerifier(networks),
-    store,
-    ledger,
-    answers,
-    shared,
-    facilitator,
-    settler,
+function gateOf(
+  config: Config,
+  opts: PaymentsPluginOptions,
+  payee: Payee,
+  storage: PaymentStorage,
+  settling: Settling,
+  now: () => number,
+  log: FastifyBaseLogger,
+): PaymentGate {
+  return new PaymentGate({
+    mode: payee.mode,
+    builder: requirementsBuilder(payee.networks, payee.payTo, config.X402_MAX_TIMEOUT_SECONDS),
+    verifier: createVerifier(payee.networks),
+    state: storage.state,
+    ...settling,
     verifyWithFacilitator: config.X402_FACILITATOR_VERIFY,
     limits: opts.limits ?? null,
-    pendingLeaseMs,
     inProgressRetrySeconds: Math.max(1, Math.ceil(config.X402_FACILITATOR_SETTLE_TIMEOUT_MS / 1000)),
     publicBaseUrl: config.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
     now,
-    log: app.log,
+    log,
     ...(opts.pause ? { pause: opts.pause } : {}),
   });
+}
 
-  app.decorateRequest('paymentQuote', null);
-  app.decorateRequest('paymentChargeable', true);
-  const settlementNote =
-    mode === 'facilitator'
-      ? `payments are settled through the facilitator at ${config.X402_FACILITATOR_URL ? new URL(config.X402_FACILITATOR_URL).host : '(unset)'}`
-      : mode === 'local-unsettled'
-        ? 'settlement is OFF: payments are verified locally and recorded unsettled (no facilitator configured)'
-        : 'demo mode: no PAY_TO configured; payments are verified but never settled';
-  const info: PaymentsInfo = {
-    enabled,
-    settlement: mode,
-    payTo,
-    networks,
-    store: store.kind,
-    tickets: new StreamTickets(store, now),
-    facilitator: {
-      configured: facilitator !== null,
-      get reachable() {
-        return facilitator?.health.reachable ?? null;
-      },
-      get checkedAt() {
-        return facilitator?.health.checkedAt ?? null;
-      },
-    },
-    capabilities: paymentsCapabilities(mode, payTo, networks),
-    settlementNote,
-    ledgerCounts: () => ledger.countByStatus(),
-    reconcile: () => (settler ? settler.reconcile() : Promise.resolve({ attempted: 0, settled: 0, failed: 0, pending: 0 })),
-    purge: () => purge(),
-    health: () => ({
-      enabled,
-      settlement: mode,
-      note: settlementNote,
-      payTo,
-      networks: networks.map((n) => n.network),
-      replayStore: store.kind,
-      facilitator: {
-        configured: facilitator !== null,
-        reachable: facilitator?.health.reachable ?? null,
-        checkedAt: facilitator?.health.checkedAt ? new Date(facilitator.health.checkedAt).toISOString() : null,
-        breaker: facilitator?.breakerState ?? null,
-        retryAfterSeconds: facilitator ? facilitator.retryAfterSeconds() : null,
-      },
-      ledger: ledger.countByStatus(),
-      answerCache: { entries: answers.size, bytes: answers.bytes, maxBytes: config.X402_ANSWER_CACHE_BYTES },
-      purge: { lastAt: lastPurge.at === null ? null : new Date(lastPurge.at).toISOString(), removed: lastPurge.removed },
-      recovery,
-    }),
-  };
-  app.decorate('payments', info);
+/** Every route declares its price (free ones as 0), so none is served unpriced by mistake; paid ones get the gate. */
+function gatePaidRoute(route: RouteOptions, gate: PaymentGate, enabled: boolean): void {
+  const pricing = route.config?.payment;
+  if (!pricing) throw new Errors.PAYMENT_ROUTE_UNPRICED(`${String(route.method)} ${route.url}`);
+  if (!enabled || pricing.priceUsd === 0) return;
+  const ctx: RouteCtx = { key: pricing.key, priceUsd: pricing.priceUsd === 'per_call' ? null : pricing.priceUsd };
+  route.preHandler = withHook(route.preHandler, (req: FastifyRequest, reply: FastifyReply) => gate.preHandler(req, reply, ctx), 'first');
+  route.onSend = withHook(route.onSend, (req: FastifyRequest, reply: FastifyReply, payload: unknown) => gate.onSend(req, reply, payload), 'last');
+  route.onResponse = withHook(route.onResponse, (req: FastifyRequest) => gate.onResponse(req), 'last');
+}
 
-  app.addHook('onRoute', (route: RouteOptions) => {
-    const pricing = route.config?.payment;
-    // Every route declares its price (free ones as 0), so none is served unpriced by mistake.
-    if (!pricing) throw new Errors.PAYMENT_ROUTE_UNPRICED(`${String(route.method)} ${route.url}`);
-    if (!enabled || pricing.priceUsd === 0) return;
-    const ctx: RouteCtx = { key: pricing.key, priceUsd: pricing.priceUsd === 'per_call' ? null : pricing.priceUsd };
-    route.preHandler = withHook(route.preHandler, (req: FastifyRequest, reply: FastifyReply) => gate.preHandler(req, reply, ctx), 'first');
-    route.onSend = withHook(route.onSend, (req: FastifyRequest, reply: FastifyReply, payload: unknown) => gate.onSend(req, reply, payload), 'last');
-    route.onResponse = withHook(route.onResponse, (req: FastifyRequest) => gate.onResponse(req), 'last');
-  });
-
-  const lastPurge: { at: number | null; removed: number } = { at: null, removed: 0 };
-  const purge = async () => {
+/** The scheduled purge of expired claims, records, kept answers and old ledger rows. */
+function purger(config: Config, storage: PaymentStorage, now: () => number, log: FastifyBaseLogger) {
+  const last: { at: number | null; removed: number } = { at: null, removed: 0 };
+  const run = async () => {
     const t = now();
     const removed =
-      (await store.purgeExpired()) + (await answers.purge(t)) + ledger.purge(t - config.X402_LEDGER_RETENTION_DAYS * 86_400_000, Math.floor(t / 1000));
-    lastPurge.at = t;
-    lastPurge.removed = removed;
-    if (removed > 0) app.log.info({ removed }, 'payments: purged expired claims, records and old ledger rows');
+      (await storage.store.purgeExpired()) +
+      (await storage.answers.purge(t)) +
+      storage.ledger.purge(t - config.X402_LEDGER_RETENTION_DAYS * 86_400_000, Math.floor(t / 1000));
+    last.at = t;
+    last.removed = removed;
+    if (removed > 0) log.info({ removed }, 'payments: purged expired claims, records and old ledger rows');
   };
+  return { run, last: () => last };
+}
+
+/** Timers start when the app is ready (reconciler, purge) and everything opened is freed on close. */
+function scheduleAndClose(
+  app: FastifyInstance,
+  config: Config,
+  opts: PaymentsPluginOptions,
+  { facilitator, settler }: Settling,
+  storage: PaymentStorage,
+  purge: () => Promise<void>,
+): void {
   let purgeTimer: NodeJS.Timeout | null = null;
   app.addHook('onReady', async () => {
     if (settler && facilitator) {
@@ -283,17 +205,13 @@ const payments: FastifyPluginAsync<PaymentsPluginOptions> = async (app, opts) =>
     }, config.X402_PURGE_INTERVAL_SEC * 1000);
     purgeTimer.unref();
   });
-
   app.addHook('onClose', async () => {
     if (purgeTimer) clearInterval(purgeTimer);
     await settler?.stop();
     facilitator?.shutdown();
-    await shared?.stop();
-    await store.close();
-    writes.flush();
-    db.close();
+    await storage.close();
   });
-};
+}
 
 /** Adds `hook` to a route's hooks (function, array or none) once, first or last. */
 function withHook<T extends (...args: never[]) => unknown>(existing: unknown, hook: T, where: 'first' | 'last'): T[] {

@@ -11,6 +11,7 @@ import type { paymentRequired } from './challenge.js';
 import { encodeHeaderJson } from './decode.js';
 import type { LedgerRow } from './ledger.js';
 import { PAYMENT_IDENTIFIER, PaymentIdSchema, type PaymentPayload, type SettlementResponse } from './schemas.js';
+import type { VerifiedPayment } from './verify.js';
 
 export const EXPOSE_HEADERS = 'PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-Payment-Charged, Retry-After';
 
@@ -71,4 +72,28 @@ export function replaceWithError(reply: FastifyReply, err: Error & { statusCode?
   reply.header('content-type', 'application/json; charset=utf-8');
   reply.header('retry-after', String(DEFAULT_RETRY_AFTER_SECONDS));
   return JSON.stringify(errorBody(err.code ?? 'PAYMENT_STORE_UNAVAILABLE', err.message));
+}
+
+/** The answer's body when it can be hashed and kept (not a stream). */
+export function bodyOf(payload: unknown): string | Buffer | null {
+  return typeof payload === 'string' || Buffer.isBuffer(payload) ? payload : null;
+}
+
+/** Nothing charged: said so, and readable by a browser client. */
+export function uncharged(reply: FastifyReply, payload: unknown): unknown {
+  reply.header('x-payment-charged', 'false');
+  reply.header('access-control-expose-headers', EXPOSE_HEADERS);
+  return payload;
+}
+
+/** PAYMENT-RESPONSE for a payment whose settlement this replica cannot know (its owner died). */
+export function unknownSettlement(verified: VerifiedPayment, payload: PaymentPayload): string {
+  return encodeHeaderJson({
+    success: true,
+    transaction: '',
+    network: verified.network.network,
+    payer: payload.payload.authorization.from,
+    amount: verified.requirement.amount,
+    extra: { settlement: 'pending' },
+  });
 }

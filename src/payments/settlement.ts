@@ -17,7 +17,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { ChainAuthorizations } from './chainAuthorizations.js';
 import type { FacilitatorClient, SettleOutcome } from './facilitator.js';
 import type { Ledger, LedgerRow } from './ledger.js';
-import type { PaymentPayload, PaymentRequirements } from './schemas.js';
+import type { PaymentPayload, PaymentRequirements, SettlementResponse } from './schemas.js';
 
 export interface ReconcileResult {
   attempted: number;
@@ -133,4 +133,31 @@ export class Settler {
     }
     return { kind: 'pending', reason: `re-settle refused (${refused.reason}); the chain's authorization state is unknown`, transaction };
   }
+}
+
+/**
+ * The SettlementResponse of a paid request: one inline attempt through `settler`, or (no
+ * facilitator) the unsettled answer. `success: false` only when the facilitator refused it.
+ */
+export async function settleForAnswer(
+  settler: Settler | null,
+  ledgerId: number,
+  payload: PaymentPayload,
+  requirement: PaymentRequirements,
+): Promise<SettlementResponse> {
+  const base = { network: requirement.network, payer: payload.payload.authorization.from, amount: requirement.amount };
+  if (!settler) return { success: true, transaction: '', ...base, extra: { settlement: 'unsettled' } };
+  const outcome = await settler.settleInline(ledgerId, payload, requirement);
+  if (outcome.kind === 'failed') {
+    return {
+      success: false,
+      errorReason: outcome.reason,
+      ...(outcome.message ? { errorMessage: outcome.message } : {}),
+      transaction: outcome.transaction ?? '',
+      ...base,
+    };
+  }
+  return outcome.kind === 'settled'
+    ? { success: true, transaction: outcome.transaction, ...base, extra: { settlement: 'settled' } }
+    : { success: true, transaction: outcome.transaction ?? '', ...base, extra: { settlement: 'pending' } };
 }

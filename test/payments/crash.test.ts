@@ -14,7 +14,7 @@ import type { ChildProcess } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openPaymentsDb } from '../../src/payments/db.js';
 import { Ledger, type LedgerRow } from '../../src/payments/ledger.js';
-import { MAX_RECOMPUTES } from '../../src/payments/replays.js';
+import { MAX_RECOMPUTES } from '../../src/payments/state/machine.js';
 import { startMockFacilitator, type MockFacilitator } from '../helpers/mockFacilitator.js';
 import { startPaidProcess, until, type PaidProcess } from './fixtures/paidProcess.js';
 import { challengeOf, newAccount, PAY_TO, paymentHeader, requirementFor, signPayment, tempDir } from './helpers.js';

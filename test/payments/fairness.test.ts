@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { assertPaymentConfig, ConfigError } from '../../src/config.js';
 import { openPaymentsDb, PAYMENTS_DB_FILE } from '../../src/payments/db.js';
-import { MAX_RECOMPUTES } from '../../src/payments/replays.js';
+import { MAX_RECOMPUTES } from '../../src/payments/state/machine.js';
 import { Ledger } from '../../src/payments/ledger.js';
 import { startMockFacilitator, type MockFacilitator } from '../helpers/mockFacilitator.js';
 import {

@@ -16,6 +16,10 @@
  * restart; charging again could charge twice). The claim keeps its TTL (past `validBefore`, so a
  * replay stays refused); an answer lives until `validBefore` at most, and only answers of at most
  * `maxAnswerBytes` of paid requests are kept: nothing unpaid is stored.
+ *
+ * These are the shared form of the machine's states (state/machine.ts): claimed = claimed,
+ * charging = served and being recorded, paid = settled, failed = refused; released = deleted.
+ * state/sharedState.ts moves them for the gate.
  */
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
