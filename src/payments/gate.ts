@@ -24,6 +24,7 @@ import type { SettlementMode } from './capabilities.js';
 import { bindOffer, paymentRequired, type RequirementsBuilder } from './challenge.js';
 import { decodePaymentHeader, encodeHeaderJson } from './decode.js';
 import type { FacilitatorClient } from './facilitator.js';
+import { facilitatorLog } from './facilitatorLog.js';
 import type { Ledger, LedgerEntry } from './ledger.js';
 import type { PaymentLimits } from './limits.js';
 import { challengeHeaders, contentTypeOf, EXPOSE_HEADERS, paymentResponseOf, readPaymentId, replaceWithError, sendChallenge, sha256 } from './replies.js';
@@ -217,9 +218,8 @@ export class PaymentGate {
           await release();
           return refuse(outcome.reason);
         }
-        // Unreachable facilitator: our local checks passed; settlement will have the last word.
-        if (outcome.kind === 'unavailable')
-          this.d.log.warn({ detail: outcome.detail }, 'payments: facilitator /verify unavailable, continuing on local verification');
+        // Unreachable facilitator: our local checks passed; settlement will have the last word (logged once per outage).
+        facilitatorLog(this.d.log).verify(outcome);
       }
     }
     this.accepted.set(request, { ...base, replay: null });
