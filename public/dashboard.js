@@ -229,6 +229,12 @@
     const latest = snapshot.optimizer.latest;
     set('updatedAt', new Date(snapshot.at).toLocaleTimeString());
     set('node', `${snapshot.node.kind}, height ${fmt(snapshot.node.height)}${snapshot.node.lastError ? ` (error: ${snapshot.node.lastError})` : ''}`);
+    // The node is known down: the numbers stay, labelled as the last known ones.
+    const down = field('nodeDown');
+    down.hidden = !snapshot.node.down;
+    down.textContent = snapshot.node.down
+      ? `Last known at ${snapshot.node.lastKnownAt === null ? 'never' : new Date(snapshot.node.lastKnownAt).toLocaleTimeString()} — node unreachable (${snapshot.node.downReason}). The values below are the last known ones.`
+      : '';
     set('mempoolCount', m.ready ? fmt(m.count) : 'not ready');
     set('mempoolVsize', `${(m.vsize / 1e6).toFixed(2)} vMB`);
     note('mempoolVsize').textContent = `${m.backlogBlocks} blocks of backlog; floor ${m.minFeeRateSatVb ?? '–'} sat/vB`;

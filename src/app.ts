@@ -16,6 +16,7 @@ import type { ApiContext } from './api/define.js';
 import { CORS_OPTIONS } from './api/cors.js';
 import { DashboardFeed } from './api/dashboard/feed.js';
 import edgePlugin from './api/edge.js';
+import { nodeStatus } from './api/freshness.js';
 import { RequestLog } from './api/requestLog.js';
 import { createErrorHandler, frameworkErrorHandler } from './api/errorHandler.js';
 import { ServiceMetrics } from './api/system/metrics.js';
@@ -97,7 +98,17 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(feesPlugin, { node, now });
   await app.register(paymentsPlugin, { config, now, limits: app.rateLimits });
 
-  const dashboard = new DashboardFeed({ nodeKind: deps.nodeKind, mempool: app.mempool, fees: app.fees, optimizer: app.optimizer, now, minIntervalMs: 1000 });
+  const nodeWatch = new NodeWatch(node, { intervalMs: config.NODE_CHECK_INTERVAL_MS, timeoutMs: config.NODE_CHECK_TIMEOUT_MS, now });
+  const startedAt = now();
+  const dashboard = new DashboardFeed({
+    nodeKind: deps.nodeKind,
+    mempool: app.mempool,
+    fees: app.fees,
+    optimizer: app.optimizer,
+    nodeStatus: () => nodeStatus({ mempool: app.mempool, nodeWatch, now, startedAt }),
+    now,
+    minIntervalMs: 1000,
+  });
   const stream = new StreamHub(app.mempool.mirror, app.optimizer.service, {
     maxBufferBytes: config.STREAM_MAX_BUFFER_BYTES,
     now,
@@ -110,7 +121,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     optimizer: app.optimizer,
     streamClients: () => ({ dashboard: dashboard.clientCount, mempool: stream.clientCount }),
   });
-  const nodeWatch = new NodeWatch(node, { intervalMs: config.NODE_CHECK_INTERVAL_MS, timeoutMs: config.NODE_CHECK_TIMEOUT_MS, now });
   // The first check is awaited (bounded by its timeout), so a live node is known reached once the app is ready.
   app.addHook('onReady', async () => {
     await nodeWatch.check();
@@ -124,7 +134,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     addressSource: deps.addressSource,
     nodeKind: deps.nodeKind,
     now,
-    startedAt: now(),
+    startedAt,
     chain: new ChainState(node, now),
     mempool: app.mempool,
     fees: app.fees,

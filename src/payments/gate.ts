@@ -19,6 +19,7 @@ import type { SettlementMode } from './capabilities.js';
 import { bindOffer, paymentRequired, type RequirementsBuilder } from './challenge.js';
 import { encodeHeaderJson } from './decode.js';
 import type { FacilitatorClient } from './facilitator.js';
+import { facilitatorLog } from './facilitatorLog.js';
 import type { CachedAnswer } from './keptAnswers.js';
 import type { LedgerEntry } from './ledger.js';
 import type { PaymentLimits } from './limits.js';
@@ -195,9 +196,8 @@ export class PaymentGate {
           await this.release(a);
           return this.refuse(reply, a.offer, outcome.reason);
         }
-        // Unreachable facilitator: our local checks passed; settlement will have the last word.
-        if (outcome.kind === 'unavailable')
-          this.d.log.warn({ detail: outcome.detail }, 'payments: facilitator /verify unavailable, continuing on local verification');
+        // Unreachable facilitator: our local checks passed; settlement will have the last word (logged once per outage).
+        facilitatorLog(this.d.log).verify(outcome);
       }
     }
     this.accepted.set(request, { ...a, finished: false, recompute: null });

@@ -16,6 +16,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { ChainAuthorizations } from './chainAuthorizations.js';
 import type { FacilitatorClient, SettleOutcome } from './facilitator.js';
+import { facilitatorLog } from './facilitatorLog.js';
 import type { Ledger, LedgerRow } from './ledger.js';
 import type { PaymentPayload, PaymentRequirements, SettlementResponse } from './schemas.js';
 
@@ -110,9 +111,9 @@ export class Settler {
         break;
       case 'pending':
         await this.ledger.markPending(id, outcome.transaction, outcome.reason);
-        this.log.warn({ paymentId: id, reason: outcome.reason, transaction: outcome.transaction }, 'payments: settlement pending');
         break;
     }
+    facilitatorLog(this.log).settle(id, outcome);
     return outcome;
   }
 

@@ -60,6 +60,7 @@ describe('projected block 1 is the next block everywhere', () => {
       mempool: app.mempool,
       fees: app.fees,
       optimizer: app.optimizer,
+      nodeStatus: () => ({ down: false, error: null }),
       now: Date.now,
       minIntervalMs: 1000,
     });

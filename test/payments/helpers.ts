@@ -64,6 +64,8 @@ export interface StubAppOptions extends Partial<Omit<PaymentsPluginOptions, 'con
   config: Config;
   /** The first `warmup` runs of the paid handlers answer 503 MEMPOOL_NOT_READY, as a service warming up after a restart does. */
   warmup?: number;
+  /** Where the app's log lines go (JSON, one per write); default: no logging. */
+  logStream?: { write(line: string): void };
 }
 
 /** A fastify app shaped like `buildApp`'s (zod, error handler) with the payments plugin and stub routes. */
@@ -75,7 +77,8 @@ export interface StubApp extends FastifyInstance {
 }
 
 export async function stubApp(opts: StubAppOptions): Promise<StubApp> {
-  const app = Fastify({ logger: false, trustProxy: opts.config.TRUST_PROXY }).withTypeProvider<ZodTypeProvider>();
+  const logger = opts.logStream ? { level: 'info', stream: opts.logStream } : false;
+  const app = Fastify({ logger, trustProxy: opts.config.TRUST_PROXY }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(errorHandler);

@@ -3,6 +3,11 @@
  * stream). Keeps short histories the services do not (fees of the last cycles, recent replacements
  * and blocks) by listening to the mempool view and the optimizer, and pushes a snapshot to every
  * open feed when either changes, at most once per `minIntervalMs`.
+ *
+ * While the node is known down the snapshot keeps the last known values (it is free: nothing is
+ * sold from them) and says so: `node.down` with `node.lastKnownAt`, when the view last matched the
+ * node. The feed looks at the node's status every `statusCheckMs` and pushes when it flips, since
+ * a lost node sends no mempool change that would.
  */
 import { PassThrough, type Readable } from 'node:stream';
 import { btcPerKvbToSatVb } from '../../bitcoin/units.js';
@@ -35,7 +40,19 @@ export interface CycleFees {
 
 export interface DashboardSnapshot {
   at: number;
-  node: { kind: string; height: number | null; tip: string | null; lastPollAt: number | null; lastError: string | null };
+  node: {
+    kind: string;
+    height: number | null;
+    tip: string | null;
+    lastPollAt: number | null;
+    lastError: string | null;
+    /** The node is known unreachable: every value below is the last known one, as of `lastKnownAt`. */
+    down: boolean;
+    /** When the values shown last matched the node (its last applied event or full sync), ms since the epoch. */
+    lastKnownAt: number | null;
+    /** Why the node is down (null while it answers). */
+    downReason: string | null;
+  };
   mempool: { ready: boolean; count: number; vsize: number; feeSat: number; backlogBlocks: number; minFeeRateSatVb: number | null };
   histogram: Array<{ minFeeRateSatVb: number; maxFeeRateSatVb: number | null; vsize: number; count: number }>;
   optimizer: {
@@ -61,8 +78,12 @@ export interface DashboardSources {
   mempool: MempoolService;
   fees: FeesService;
   optimizer: OptimizerHandle;
+  /** The node's reachability now (`nodeStatus` of freshness.ts, which imports this file through define.ts). */
+  nodeStatus(): { down: boolean; error: string | null };
   now(): number;
   minIntervalMs: number;
+  /** How often the node's status is looked at while feeds are open. Default 1000. */
+  statusCheckMs?: number;
 }
 
 function cycleFees(cache: TemplateCache): CycleFees {
@@ -91,6 +112,9 @@ export class DashboardFeed {
   private readonly streams = new Set<PassThrough>();
   private pushTimer: NodeJS.Timeout | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
+  private statusTimer: NodeJS.Timeout | undefined;
+  /** `node.down` of the last snapshot sent. */
+  private sentDown = false;
   private lastPush = 0;
 
   constructor(private readonly sources: DashboardSources) {
@@ -122,6 +146,7 @@ export class DashboardFeed {
     const cache = service.cache;
     const sample = mirror.ready ? this.sources.fees.sample() : undefined;
     const latest = this.cycles[0];
+    const status = this.sources.nodeStatus();
     return {
       at: this.sources.now(),
       node: {
@@ -130,6 +155,9 @@ export class DashboardFeed {
         tip: mirror.tipHash ?? null,
         lastPollAt: mirror.lastPollAt ?? null,
         lastError: mirror.lastError,
+        down: status.down,
+        lastKnownAt: mirror.matchedNodeAt ?? null,
+        downReason: status.down ? (status.error ?? 'no answer') : null,
       },
       mempool: {
         ready: mirror.ready,
@@ -187,10 +215,15 @@ export class DashboardFeed {
       if (this.streams.size === 0) this.stopHeartbeat();
     });
     stream.write(`retry: 3000\n\n`);
-    this.write(stream, this.snapshot());
+    const snapshot = this.snapshot();
+    this.sentDown = snapshot.node.down;
+    this.write(stream, snapshot);
     this.heartbeat ??= setInterval(() => {
       for (const s of this.streams) s.write(': keep-alive\n\n');
     }, HEARTBEAT_MS).unref();
+    this.statusTimer ??= setInterval(() => {
+      if (this.sources.nodeStatus().down !== this.sentDown) this.schedulePush();
+    }, this.sources.statusCheckMs ?? 1000).unref();
     return stream;
   }
 
@@ -210,7 +243,9 @@ export class DashboardFeed {
 
   private stopHeartbeat(): void {
     clearInterval(this.heartbeat);
+    clearInterval(this.statusTimer);
     this.heartbeat = undefined;
+    this.statusTimer = undefined;
   }
 
   private write(stream: PassThrough, snapshot: DashboardSnapshot): void {
@@ -225,6 +260,7 @@ export class DashboardFeed {
       this.pushTimer = undefined;
       this.lastPush = this.sources.now();
       const snapshot = this.snapshot();
+      this.sentDown = snapshot.node.down;
       for (const stream of this.streams) this.write(stream, snapshot);
     }, wait);
     this.pushTimer.unref();

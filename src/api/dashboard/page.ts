@@ -11,7 +11,9 @@ const chart = (id: string, title: string, note: string, wide = false) =>
   `<div class="card${wide ? ' wide' : ''}"><h2>${title}</h2><div class="chart" id="${id}"></div><div class="muted">${note}</div></div>`;
 
 export function dashboardHtml(): string {
+  // Shown while the node is known unreachable: the values below are then the last known ones.
   const body = `<p class="muted">Read-only · feed <span data-field="feedStatus">connecting…</span> · updated <span data-field="updatedAt">never</span> · node <span data-field="node">…</span></p>
+<p class="card status-bad" role="alert" data-field="nodeDown" hidden></p>
 <div class="grid">
 ${stat('mempoolCount', 'Mempool', 'transactions')}
 ${stat('mempoolVsize', 'Pending size', 'vMB · blocks of backlog')}
