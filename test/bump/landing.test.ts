@@ -12,7 +12,7 @@ let world: TestWorld;
 beforeAll(async () => {
   world = await startTestWorld({ seed: 13, initialTxs: 9000 });
   await refresh(world);
-}, 120_000);
+}, 240_000); // 9,000 signed arrivals, each signature verified by the node: about a minute alone, more beside other suites
 afterAll(() => world?.close());
 
 const post = (url: string, payload: unknown) => world.app.inject({ method: 'POST', url, payload: payload as object });

@@ -8,6 +8,7 @@ import type { z } from 'zod';
 import type { BumpPlanAnswer } from '../../src/api/template/bumpPlanAnswer.js';
 import { btcToSats } from '../../src/bitcoin/units.js';
 import { refresh, startTestWorld, type TestWorld } from '../helpers/testWorld.js';
+import { withBadSignature, withoutSignatures } from '../helpers/tamperTx.js';
 
 type Plan = z.output<typeof BumpPlanAnswer>;
 let world: TestWorld;
@@ -116,6 +117,28 @@ describe('RBF plan on the simulated node', () => {
     const after = await plan(txid!, 5);
     expect(after.state).toMatchObject({ status: 'replaced', replacedBy: signed.txid });
     expect(after.recommended).toBe('not_possible');
+  });
+});
+
+describe('a wrongly signed replacement on the simulated node', () => {
+  it('error: relayed through insight, a replacement paying the plan but wrongly signed (or unsigned) is refused by the node, nothing replaced', async () => {
+    const [txid] = await replaceable((d, a) => d === 1 && a === 1);
+    const p = await plan(txid!, 5);
+    const signed = await replacementAt(txid!, (v) => Math.max(p.rbf!.feeSat, Math.ceil(5 * v), nodeFee(p)(v)));
+    expect((await world.node.testMempoolAccept(signed.hex))[0]).toMatchObject({ allowed: true }); // signed right, it would replace
+    const bad = await relay(txid!, withBadSignature(signed.hex));
+    expect(bad.statusCode).toBe(200);
+    expect(bad.json().broadcast).toMatchObject({ accepted: false, kind: 'replacement', replaced: [] });
+    expect(bad.json().broadcast.rejectReason).toMatch(
+      /^mempool-script-verify-flag-failed \((Signature must be zero for failed CHECK\(MULTI\)SIG operation|Invalid Schnorr signature)\)$/,
+    );
+    expect(bad.json().summary).toContain('rejected by the node');
+    const unsigned = await relay(txid!, withoutSignatures(signed.hex));
+    expect(unsigned.json().broadcast).toMatchObject({ accepted: false, replaced: [] });
+    expect(unsigned.json().broadcast.rejectReason).toMatch(/^(mempool-script-verify-flag-failed \(.+\)|bad-txns-nonstandard-inputs)$/);
+    const pool = await world.node.getRawMempoolTxids();
+    expect(pool).toContain(txid);
+    expect(pool).not.toContain(signed.txid);
   });
 });
 

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ask, refreshFromCore, startServiceOnCore, type CoreWorld } from './coreWorld.js';
 import { coreAvailability, startRegtest, type Regtest } from './regtest.js';
+import { withBadSignature, withoutSignatures } from '../helpers/tamperTx.js';
 
 const available = coreAvailability();
 const btc = (sat: number) => (sat / 1e8).toFixed(8);
@@ -152,6 +153,37 @@ describe.runIf(available.run)('bump plans on real Bitcoin Core', () => {
       const rules34 = await child(original.txid, other.vout, other.valueSat, kid.feeSat + Math.ceil(second.vsize / 10), 3);
       expect((await accept(rules34))?.allowed).toBe(false);
     }
+  });
+
+  it('error: a replacement paying the plan but wrongly signed (or unsigned), relayed through insight, is refused by Core; nothing replaced', async () => {
+    const input = coin();
+    const original = await build(input, (v) => v);
+    await send(original);
+    const p = await plan(original.txid, 10);
+    const replacement = await build(input, (v) => Math.max(p.rbf.feeSat, Math.ceil(10 * v)));
+    expect(await accept(replacement)).toMatchObject({ allowed: true }); // signed right, Core would take it
+    const relay = (hex: string) =>
+      ask(world, 'POST', '/v1/bitcoin/insight', { txid: original.txid, targetSatVb: 10, action: 'broadcast_signed_replacement', signedReplacementHex: hex });
+    const bad = await relay(withBadSignature(replacement.hex));
+    expect(bad.status).toBe(200);
+    expect(bad.body.broadcast).toMatchObject({
+      accepted: false,
+      kind: 'replacement',
+      replaced: [],
+      rejectReason: 'mempool-script-verify-flag-failed (Signature must be zero for failed CHECK(MULTI)SIG operation)',
+    });
+    expect(bad.body.broadcast.rejectDetails).toBe(
+      `${bad.body.broadcast.rejectReason}, input 0 of ${replacement.txid} (wtxid ${bad.body.broadcast.wtxid}), spending ${input.txid}:${input.vout}`,
+    );
+    const unsigned = await relay(withoutSignatures(replacement.hex));
+    expect(unsigned.body.broadcast).toMatchObject({
+      accepted: false,
+      replaced: [],
+      rejectReason: 'mempool-script-verify-flag-failed (Witness program hash mismatch)',
+    });
+    const pool = await core.rpc<string[]>('getrawmempool');
+    expect(pool).toContain(original.txid);
+    expect(pool).not.toContain(replacement.txid);
   });
 
   it('behavior: the planned replacement and the planned child are mined in the block the plan named', async () => {

@@ -55,7 +55,7 @@ describe.runIf(present)('dashboard in chromium', () => {
     base = await world.app.listen({ port: 0, host: '127.0.0.1' });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
     page = await browser.newPage({ viewport: { width: 1280, height: 1100 } });
-  }, 120_000);
+  }, 240_000); // 10,000 signed arrivals, each signature verified by the node
 
   afterAll(async () => {
     await browser?.close();

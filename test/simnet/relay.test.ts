@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimnet, type SimnetHandle } from '../../src/simnet/index.js';
 import type { BitcoinNode } from '../../src/node/bitcoinNode.js';
 import { bitcoinNode, coreClient, sats, TEST_SIM, type CoreClient } from './helpers.js';
+import { withBadSignature, withoutSignatures } from '../helpers/tamperTx.js';
 
 let sim: SimnetHandle;
 let node: BitcoinNode;
@@ -76,6 +77,31 @@ describe('relay and replacement', () => {
     expect(pool).not.toContain(original);
     // Submitting it again is a no-op that returns the txid, as Core does.
     expect(await node.sendRawTransaction(bump.hex)).toBe(bump.txid);
+  });
+
+  it('error: a wrongly signed or unsigned replacement paying enough is refused with Core’s script error (-26), the original stays', async () => {
+    const original = await replaceable(false);
+    const entry = await node.getMempoolEntry(original);
+    const bump = await sim.control.createSpend({ fromTxid: original, feeRateSatVb: (sats(entry.fees.base) / entry.vsize) * 2 + 1 });
+    expect((await node.testMempoolAccept(bump.hex))[0]).toMatchObject({ allowed: true }); // the signed one would replace it
+    const spent = (await node.decodeRawTransaction(bump.hex)).vin[0]!;
+    const bad = withBadSignature(bump.hex);
+    const [test] = await node.testMempoolAccept(bad);
+    expect(test).toMatchObject({ allowed: false });
+    expect([
+      'mempool-script-verify-flag-failed (Signature must be zero for failed CHECK(MULTI)SIG operation)',
+      'mempool-script-verify-flag-failed (Invalid Schnorr signature)',
+    ]).toContain(test!['reject-reason']);
+    expect(test!['reject-details']).toBe(`${test!['reject-reason']}, input 0 of ${test!.txid} (wtxid ${test!.wtxid}), spending ${spent.txid}:${spent.vout}`);
+    const error = await client.command('sendrawtransaction', bad).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: -26, message: test!['reject-details'] });
+    // Unsigned: a script error, or for a P2SH coin no redeem script (Core: a non-standard input).
+    const [unsigned] = await node.testMempoolAccept(withoutSignatures(bump.hex));
+    expect(unsigned).toMatchObject({
+      allowed: false,
+      'reject-reason': expect.stringMatching(/^(mempool-script-verify-flag-failed \(.+\)|bad-txns-nonstandard-inputs)$/),
+    });
+    expect(await node.getRawMempoolTxids()).toContain(original);
   });
 
   it('behavior: a child spending a mempool output (CPFP) is accepted and linked', async () => {

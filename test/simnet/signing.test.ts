@@ -84,7 +84,7 @@ describe('signing', () => {
       if (owner.type === 'p2tr') {
         const sig = txin.witness[0]!;
         expect(sig.length).toBe(64);
-        expect(schnorr.verify(sig, cache.bip341(index), owner.script.subarray(2))).toBe(true);
+        expect(schnorr.verify(sig, cache.bip341(index)!, owner.script.subarray(2))).toBe(true);
         return;
       }
       const sigWithType = owner.type === 'p2pkh' ? txin.scriptSig.subarray(1, 1 + txin.scriptSig[0]!) : txin.witness[0]!;
@@ -122,7 +122,7 @@ describe('signing', () => {
       const owner = input.owner;
       const txin = theirs.inputs[index]!;
       if (owner.type === 'p2tr') {
-        expect(schnorr.verify(txin.witness[0]!, cache.bip341(index), owner.script.subarray(2))).toBe(true);
+        expect(schnorr.verify(txin.witness[0]!, cache.bip341(index)!, owner.script.subarray(2))).toBe(true);
         return;
       }
       const sig = owner.type === 'p2pkh' ? txin.scriptSig.subarray(1, 1 + txin.scriptSig[0]!) : txin.witness[0]!;

@@ -7,8 +7,10 @@
  *
  * TRUC (v3) topology rules (`truc.ts`, with sibling eviction) are checked before the replacement rules.
  *
- * Not checked: input scripts and signatures (the simulator never verifies scripts; its own
- * transactions are signed correctly and tested to be), ephemeral dust,
+ * Input scripts and signatures are verified last, as Core's PolicyScriptChecks (`scriptCheck.ts`);
+ * spends the node cannot verify are refused as non-standard with the input checks.
+ *
+ * Not checked: ephemeral dust,
  * and mempool trimming (the mempool never reaches `-maxmempool` in practice, so the minimum
  * mempool fee stays the relay minimum).
  */
@@ -32,6 +34,7 @@ import { outputType } from '../tx/script.js';
 import { transactionSigOpCost } from '../tx/sigops.js';
 import { checkStandard, checkTransaction, isFinal, type Rejection } from './standardness.js';
 import { checkTruc } from './truc.js';
+import { checkInputScripts, checkSpendsVerifiable, type ScriptCache } from './scriptCheck.js';
 import { isCoinbaseTx, outpointKey, type SimTx } from '../tx/txCodec.js';
 import { formatMoney } from '../consensus/amount.js';
 import { at } from '../../util/at.js';
@@ -43,6 +46,8 @@ export interface AcceptContext {
   policy: MempoolPolicy;
   /** Current time, Unix seconds (entry time). */
   now(): number;
+  /** Wtxids whose scripts already passed (none: every call verifies). */
+  scriptCache?: ScriptCache;
 }
 
 export interface AcceptOptions {
@@ -108,6 +113,8 @@ export function acceptTransaction(ctx: AcceptContext, tx: SimTx, options: Accept
   if (typeof inputs !== 'number') return reject(tx, inputs);
   const feeSat = inputs;
   if (prevouts.some((c) => outputType(c.script) === 'nonstandard')) return reject(tx, { reason: 'bad-txns-nonstandard-inputs' });
+  const unverifiable = checkSpendsVerifiable(tx, prevouts);
+  if (unverifiable) return reject(tx, unverifiable);
 
   const sigopCost = transactionSigOpCost(tx, prevouts);
   if (sigopCost > MAX_STANDARD_TX_SIGOPS_COST) return reject(tx, { reason: 'bad-txns-too-many-sigops', details: String(sigopCost) });
@@ -133,6 +140,8 @@ export function acceptTransaction(ctx: AcceptContext, tx: SimTx, options: Accept
     const diagram = checkDiagram(mempool, candidate, directConflicts, originals, ctx.policy);
     if (diagram) return reject(tx, diagram);
   }
+  const scripts = checkInputScripts(tx, prevouts, ctx.scriptCache);
+  if (scripts) return reject(tx, scripts);
   if (options.maxFeeRateSatKvb > 0 && feeSat > feeForVsize(options.maxFeeRateSatKvb, vsizeAdjusted)) {
     return { ok: false, tx, kind: 'max-fee', reason: 'max-fee-exceeded', message: 'max-fee-exceeded' };
   }

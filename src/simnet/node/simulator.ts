@@ -19,6 +19,7 @@ import { deriveAddresses } from '../wallet/keys.js';
 import { Mempool } from '../mempool/mempool.js';
 import { MempoolView } from '../mining/mempoolView.js';
 import { checkedPolicy, type MempoolPolicy } from '../mempool/policy.js';
+import { ScriptCache } from '../mempool/scriptCheck.js';
 import { Rng } from '../util/random.js';
 import { buildChild, buildReplacement } from '../traffic/replacementFactory.js';
 import { SIGNING_BACKEND } from '../tx/signer.js';
@@ -103,6 +104,8 @@ export class Simulator {
   readonly factory: TxFactory;
   /** Called after each block joins the chain and its transactions left the mempool (the ZMQ publisher's `C`). */
   readonly blockListeners: Array<(block: ChainBlock) => void> = [];
+  /** Wtxids whose signatures were verified (testmempoolaccept, then sendrawtransaction, verify once). */
+  private readonly scriptCache = new ScriptCache();
   private view: MempoolView | undefined;
   /** Recent simulator-made txids (replacement candidates). */
   private readonly recent: string[] = [];
@@ -124,7 +127,8 @@ export class Simulator {
 
   /** Validates and (unless `testOnly`) adds a transaction, as `sendrawtransaction` does. */
   submit(tx: SimTx, options: Partial<AcceptOptions> = {}): AcceptOutcome {
-    return acceptTransaction({ chain: this.chain, mempool: this.mempool, policy: this.policy, now: () => this.clock.now() }, tx, {
+    const ctx = { chain: this.chain, mempool: this.mempool, policy: this.policy, now: () => this.clock.now(), scriptCache: this.scriptCache };
+    return acceptTransaction(ctx, tx, {
       testOnly: options.testOnly ?? false,
       maxFeeRateSatKvb: options.maxFeeRateSatKvb ?? DEFAULT_MAX_RAW_TX_FEE_RATE_SAT_KVB,
     });

@@ -59,9 +59,12 @@ export function signSpend(spend: UnsignedSpend): SimTx {
       case 'p2wsh':
         target.witness = [ecdsa(cache.bip143(index, owner.scriptCode), owner), owner.witnessScript];
         break;
-      case 'p2tr':
-        target.witness = [signSchnorr(cache.bip341(index), owner.taprootKey)];
+      case 'p2tr': {
+        const digest = cache.bip341(index);
+        if (!digest) throw new Error('SIGHASH_DEFAULT always has a BIP341 digest');
+        target.witness = [signSchnorr(digest, owner.taprootKey)];
         break;
+      }
     }
   }
   return buildTx(fields);
