@@ -7,15 +7,15 @@
  */
 import { z } from 'zod';
 import { ADDRESS_TYPES, parseAddress, type ParsedAddress } from '../../bitcoin/address.js';
-import { DEFAULT_CHAIN_IDS } from '../../bitcoin/network.js';
 import { btcPerKvbToSatVb, btcToSats } from '../../bitcoin/units.js';
 import { Errors, type ErrorCode } from '../../errors.js';
 import { feeEstimate } from '../../fees/feeEstimate.js';
 import { nullIfAbsent } from '../../node/absent.js';
 import { defineRoute, defineRpcMethod, type ApiContext } from '../define.js';
-import { BlockTag, resolveBlockTag } from '../rpc/blockTag.js';
-import { EvmBlock, EvmTransaction, evmBlock, evmTransaction } from '../rpc/evmShapes.js';
-import { hexQuantity } from '../rpc/hex.js';
+import { BlockTag, resolveBlockTag } from '../shared/blockTag.js';
+import { chainId } from '../shared/chainId.js';
+import { EvmBlock, EvmTransaction, evmBlock, evmTransaction } from '../shared/evmShapes.js';
+import { hexQuantity } from '../shared/hex.js';
 import { snapshotAge } from '../freshness.js';
 import { assertTxKnown } from '../txKnown.js';
 import {
@@ -33,7 +33,7 @@ import {
   Txid,
   TxidParams,
 } from '../schemas.js';
-import { DecodedTransaction, decodedTransaction, fillPrevouts } from './decodedTransaction.js';
+import { DecodedTransaction, decodedTransaction, fillPrevouts } from '../shared/decodedTransaction.js';
 
 /** Most UTXOs listed in one answer (the total still counts all of them). */
 export const MAX_UTXOS_LISTED = 5_000;
@@ -44,11 +44,6 @@ const AddressSourceKind = z.enum(['esplora', 'scantxoutset']);
 /** The address, checked against the node's network (400 `WRONG_NETWORK_ADDRESS` / `INVALID_ADDRESS`). */
 async function address(ctx: ApiContext, raw: string): Promise<ParsedAddress> {
   return parseAddress(raw, await ctx.chain.network());
-}
-
-/** `eth_chainId` of this endpoint: `RPC_CHAIN_ID`, else one derived from the node's network. */
-export async function chainId(ctx: ApiContext): Promise<number> {
-  return ctx.config.RPC_CHAIN_ID ?? DEFAULT_CHAIN_IDS[await ctx.chain.network()];
 }
 
 const FeeEstimateResponse = z.object({

@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { defineRoute } from '../define.js';
-import { documentRoute } from '../docs/documentRoute.js';
+import { documentRoute } from '../shared/documentRoute.js';
 import { dashboardHtml } from './page.js';
 
 const require = createRequire(import.meta.url);

@@ -6,9 +6,10 @@
  */
 import { z } from 'zod';
 import { defineRoute, defineRpcMethod, type ApiContext } from '../define.js';
-import { documentRoute } from './documentRoute.js';
+import { documentRoute } from '../shared/documentRoute.js';
 import { documentRoutes } from './documents.js';
-import { agentsMd, llmsFullTxt, llmsTxt, OPENRPC_PATH, type PaymentFacts } from './agentDocs.js';
+import { agentsMd, llmsFullTxt, llmsTxt, type PaymentFacts } from './agentDocs.js';
+import { OPENRPC_PATH } from '../shared/serviceFacts.js';
 import { glossaryMd } from './glossary.js';
 import { buildOpenApi, OPENAPI_VERSION } from './openapi.js';
 import { buildOpenRpc, OPENRPC_VERSION } from './openrpc.js';

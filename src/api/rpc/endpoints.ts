@@ -4,10 +4,10 @@
  * `net_version`: free).
  */
 import { z } from 'zod';
-import { chainId } from '../bitcoin/endpoints.js';
 import { defineJsonRpcRoute, defineRpcMethod } from '../define.js';
 import { HexQuantity } from '../schemas.js';
-import { hexQuantity } from './hex.js';
+import { chainId } from '../shared/chainId.js';
+import { hexQuantity } from '../shared/hex.js';
 
 const Id = z.union([z.string().max(256), z.number(), z.null()]);
 

@@ -9,8 +9,8 @@ import type { TemplateCache } from '../../optimizer/templateCache.js';
 import { round } from '../../util/round.js';
 import type { ApiContext } from '../define.js';
 import { Hash, IsoTime, Sat, Success } from '../schemas.js';
-import { BlockAuditSummary, blockAuditSummary } from '../template/blockAudits.js';
-import { ProjectedBlockRow } from '../template/templateAnswers.js';
+import { BlockAuditSummary, blockAuditSummary } from '../shared/blockAuditRows.js';
+import { ProjectedBlockRow } from '../shared/templateFacts.js';
 import { OptimizerLease, optimizerLease } from './optimizerLease.js';
 
 const Gap = { gapSat: Sat, gapPct: z.number() };

@@ -12,8 +12,8 @@ import type { ApiContext } from '../define.js';
 import { staleReason } from '../freshness.js';
 import { Cadence, cadence } from './cacheStats.js';
 import { Hash, IsoTime, Sat, SatVb, Success } from '../schemas.js';
-import { BATCH_CHECK_MAX_TXIDS, OPTIMIZED_TXIDS_MAX } from '../template/endpoints.js';
-import { TEMPLATE_MODE, TEMPLATE_NOTE, TEMPLATE_SOURCE } from '../template/templateAnswers.js';
+import { BATCH_CHECK_MAX_TXIDS, OPTIMIZED_TXIDS_MAX } from '../shared/requestLimits.js';
+import { TEMPLATE_MODE, TEMPLATE_NOTE, TEMPLATE_SOURCE } from '../shared/templateFacts.js';
 import { OptimizerLease, optimizerLease } from './optimizerLease.js';
 import { pricingUsdc, restEndpoints, rpcMethodRows } from './pricing.js';
 

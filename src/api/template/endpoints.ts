@@ -11,8 +11,9 @@ import { snapshotAge } from '../freshness.js';
 import { assertAnyTxKnown, assertTxKnown } from '../txKnown.js';
 import { Freshness, strictObject, Success, TargetBlocks, Txid } from '../schemas.js';
 import { specNamed } from '../specNames.js';
-import { BUMP_NOTE, BumpPlanAnswer, bumpPlanFor, TargetSatVb } from './bumpPlanAnswer.js';
-import { EXAMPLE_BUMP_PLAN } from './bumpPlanExample.js';
+import { BATCH_CHECK_MAX_TXIDS, OPTIMIZED_TXIDS_MAX } from '../shared/requestLimits.js';
+import { BUMP_NOTE, BumpPlanAnswer, bumpPlanFor, TargetSatVb } from '../shared/bumpPlan.js';
+import { EXAMPLE_BUMP_PLAN } from '../shared/bumpPlan.examples.js';
 import { BlockAuditsAnswer, blockAuditsAnswer, BlockAuditsQuery, BLOCK_AUDIT_NOTE } from './blockAudits.js';
 import {
   FeeLadderAnswer,
@@ -25,9 +26,6 @@ import {
   TemplateHealth,
   templateHealth,
 } from './templateAnswers.js';
-
-export const BATCH_CHECK_MAX_TXIDS = 10;
-export const OPTIMIZED_TXIDS_MAX = 4000;
 
 /** An absent body (fastify gives null) is an empty object: these bodies are optional. */
 const optionalBody = <T extends z.ZodType>(schema: T) => z.preprocess((v) => v ?? {}, schema);
