@@ -7,7 +7,8 @@ import { z } from 'zod';
 
 import { defineRoute } from '../define.js';
 import { cacheStats, CacheStatsResponse } from './cacheStats.js';
-import { capabilities, CapabilitiesResponse } from './capabilities.js';
+import { capabilities } from './capabilities.js';
+import { CapabilitiesResponse } from './capabilitiesSchema.js';
 import { health, HealthResponse } from './health.js';
 
 export const systemRoutes = [
