@@ -18,7 +18,8 @@ import { mempoolRoutes } from './mempool/endpoints.js';
 import { streamRoutes } from './mempool/streamEndpoints.js';
 import { rpcMethods, rpcRoutes } from './rpc/endpoints.js';
 import { systemRoutes } from './system/endpoints.js';
-import { templateMethods, templateRoutes } from './template/endpoints.js';
+import { templateRoutes } from './template/endpoints.js';
+import { templateMethods } from './template/methods.js';
 
 export class RegistryError extends Error {
   constructor(message: string) {
