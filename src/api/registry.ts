@@ -7,7 +7,8 @@
  * example) and throws `RegistryError` at start-up on the first problem.
  */
 import { z } from 'zod';
-import { bitcoinMethods, bitcoinRoutes } from './bitcoin/endpoints.js';
+import { bitcoinRoutes } from './bitcoin/endpoints.js';
+import { bitcoinMethods } from './bitcoin/methods.js';
 import { dashboardRoutes } from './dashboard/endpoints.js';
 import { docMethods, docRoutes } from './docs/endpoints.js';
 import { insightMethods, insightRoutes } from './bitcoin/insightEndpoints.js';
