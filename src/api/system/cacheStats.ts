@@ -190,7 +190,8 @@ export function templateTable(cache: TemplateCache): z.input<typeof TemplateTabl
   };
 }
 
-export function cacheStats(ctx: ApiContext): z.input<typeof CacheStatsResponse> {
+/** `GET /v1/template/cache-stats` */
+export async function cacheStats(ctx: ApiContext): Promise<z.input<typeof CacheStatsResponse>> {
   const { service, enabled } = ctx.optimizer;
   const now = ctx.now();
   const cache = service.cache;

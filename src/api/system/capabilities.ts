@@ -192,7 +192,8 @@ function limitsPart(ctx: ApiContext): Input<typeof LimitsPart> {
   };
 }
 
-export function capabilities(ctx: ApiContext): Input<typeof CapabilitiesResponse> {
+/** `GET /v1/template/capabilities` */
+export async function capabilities(ctx: ApiContext): Promise<Input<typeof CapabilitiesResponse>> {
   const now = ctx.now();
   return {
     success: true,
