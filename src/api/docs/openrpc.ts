@@ -1,7 +1,7 @@
 /**
  * The OpenRPC 1.2.6 document of the JSON-RPC surface (`POST /v1/rpc`), generated from the registry:
  * every method with its positional params and result (zod → JSON Schema), its price
- * (`x-price-usd`), the JSON-RPC errors it may answer with (codes of `rpc/rpcErrors.ts`) and its
+ * (`x-price-usd`), the JSON-RPC errors it may answer with (codes of `shared/rpcErrors.ts`) and its
  * registry example as an example pairing. Served at `GET /openrpc.json` and by the free method
  * `rpc.discover` (EIP-1901), so JSON-RPC tooling discovers the methods as it does an Ethereum node's.
  */
