@@ -49,7 +49,9 @@ export const dashboardRoutes = [
     content: 'eventStream',
     errors: [],
     example: 'live',
-  }).handle(async (ctx) => ctx.dashboard.open()),
+  }).handle(async function dashboardFeed(ctx) {
+    return ctx.dashboard.open();
+  }),
 
   script('/dashboard/app.js', 'The dashboard’s script', ASSETS.client, 'javascript'),
   script('/dashboard/uplot.js', 'uPlot 1.6 (MIT), the chart library of the dashboard', ASSETS.uplot, 'javascript'),
