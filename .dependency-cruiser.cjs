@@ -9,6 +9,8 @@ const SERVICES = '^src/(node|mempool|fees|optimizer|payments|bump|stream|pool)/'
 const API = '^src/api/';
 const TOP = '^src/(deps|app|main)\\.ts$|^src/cli/';
 const SIMNET = '^src/simnet/';
+/** The API's families: each stands alone; what two of them share lives in src/api/shared/. */
+const FAMILIES = '(bitcoin|mempool|template|rpc|system|docs|dashboard|mcp)';
 
 module.exports = {
   forbidden: [
@@ -33,6 +35,20 @@ module.exports = {
       comment: 'The API layer takes its context; it never imports the wiring.',
       from: { path: API },
       to: { path: `${TOP}|${SIMNET}` },
+    },
+    {
+      name: 'api-families-stand-alone',
+      severity: 'error',
+      comment: 'An API family (bitcoin, mempool, template, rpc, system, docs, dashboard, mcp) imports no other family: what two share goes to src/api/shared/.',
+      from: { path: `^src/api/${FAMILIES}/` },
+      to: { path: `^src/api/${FAMILIES}/`, pathNot: '^src/api/$1/' },
+    },
+    {
+      name: 'api-shared-imports-no-family',
+      severity: 'error',
+      comment: 'src/api/shared/ is neutral ground: the families import it, it imports none of them.',
+      from: { path: '^src/api/shared/' },
+      to: { path: `^src/api/${FAMILIES}/` },
     },
     {
       name: 'nobody-imports-app',

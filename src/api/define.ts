@@ -267,7 +267,8 @@ export interface RpcMethod {
 }
 
 /**
- * Declares a REST route: `defineRoute({ …declaration }).handle(async (ctx, input) => answer)`.
+ * Declares a REST route: `defineRoute({ …declaration }).handle(namedHandler)`, the handler an `async function`
+ * declared above it (stack traces and readers find it by name).
  * Two steps so the handler is typed by the schemas already inferred (its answer must match the
  * response schema exactly, literals included).
  */
@@ -287,7 +288,7 @@ export function defineMcpRoute<B extends Schema, R extends Schema>(spec: RouteSp
   return { kind: 'mcp', price: 'per_call', ...spec } as unknown as McpRoute;
 }
 
-/** Declares a JSON-RPC method: `defineRpcMethod({ …declaration }).run(async (ctx, params) => result)`. */
+/** Declares a JSON-RPC method: `defineRpcMethod({ …declaration }).run(namedRunner)` (as for a route). */
 export function defineRpcMethod<P extends Schema, R extends Schema>(spec: RpcMethodSpec<P, R>): { run(run: RpcRunner<P, R>): RpcMethod } {
   return { run: (run) => ({ kind: 'rpc', ...spec, run }) as unknown as RpcMethod };
 }

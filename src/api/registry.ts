@@ -7,7 +7,8 @@
  * example) and throws `RegistryError` at start-up on the first problem.
  */
 import { z } from 'zod';
-import { bitcoinMethods, bitcoinRoutes } from './bitcoin/endpoints.js';
+import { bitcoinRoutes } from './bitcoin/endpoints.js';
+import { bitcoinMethods } from './bitcoin/methods.js';
 import { dashboardRoutes } from './dashboard/endpoints.js';
 import { docMethods, docRoutes } from './docs/endpoints.js';
 import { insightMethods, insightRoutes } from './bitcoin/insightEndpoints.js';
@@ -18,7 +19,8 @@ import { mempoolRoutes } from './mempool/endpoints.js';
 import { streamRoutes } from './mempool/streamEndpoints.js';
 import { rpcMethods, rpcRoutes } from './rpc/endpoints.js';
 import { systemRoutes } from './system/endpoints.js';
-import { templateMethods, templateRoutes } from './template/endpoints.js';
+import { templateRoutes } from './template/endpoints.js';
+import { templateMethods } from './template/methods.js';
 
 export class RegistryError extends Error {
   constructor(message: string) {

@@ -8,7 +8,7 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ONE_CALL_BODY_BYTES, routeBodyLimit } from '../../src/api/bodyLimits.js';
 import { serviceRegistry } from '../../src/api/registry.js';
-import { BATCH_CHECK_MAX_TXIDS } from '../../src/api/template/endpoints.js';
+import { BATCH_CHECK_MAX_TXIDS } from '../../src/api/shared/requestLimits.js';
 import { first } from '../helpers/first.js';
 import { refresh, startTestWorld, type TestWorld } from '../helpers/testWorld.js';
 

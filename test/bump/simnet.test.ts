@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import type { BumpPlanAnswer } from '../../src/api/template/bumpPlanAnswer.js';
+import type { BumpPlanAnswer } from '../../src/api/shared/bumpPlan.js';
 import { btcToSats } from '../../src/bitcoin/units.js';
 import { refresh, startTestWorld, type TestWorld } from '../helpers/testWorld.js';
 import { withBadSignature, withoutSignatures } from '../helpers/tamperTx.js';

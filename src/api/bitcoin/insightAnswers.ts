@@ -14,10 +14,10 @@ import { txChunkFeeRate, txProjectedPlacement } from '../../optimizer/templateCa
 import { round } from '../../util/round.js';
 import type { ApiContext } from '../define.js';
 import { AddressParam, Hash, Sat, SatVb, strictObject, Success, TargetBlocks, Txid } from '../schemas.js';
-import { BumpPlanSchema, bumpPlanFor, TargetSatVb } from '../template/bumpPlanAnswer.js';
+import { BumpPlanSchema, bumpPlanFor, TargetSatVb } from '../shared/bumpPlan.js';
 import { specNamed } from '../specNames.js';
 import { assertTxKnown } from '../txKnown.js';
-import { projectedBlockSummaries, TEMPLATE_MODE, TEMPLATE_NOTE, TEMPLATE_SOURCE } from '../template/templateAnswers.js';
+import { projectedBlockSummaries, TEMPLATE_MODE, TEMPLATE_NOTE, TEMPLATE_SOURCE } from '../shared/templateFacts.js';
 
 /** Most unconfirmed transactions of an address analysed in one answer. */
 export const ADDRESS_INSIGHT_MAX_TXS = 25;

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { ErrorCode } from '../../errors.js';
 import { MAX_SIGNED_TX_HEX_CHARS } from '../../bump/relay.js';
 import { ONE_CALL_BODY_BYTES } from '../bodyLimits.js';
-import { defineRoute, defineRpcMethod } from '../define.js';
+import { defineRoute, defineRpcMethod, type ApiContext } from '../define.js';
 import {
   AddressInsight,
   AddressInsightRequest,
@@ -19,7 +19,7 @@ import {
   insightPrecheck,
   InsightRequest,
 } from './insightAnswers.js';
-import { EXAMPLE_ADDRESS_INSIGHT, EXAMPLE_INSIGHT } from './insightExample.js';
+import { EXAMPLE_ADDRESS_INSIGHT, EXAMPLE_INSIGHT } from './insight.examples.js';
 
 const ERRORS: readonly ErrorCode[] = [
   'INVALID_TXID',
@@ -38,6 +38,37 @@ const DESCRIPTION =
 /** Room for the largest signed bump the relay accepts, besides the call itself. */
 const SIGNED_BUMP_BODY_BYTES = MAX_SIGNED_TX_HEX_CHARS + ONE_CALL_BODY_BYTES;
 
+const InsightParams = z.tuple([InsightRequest]);
+const AddressInsightParams = z.tuple([AddressInsightRequest]);
+
+/** Before payment: the txid known, the signed bump well-formed and related to it (`insightPrecheck`). */
+async function checkInsightBody(ctx: ApiContext, { body }: { body: unknown }): Promise<void> {
+  await insightPrecheck(ctx, body);
+}
+
+/** `POST /v1/bitcoin/insight` */
+async function insightRoute(ctx: ApiContext, { body }: { body: z.output<typeof InsightRequest> }): Promise<z.input<typeof InsightAnswer>> {
+  return insight(ctx, body);
+}
+
+async function checkInsightParams(ctx: ApiContext, [req]: z.output<typeof InsightParams>): Promise<void> {
+  await insightPrecheck(ctx, req);
+}
+
+/** `svc_bitcoinInsight` */
+async function svcBitcoinInsight(ctx: ApiContext, [req]: z.output<typeof InsightParams>): Promise<z.input<typeof InsightAnswer>> {
+  return insight(ctx, req);
+}
+
+async function checkAddressInsightParams(ctx: ApiContext, [req]: z.output<typeof AddressInsightParams>): Promise<void> {
+  await addressPrecheck(ctx, req.address);
+}
+
+/** `svc_addressInsight` */
+async function svcAddressInsight(ctx: ApiContext, [req]: z.output<typeof AddressInsightParams>): Promise<z.input<typeof AddressInsight>> {
+  return addressInsight(ctx, req.address, req.targetBlocks);
+}
+
 export const insightRoutes = [
   defineRoute({
     family: 'bitcoin',
@@ -52,8 +83,8 @@ export const insightRoutes = [
     response: InsightAnswer,
     errors: ERRORS,
     example: { body: { txid: EXAMPLE_INSIGHT.txid, targetBlocks: 1, targetSatVb: 5 }, response: EXAMPLE_INSIGHT },
-    precheck: async (ctx, input) => insightPrecheck(ctx, input.body),
-  }).handle(async (ctx, { body }) => insight(ctx, body)),
+    precheck: checkInsightBody,
+  }).handle(insightRoute),
 ];
 
 export const insightMethods = [
@@ -64,23 +95,23 @@ export const insightMethods = [
     summary: 'As POST /v1/bitcoin/insight; params [{txid, targetBlocks?, targetSatVb?, address?, action?, signedReplacementHex?}]',
     description: DESCRIPTION,
     mayBroadcast: true,
-    params: z.tuple([InsightRequest]),
+    params: InsightParams,
     maxBodyBytes: SIGNED_BUMP_BODY_BYTES,
     result: InsightAnswer,
     errors: ERRORS,
     example: { params: [{ txid: EXAMPLE_INSIGHT.txid, targetBlocks: 1, targetSatVb: 5 }], result: EXAMPLE_INSIGHT },
-    precheck: async (ctx, [req]) => insightPrecheck(ctx, req),
-  }).run(async (ctx, [req]) => insight(ctx, req)),
+    precheck: checkInsightParams,
+  }).run(svcBitcoinInsight),
 
   defineRpcMethod({
     family: 'bitcoin',
     name: 'svc_addressInsight',
     price: 0.01,
     summary: 'Address insight: balance, UTXOs, its unconfirmed transactions with verdicts, CPFP-able outputs; params [{address, targetBlocks?}]',
-    params: z.tuple([AddressInsightRequest]),
+    params: AddressInsightParams,
     result: AddressInsight,
     errors: ['INVALID_ADDRESS', 'WRONG_NETWORK_ADDRESS', 'ADDRESS_SOURCE_UNAVAILABLE', 'NODE_UNAVAILABLE', 'NODE_TIMEOUT'],
     example: { params: [{ address: EXAMPLE_ADDRESS_INSIGHT.address, targetBlocks: 6 }], result: EXAMPLE_ADDRESS_INSIGHT },
-    precheck: async (ctx, [req]) => addressPrecheck(ctx, req.address),
-  }).run(async (ctx, [req]) => addressInsight(ctx, req.address, req.targetBlocks)),
+    precheck: checkAddressInsightParams,
+  }).run(svcAddressInsight),
 ];

@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { defineRoute } from '../define.js';
-import { documentRoute } from '../docs/documentRoute.js';
+import { documentRoute } from '../shared/documentRoute.js';
 import { dashboardHtml } from './page.js';
 
 const require = createRequire(import.meta.url);
@@ -49,7 +49,9 @@ export const dashboardRoutes = [
     content: 'eventStream',
     errors: [],
     example: 'live',
-  }).handle(async (ctx) => ctx.dashboard.open()),
+  }).handle(async function dashboardFeed(ctx) {
+    return ctx.dashboard.open();
+  }),
 
   script('/dashboard/app.js', 'The dashboard’s script', ASSETS.client, 'javascript'),
   script('/dashboard/uplot.js', 'uPlot 1.6 (MIT), the chart library of the dashboard', ASSETS.uplot, 'javascript'),

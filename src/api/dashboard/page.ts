@@ -2,7 +2,7 @@
  * The dashboard page: the layout and empty slots that `public/dashboard.js` fills from the feed.
  * Numbers carry `data-field` names (the browser test reads them); charts are uPlot canvases.
  */
-import { page } from '../docs/html.js';
+import { page } from '../shared/html.js';
 
 const stat = (field: string, title: string, note: string) =>
   `<div class="card"><h2>${title}</h2><div class="big" data-field="${field}">…</div><div class="muted" data-note="${field}">${note}</div></div>`;

@@ -5,20 +5,9 @@
  * 402 / 4xx / 429 / 503, what never to expect). Generated from the registry on each request, so a
  * route added to the registry is documented everywhere at once; absolute links use `baseUrl`.
  */
-import { SERVICE_VERSION } from '../../version.js';
 import { linkDocuments } from './documents.js';
 import { FAMILY_TITLES, priceUsd, routeKey, type Family, type Registry, type RestRoute, type Route, type RpcMethod } from '../define.js';
-
-export const SERVICE_TITLE = 'Bitcoin data and fee-intelligence API';
-/** The API's version in the OpenAPI and OpenRPC documents. */
-/** The package's version (a test keeps `SERVICE_VERSION` equal to package.json). */
-export const API_VERSION = SERVICE_VERSION;
-/** Where the OpenRPC document of the JSON-RPC methods is served (also by the method `rpc.discover`). */
-export const OPENRPC_PATH = '/openrpc.json';
-/** The MCP endpoint (Streamable HTTP). */
-export const MCP_PATH = '/mcp';
-export const SERVICE_SUMMARY =
-  'Pay-per-request Bitcoin answers (block height, fee estimates, balances, UTXOs, transactions, mempool statistics, RBF history) and block-template intelligence from a native optimizer, as REST under /v1 and as EVM-style JSON-RPC at POST /v1/rpc. Paid per request with x402 v2 (USDC); no accounts, no API keys; non-custodial.';
+import { isDocument, MCP_PATH, OPENRPC_PATH, SERVICE_SUMMARY, SERVICE_TITLE } from '../shared/serviceFacts.js';
 
 /** What the payment section of the documents needs to know. */
 export interface PaymentFacts {
@@ -35,11 +24,6 @@ const routePrice = (route: Route) =>
       ? 'free to connect and list; each tool is priced as its route or method'
       : usd(priceUsd(route.price));
 const json = (value: unknown) => JSON.stringify(value, null, 2);
-
-/** The documents themselves, for the link lists (the registry's document routes; not the dashboard's scripts and feed). */
-export function isDocument(route: Route): boolean {
-  return route.kind === 'rest' && route.method === 'GET' && route.family === 'docs' && !['javascript', 'css', 'eventStream'].includes(route.content ?? 'json');
-}
 
 function families(registry: Registry): Family[] {
   return [...new Set([...registry.routes.map((r) => r.family), ...[...registry.methods.values()].map((m) => m.family)])];

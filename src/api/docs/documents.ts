@@ -5,7 +5,7 @@
  * walker test checks that every link answers.
  */
 import { readFileSync } from 'node:fs';
-import { documentRoute } from './documentRoute.js';
+import { documentRoute } from '../shared/documentRoute.js';
 
 export interface ServedDocument {
   name: string;

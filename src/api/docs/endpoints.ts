@@ -5,10 +5,11 @@
  * Absolute links use PUBLIC_BASE_URL, else the request's own host.
  */
 import { z } from 'zod';
-import { defineRoute, defineRpcMethod, type ApiContext } from '../define.js';
-import { documentRoute } from './documentRoute.js';
+import { defineRoute, defineRpcMethod, type ApiContext, type CallInfo } from '../define.js';
+import { documentRoute } from '../shared/documentRoute.js';
 import { documentRoutes } from './documents.js';
-import { agentsMd, llmsFullTxt, llmsTxt, OPENRPC_PATH, type PaymentFacts } from './agentDocs.js';
+import { agentsMd, llmsFullTxt, llmsTxt, type PaymentFacts } from './agentDocs.js';
+import { OPENRPC_PATH } from '../shared/serviceFacts.js';
 import { glossaryMd } from './glossary.js';
 import { buildOpenApi, OPENAPI_VERSION } from './openapi.js';
 import { buildOpenRpc, OPENRPC_VERSION } from './openrpc.js';
@@ -61,6 +62,16 @@ function overviewStatus(ctx: ApiContext): OverviewStatus {
 const text = (path: string, content: 'markdown' | 'text' | 'xml', summary: string, build: (ctx: ApiContext, baseUrl: string) => string) =>
   documentRoute({ path, content, summary, cacheSeconds: DOC_CACHE_SECONDS }, build);
 
+/** `GET /openapi.json` (and its `.well-known` copy) */
+async function openApi(ctx: ApiContext, _input: unknown, { baseUrl }: CallInfo): Promise<z.input<typeof OpenApiDocument>> {
+  return buildOpenApi(ctx.registry, baseUrl);
+}
+
+/** `GET /openrpc.json` and `rpc.discover` */
+async function openRpc(ctx: ApiContext, _input: unknown, { baseUrl }: CallInfo): Promise<z.input<typeof OpenRpcDocument>> {
+  return buildOpenRpc(ctx.registry, baseUrl);
+}
+
 export const docRoutes = [
   documentRoute({ path: '/', content: 'html', summary: 'Overview page for people: what the service is, its live status, prices and links' }, (ctx) =>
     overviewHtml(ctx.registry, overviewStatus(ctx)),
@@ -77,7 +88,7 @@ export const docRoutes = [
       cacheSeconds: DOC_CACHE_SECONDS,
       errors: [],
       example: 'live',
-    }).handle(async (ctx, _input, { baseUrl }) => buildOpenApi(ctx.registry, baseUrl)),
+    }).handle(openApi),
   ),
   defineRoute({
     family: 'docs',
@@ -89,7 +100,7 @@ export const docRoutes = [
     cacheSeconds: DOC_CACHE_SECONDS,
     errors: [],
     example: 'live',
-  }).handle(async (ctx, _input, { baseUrl }) => buildOpenRpc(ctx.registry, baseUrl)),
+  }).handle(openRpc),
   text('/llms.txt', 'markdown', 'llms.txt: what the service is, with links to every document and route', (ctx, base) => llmsTxt(ctx.registry, base)),
   text('/llms-full.txt', 'markdown', 'Everything an agent needs in one text: how to pay, every route and method with an example', (ctx, base) =>
     llmsFullTxt(ctx.registry, base, paymentFacts(ctx)),
@@ -119,5 +130,5 @@ export const docMethods = [
       params: [],
       result: { openrpc: OPENRPC_VERSION, info: { title: 'Bitcoin data and fee-intelligence API: JSON-RPC', version: '1.0.0' }, methods: [] },
     },
-  }).run(async (ctx, _params, { baseUrl }) => buildOpenRpc(ctx.registry, baseUrl)),
+  }).run(openRpc),
 ];

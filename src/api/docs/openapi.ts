@@ -9,8 +9,8 @@ import type { z } from 'zod';
 
 import { CONTENT_TYPES, priceUsd, type Registry, type Route, type RpcMethod } from '../define.js';
 import { specNameOf } from '../specNames.js';
-import { API_VERSION, OPENRPC_PATH } from './agentDocs.js';
-import { jsonSchema, type Components, type JsonSchema } from './jsonSchema.js';
+import { API_VERSION, OPENRPC_PATH } from '../shared/serviceFacts.js';
+import { jsonSchema, type Components, type JsonSchema } from '../shared/jsonSchema.js';
 
 type Schema = z.ZodType;
 

@@ -1,23 +1,18 @@
 /**
  * The OpenRPC 1.2.6 document of the JSON-RPC surface (`POST /v1/rpc`), generated from the registry:
  * every method with its positional params and result (zod → JSON Schema), its price
- * (`x-price-usd`), the JSON-RPC errors it may answer with (codes of `rpc/rpcErrors.ts`) and its
+ * (`x-price-usd`), the JSON-RPC errors it may answer with (codes of `shared/rpcErrors.ts`) and its
  * registry example as an example pairing. Served at `GET /openrpc.json` and by the free method
  * `rpc.discover` (EIP-1901), so JSON-RPC tooling discovers the methods as it does an Ethereum node's.
  */
 import { Errors, type ErrorCode } from '../../errors.js';
 import { priceUsd, type Registry, type RpcMethod } from '../define.js';
-import { InvalidParamsRpcError, toJsonRpcError } from '../rpc/rpcErrors.js';
-import { API_VERSION, SERVICE_SUMMARY, SERVICE_TITLE } from './agentDocs.js';
-import { jsonSchema, type Components, type JsonSchema } from './jsonSchema.js';
+import { InvalidParamsRpcError, toJsonRpcError } from '../shared/rpcErrors.js';
+import { jsonSchema, type Components } from '../shared/jsonSchema.js';
+import { methodParams, type ContentDescriptor } from '../shared/methodParams.js';
+import { API_VERSION, SERVICE_SUMMARY, SERVICE_TITLE } from '../shared/serviceFacts.js';
 
 export const OPENRPC_VERSION = '1.2.6' as const;
-
-type ContentDescriptor = {
-  name: string;
-  required?: boolean;
-  schema: JsonSchema;
-};
 
 export type OpenRpcError = {
   code: number;
@@ -45,34 +40,6 @@ export type OpenRpcDocument = {
   methods: OpenRpcMethod[];
   components: { schemas: Components };
 };
-
-/**
- * The positions of a `params` schema: a tuple, or a union of tuples (optional trailing params).
- * A position is required when every alternative has it.
- */
-function positions(params: JsonSchema): { items: JsonSchema[]; required: number } {
-  const alternatives = (Array.isArray(params.anyOf) ? params.anyOf : [params]) as JsonSchema[];
-  let items: JsonSchema[] = [];
-  let required = Number.POSITIVE_INFINITY;
-  for (const alt of alternatives) {
-    const altItems = Array.isArray(alt.items) ? (alt.items as JsonSchema[]) : [];
-    if (altItems.length > items.length) items = altItems;
-    required = Math.min(required, typeof alt.minItems === 'number' ? alt.minItems : altItems.length);
-  }
-  return { items, required: Number.isFinite(required) ? required : 0 };
-}
-
-/** The declared names, else `request` for one object param, else `param1`, `param2`, …. */
-export function paramNames(method: RpcMethod, items: readonly JsonSchema[]): string[] {
-  return items.map((item, i) => method.paramNames?.[i] ?? (items.length === 1 && item.type === 'object' ? 'request' : `param${i + 1}`));
-}
-
-/** Each method's params as OpenRPC content descriptors (also the MCP tools' argument names). */
-export function methodParams(method: RpcMethod, components: Components): ContentDescriptor[] {
-  const { items, required } = positions(jsonSchema(method.params, 'input', components, 'draft-7'));
-  const names = paramNames(method, items);
-  return items.map((schema, i) => ({ name: names[i] ?? `param${i + 1}`, required: i < required, schema }));
-}
 
 /** The JSON-RPC errors a method may answer with: invalid params (any method) and its catalogue errors mapped as the dispatcher maps them. */
 export function methodErrors(method: RpcMethod): OpenRpcError[] {

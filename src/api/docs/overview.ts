@@ -3,8 +3,8 @@
  * which price (from the registry), and where the documents are.
  */
 import { FAMILY_TITLES, priceUsd, routeKey, type Registry } from '../define.js';
-import { isDocument, SERVICE_SUMMARY, SERVICE_TITLE } from './agentDocs.js';
-import { escapeHtml, page } from './html.js';
+import { isDocument, SERVICE_SUMMARY, SERVICE_TITLE } from '../shared/serviceFacts.js';
+import { escapeHtml, page } from '../shared/html.js';
 
 export interface OverviewStatus {
   node: string;

@@ -4,7 +4,7 @@
  * without parameters — with absolute URLs.
  */
 import { priceUsd, type Registry, type Route } from '../define.js';
-import { isDocument } from './agentDocs.js';
+import { isDocument } from '../shared/serviceFacts.js';
 
 /** Free GET routes without path parameters that answer something a reader wants (not the dashboard's scripts or feed, nor a WebSocket). */
 function pages(registry: Registry): Route[] {

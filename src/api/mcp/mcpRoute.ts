@@ -16,7 +16,7 @@ import { SERVICE_VERSION } from '../../version.js';
 import { baseUrl } from '../baseUrl.js';
 import { routeBodyLimit } from '../bodyLimits.js';
 import { CONTENT_TYPES, routeKey, type ApiContext, type McpRoute, type RestRoute } from '../define.js';
-import { isDocument, SERVICE_SUMMARY, SERVICE_TITLE } from '../docs/agentDocs.js';
+import { isDocument, SERVICE_SUMMARY, SERVICE_TITLE } from '../shared/serviceFacts.js';
 import { callTool } from './toolCall.js';
 import { buildTools, type McpTool } from './tools.js';
 

@@ -10,8 +10,8 @@
  */
 import { z } from 'zod';
 import { priceUsd, routeKey, type Registry, type RestRoute, type RpcMethod } from '../define.js';
-import { methodParams } from '../docs/openrpc.js';
-import type { JsonSchema } from '../docs/jsonSchema.js';
+import { methodParams } from '../shared/methodParams.js';
+import type { JsonSchema } from '../shared/jsonSchema.js';
 
 export class McpToolError extends Error {
   constructor(message: string) {

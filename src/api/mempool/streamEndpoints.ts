@@ -6,7 +6,8 @@
 import { z } from 'zod';
 import { CLOSE_CODES } from '../../stream/hub.js';
 import { TICKET_PATTERN } from '../../payments/streamTickets.js';
-import { defineRoute } from '../define.js';
+import type { WebSocket } from 'ws';
+import { defineRoute, type ApiContext, type CallInfo } from '../define.js';
 import { IsoTime, strictObject, Success } from '../schemas.js';
 
 /** Close codes of a refused ticket (the socket opens, then closes with one of these and a reason). */
@@ -24,6 +25,29 @@ const TicketResponse = z.object({
 });
 
 const StreamQuery = strictObject({ ticket: z.string().min(1).max(200) });
+
+/** `GET /v1/mempool/stream-ticket`: a single-use ticket and the URL to open the stream with. */
+async function streamTicket(ctx: ApiContext, _input: unknown, call: CallInfo): Promise<z.input<typeof TicketResponse>> {
+  const ttlSeconds = ctx.config.STREAM_TICKET_TTL_SECONDS;
+  const { ticket, expiresAt } = await ctx.payments.tickets.issue(ttlSeconds * 1000);
+  const wsBase = call.baseUrl.replace(/^http/, 'ws');
+  return { success: true, ticket, expiresAt: new Date(expiresAt).toISOString(), ttlSeconds, url: `${wsBase}/v1/mempool/stream?ticket=${ticket}` };
+}
+
+/** `GET /v1/mempool/stream` upgraded: redeem the ticket, then the hub serves the socket. */
+async function openStream(ctx: ApiContext, socket: WebSocket, { query }: { query: z.output<typeof StreamQuery> }): Promise<void> {
+  const redeemed = await ctx.payments.tickets.redeem(query.ticket);
+  if (!redeemed.ok) {
+    socket.close(TICKET_CLOSE_CODES[redeemed.reason], `ticket ${redeemed.reason}`);
+    return;
+  }
+  ctx.stream.attach(socket, redeemed.expiresAt);
+}
+
+/** Never reached: the route answers a plain GET with 426 before any handler. */
+async function plainStreamGet(): Promise<string> {
+  return '';
+}
 
 export const streamRoutes = [
   defineRoute({
@@ -45,12 +69,7 @@ export const streamRoutes = [
         url: `wss://api.example.com/v1/mempool/stream?ticket=${EXAMPLE_TICKET}`,
       },
     },
-  }).handle(async (ctx, _input, call) => {
-    const ttlSeconds = ctx.config.STREAM_TICKET_TTL_SECONDS;
-    const { ticket, expiresAt } = await ctx.payments.tickets.issue(ttlSeconds * 1000);
-    const wsBase = call.baseUrl.replace(/^http/, 'ws');
-    return { success: true, ticket, expiresAt: new Date(expiresAt).toISOString(), ttlSeconds, url: `${wsBase}/v1/mempool/stream?ticket=${ticket}` };
-  }),
+  }).handle(streamTicket),
 
   defineRoute({
     family: 'mempool',
@@ -68,16 +87,6 @@ export const streamRoutes = [
       query: { ticket: EXAMPLE_TICKET },
       response: '{"seq":1,"type":"hello","frames":["mempool","txs","removed","replacement","block","audit","template"],…}',
     },
-    async websocket(ctx, socket, { query }) {
-      const redeemed = await ctx.payments.tickets.redeem(query.ticket);
-      if (!redeemed.ok) {
-        socket.close(TICKET_CLOSE_CODES[redeemed.reason], `ticket ${redeemed.reason}`);
-        return;
-      }
-      ctx.stream.attach(socket, redeemed.expiresAt);
-    },
-  }).handle(async () => {
-    // Never reached: the route answers a plain GET with 426 before any handler.
-    return '';
-  }),
+    websocket: openStream,
+  }).handle(plainStreamGet),
 ];

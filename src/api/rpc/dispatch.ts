@@ -18,7 +18,7 @@ import {
   MethodNotFoundRpcError,
   ParseRpcError,
   toJsonRpcError,
-} from './rpcErrors.js';
+} from '../shared/rpcErrors.js';
 
 export type JsonRpcId = string | number | null;
 

@@ -4,10 +4,10 @@
  * `net_version`: free).
  */
 import { z } from 'zod';
-import { chainId } from '../bitcoin/endpoints.js';
-import { defineJsonRpcRoute, defineRpcMethod } from '../define.js';
+import { defineJsonRpcRoute, defineRpcMethod, type ApiContext } from '../define.js';
 import { HexQuantity } from '../schemas.js';
-import { hexQuantity } from './hex.js';
+import { chainId } from '../shared/chainId.js';
+import { hexQuantity } from '../shared/hex.js';
 
 const Id = z.union([z.string().max(256), z.number(), z.null()]);
 
@@ -41,6 +41,16 @@ export const rpcRoutes = [
   }),
 ];
 
+/** `eth_chainId` */
+async function ethChainId(ctx: ApiContext): Promise<string> {
+  return hexQuantity(await chainId(ctx));
+}
+
+/** `net_version` */
+async function netVersion(ctx: ApiContext): Promise<string> {
+  return String(await chainId(ctx));
+}
+
 export const rpcMethods = [
   defineRpcMethod({
     family: 'rpc',
@@ -51,7 +61,7 @@ export const rpcMethods = [
     result: HexQuantity,
     errors: ['NODE_UNAVAILABLE', 'NODE_TIMEOUT'],
     example: { params: [], result: '0x208d' },
-  }).run(async (ctx) => hexQuantity(await chainId(ctx))),
+  }).run(ethChainId),
   defineRpcMethod({
     family: 'rpc',
     name: 'net_version',
@@ -61,5 +71,5 @@ export const rpcMethods = [
     result: z.string().regex(/^\d+$/),
     errors: ['NODE_UNAVAILABLE', 'NODE_TIMEOUT'],
     example: { params: [], result: '8333' },
-  }).run(async (ctx) => String(await chainId(ctx))),
+  }).run(netVersion),
 ];

@@ -15,7 +15,7 @@ import { routeKey, type ApiContext, type JsonRpcRoute } from '../define.js';
 import { DEFAULT_RETRY_AFTER_SECONDS } from '../../errors.js';
 import { errorHandler } from '../errorHandler.js';
 import { executeRpc, planRpc, refuseRpc, tooDeepPlan, type RpcPlan } from './dispatch.js';
-import { LimitExceededRpcError } from './rpcErrors.js';
+import { LimitExceededRpcError } from '../shared/rpcErrors.js';
 
 /** The body of a request refused unread for its nesting. */
 const TOO_DEEP: unique symbol = Symbol('too deep');

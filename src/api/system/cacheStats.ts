@@ -9,8 +9,8 @@ import type { TemplateCache } from '../../optimizer/templateCache.js';
 import { round } from '../../util/round.js';
 import type { ApiContext } from '../define.js';
 import { Hash, IsoTime, Sat, Success } from '../schemas.js';
-import { BlockAuditSummary, blockAuditSummary } from '../template/blockAudits.js';
-import { ProjectedBlockRow } from '../template/templateAnswers.js';
+import { BlockAuditSummary, blockAuditSummary } from '../shared/blockAuditRows.js';
+import { ProjectedBlockRow } from '../shared/templateFacts.js';
 import { OptimizerLease, optimizerLease } from './optimizerLease.js';
 
 const Gap = { gapSat: Sat, gapPct: z.number() };
@@ -190,7 +190,8 @@ export function templateTable(cache: TemplateCache): z.input<typeof TemplateTabl
   };
 }
 
-export function cacheStats(ctx: ApiContext): z.input<typeof CacheStatsResponse> {
+/** `GET /v1/template/cache-stats` */
+export async function cacheStats(ctx: ApiContext): Promise<z.input<typeof CacheStatsResponse>> {
   const { service, enabled } = ctx.optimizer;
   const now = ctx.now();
   const cache = service.cache;

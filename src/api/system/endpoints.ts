@@ -5,10 +5,16 @@
  */
 import { z } from 'zod';
 
-import { defineRoute } from '../define.js';
+import { defineRoute, type ApiContext } from '../define.js';
 import { cacheStats, CacheStatsResponse } from './cacheStats.js';
-import { capabilities, CapabilitiesResponse } from './capabilities.js';
+import { capabilities } from './capabilities.js';
+import { CapabilitiesResponse } from './capabilitiesSchema.js';
 import { health, HealthResponse } from './health.js';
+
+/** `GET /metrics` */
+async function metrics(ctx: ApiContext): Promise<string> {
+  return ctx.metrics.render();
+}
 
 export const systemRoutes = [
   defineRoute({
@@ -68,7 +74,7 @@ export const systemRoutes = [
         },
       },
     },
-  }).handle(async (ctx) => health(ctx)),
+  }).handle(health),
 
   defineRoute({
     family: 'system',
@@ -81,7 +87,7 @@ export const systemRoutes = [
     response: CapabilitiesResponse,
     errors: [],
     example: 'live',
-  }).handle(async (ctx) => capabilities(ctx)),
+  }).handle(capabilities),
 
   defineRoute({
     family: 'system',
@@ -94,7 +100,7 @@ export const systemRoutes = [
     response: CacheStatsResponse,
     errors: [],
     example: 'live',
-  }).handle(async (ctx) => cacheStats(ctx)),
+  }).handle(cacheStats),
 
   defineRoute({
     family: 'system',
@@ -107,5 +113,5 @@ export const systemRoutes = [
     content: 'prometheus',
     errors: [],
     example: 'live',
-  }).handle(async (ctx) => ctx.metrics.render()),
+  }).handle(metrics),
 ];

@@ -3,7 +3,6 @@
  * JSON-RPC methods so both say exactly the same thing. Field names follow SPEC §2.
  */
 import { z } from 'zod';
-import { MAX_BLOCK_WEIGHT_WU } from '../../bitcoin/consensus.js';
 import { isoFromMs } from '../../bitcoin/units.js';
 import { Errors } from '../../errors.js';
 import { feeLadder } from '../../fees/feeLadder.js';
@@ -12,12 +11,7 @@ import { txChunkFeeRate, txProjectedPlacement, type TemplateCache } from '../../
 import { round } from '../../util/round.js';
 import { snapshotAge } from '../freshness.js';
 import { Freshness, Hash, IsoTime, Sat, SatVb, Success } from '../schemas.js';
-
-export const TEMPLATE_SOURCE = 'core_v31_optimizer_cache';
-export const TEMPLATE_MODE = 'live_cached';
-export const TEMPLATE_NOTE = 'Template signals are intelligence from the latest cached optimizer cycle, not a guarantee that any miner includes a transaction.';
-/** A projected block at least this full (within 100,000 WU of the limit) has a real cutoff fee rate. */
-const FULL_BLOCK_WU = MAX_BLOCK_WEIGHT_WU - 100_000;
+import { ProjectedBlockRow, projectedBlockSummaries, TEMPLATE_MODE, TEMPLATE_NOTE, TEMPLATE_SOURCE } from '../shared/templateFacts.js';
 
 const Source = z.literal(TEMPLATE_SOURCE);
 const Mode = z.literal(TEMPLATE_MODE);
@@ -51,16 +45,6 @@ export const TemplateCheck = z.object({
   projectedBlock: z.number().int().positive().nullable(),
   /** Null when unknown: not in the snapshot, or beyond the projected blocks with a target further out than they reach. */
   withinTarget: z.boolean().nullable(),
-});
-
-export const ProjectedBlockRow = z.object({
-  block: z.number().int().positive(),
-  txCount: z.number().int(),
-  feeSat: Sat,
-  weightWu: z.number().int(),
-  minFeeRateSatVb: SatVb,
-  medianFeeRateSatVb: SatVb,
-  maxFeeRateSatVb: SatVb,
 });
 
 const Rung = z.object({ satVb: SatVb, useWhen: z.string(), derivation: z.string() });
@@ -182,18 +166,6 @@ export function templateCheck(cache: TemplateCache, txid: string, targetBlocks: 
     withinTarget:
       placement === undefined ? null : !placement.beyond ? placement.block <= targetBlocks : targetBlocks <= cache.projectedBlocks.length ? false : null,
   };
-}
-
-/**
- * A projected block is full (its lowest rate is a real cutoff) when it reached the weight limit or
- * the cycle's transaction cap: projected blocks obey `max_tx_count` too, so in a mempool of small
- * txs they fill up by count first.
- */
-export function projectedBlockSummaries(cache: TemplateCache) {
-  return cache.projectedBlocks.map((b) => ({
-    minFeeRateSatVb: b.minFeeRateSatVb,
-    full: b.weightWu >= FULL_BLOCK_WU || (cache.maxTxCount !== null && b.txCount >= cache.maxTxCount),
-  }));
 }
 
 export interface LadderInputs {

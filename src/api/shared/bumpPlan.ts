@@ -11,7 +11,7 @@ import { planBump, type BumpPlan } from '../../bump/planner.js';
 import { chooseTarget } from '../../bump/target.js';
 import type { ApiContext } from '../define.js';
 import { Hash, Sat, SatVb } from '../schemas.js';
-import { projectedBlockSummaries } from './templateAnswers.js';
+import { projectedBlockSummaries } from './templateFacts.js';
 
 /** A desired fee rate, sat/vB (Core accepts no more than 0.1 BTC/kvB by default: 10,000 sat/vB). */
 export const TargetSatVb = z.number().positive().max(10_000);

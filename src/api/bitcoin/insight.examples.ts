@@ -3,7 +3,7 @@
  * route and methods.
  */
 import type { z } from 'zod';
-import { EXAMPLE_BUMP_PLAN } from '../template/bumpPlanExample.js';
+import { EXAMPLE_BUMP_PLAN } from '../shared/bumpPlan.examples.js';
 import type { AddressInsight, InsightAnswer } from './insightAnswers.js';
 
 const { success: _success, note: _note, ...PLAN } = EXAMPLE_BUMP_PLAN;

@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { MAX_BLOCK_WEIGHT_WU } from '../../bitcoin/consensus.js';
 import { btcToSats, isoFromUnix } from '../../bitcoin/units.js';
 import type { BlockVerbose1, BlockVerbose2, DecodedTx } from '../../node/schemas.js';
-import { TransactionBasics, transactionBasics } from '../bitcoin/decodedTransaction.js';
+import { TransactionBasics, transactionBasics } from './decodedTransaction.js';
 import { Hash, HexQuantity, IsoTime, Sat } from '../schemas.js';
 import { hexHash, hexQuantity } from './hex.js';
 

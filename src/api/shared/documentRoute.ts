@@ -22,5 +22,7 @@ export function documentRoute(spec: DocumentSpec, build: (ctx: ApiContext, baseU
     errors: [],
     example: 'live',
     ...spec,
-  }).handle(async (ctx, _input, { baseUrl }) => build(ctx, baseUrl));
+  }).handle(async function serveDocument(ctx, _input, { baseUrl }) {
+    return build(ctx, baseUrl);
+  });
 }

@@ -3,7 +3,7 @@
  * the bump-plan route and method, and the worked example of docs/bump.md.
  */
 import type { z } from 'zod';
-import type { BumpPlanAnswer } from './bumpPlanAnswer.js';
+import type { BumpPlanAnswer } from './bumpPlan.js';
 
 export const EXAMPLE_BUMP_PLAN: z.input<typeof BumpPlanAnswer> = {
   success: true,
