@@ -23,7 +23,15 @@ interface Built {
 
 function buildSpends(owners: SimAddress[], to: Uint8Array): { unsigned: Array<{ inputs: SpendInput[] }>; sign: () => Built[] } {
   const unsigned = owners.map((owner, i) => ({
-    inputs: [{ txid: displayHex(sha256d(Uint8Array.of(i & 0xff, i >> 8))), vout: i, sequence: 0xfffffffd, prevout: { valueSat: 100_000, script: owner.script }, owner }],
+    inputs: [
+      {
+        txid: displayHex(sha256d(Uint8Array.of(i & 0xff, i >> 8))),
+        vout: i,
+        sequence: 0xfffffffd,
+        prevout: { valueSat: 100_000, script: owner.script },
+        owner,
+      },
+    ],
   }));
   const sign = () =>
     unsigned.map(({ inputs }) => ({
