@@ -5,7 +5,7 @@
  * cycle has published, paid template answers are 503 with `Retry-After`, not wrong data.
  */
 import { z } from 'zod';
-import type { TemplateCache } from '../../optimizer/templateCache.js';
+import type { TemplateCache } from '../../optimizer/cache/templateCache.js';
 import { defineRoute, defineRpcMethod, type ApiContext } from '../define.js';
 import { snapshotAge } from '../freshness.js';
 import { assertAnyTxKnown, assertTxKnown } from '../txKnown.js';
