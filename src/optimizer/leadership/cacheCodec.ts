@@ -19,7 +19,7 @@
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { z } from 'zod';
-import type { BaselineStatus, CycleRecord } from '../optimizerService.js';
+import type { BaselineStatus, CycleRecord } from '../cycle.js';
 import { txidsDigest } from '../cache/receipts.js';
 import { witnessCommitmentScript } from '../../bitcoin/witness.js';
 import type { TemplateCache, TemplateWitness } from '../cache/templateCache.js';
