@@ -111,27 +111,34 @@ export async function runFullCycle(ctx: FullCycleContext, mode: CycleMode, cycle
     return undefined;
   } finally {
     clearTimeout(timer);
-    const finished = now();
-    board.phase = 'idle';
-    board.phaseStartedAt = null;
-    board.cycleStartedAt = null;
-    board.lastRefreshFinishedAt = finished;
-    board.lastDurationMs = finished - started;
-    board.lastStatus = status;
-    board.lastError = error ?? (status === 'baseline_fallback' ? `baseline: ${board.baseline.lastError}` : null);
-    const record: CycleRecord = {
-      cycle,
-      startedAt: new Date(started).toISOString(),
-      durationMs: finished - started,
-      status,
-      error,
-      phasesMs,
-      txCount: state.txCount,
-    };
-    board.history.unshift(record);
-    board.history.length = Math.min(board.history.length, CYCLE_HISTORY);
-    ctx.recorded(record);
+    ctx.recorded(endCycle(board, now(), { cycle, started, status, error, phasesMs, txCount: state.txCount }));
   }
+}
+
+/** The board after a cycle ended (any status), and the cycle's record, kept first in its history. */
+function endCycle(
+  board: CycleBoard,
+  finished: number,
+  {
+    cycle,
+    started,
+    status,
+    error,
+    phasesMs,
+    txCount,
+  }: { cycle: number; started: number; status: CycleStatus; error: string | null; phasesMs: PhasesMs; txCount: number },
+): CycleRecord {
+  board.phase = 'idle';
+  board.phaseStartedAt = null;
+  board.cycleStartedAt = null;
+  board.lastRefreshFinishedAt = finished;
+  board.lastDurationMs = finished - started;
+  board.lastStatus = status;
+  board.lastError = error ?? (status === 'baseline_fallback' ? `baseline: ${board.baseline.lastError}` : null);
+  const record: CycleRecord = { cycle, startedAt: new Date(started).toISOString(), durationMs: finished - started, status, error, phasesMs, txCount };
+  board.history.unshift(record);
+  board.history.length = Math.min(board.history.length, CYCLE_HISTORY);
+  return record;
 }
 
 /** The node's template, or null (the cycle falls back to our v31 model); the baseline status says which. */
