@@ -6,7 +6,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { BitcoinNode } from '../../node/bitcoinNode.js';
-import type { BlockVerbose1 } from '../../node/schemas.js';
+import type { BlockVerbose1, MempoolInfo } from '../../node/schemas.js';
 import { fetchEventTxs, rebuildGoneTxs } from '../eventTxs.js';
 import type { MempoolEvent } from '../mempoolEvents.js';
 import type { MirrorBlock, MirrorStore, RemovedTx } from '../mirrorStore.js';
@@ -46,11 +46,8 @@ export class EventsSource {
    * view (a block off our tip, a disconnected block): the caller then resynchronizes.
    */
   async apply(events: readonly MempoolEvent[], fetched: ReadonlyMap<string, FetchedTx>): Promise<boolean> {
-    const { node, store } = this;
-    const connected = events.filter((e) => e.kind === 'connected').map((e) => e.hash);
-    const [info, blockList] = await Promise.all([node.getMempoolInfo(), Promise.all(connected.map((hash) => node.getBlock(hash, 1).catch(() => undefined)))]);
-    const blockData = new Map<string, BlockVerbose1>();
-    for (const block of blockList) if (block) blockData.set(block.hash, block);
+    const { store } = this;
+    const { info, blockData } = await this.readBatch(events);
     // --- no await below: the batch is committed at once ---
     const floor = store.mempoolSequence ?? 0;
     let sequence = floor;
@@ -70,21 +67,8 @@ export class EventsSource {
         sequence = Math.max(sequence, event.mempoolSequence + 1);
       }
       if (event.kind === 'added') {
-        if (store.txs.has(event.txid)) continue;
-        const got = fetched.get(event.txid);
-        if (!got) {
-          this.missedTxs += 1;
-          continue;
-        }
-        const tx = { ...got.tx, parents: got.tx.parents.filter((p) => store.txs.has(p)) };
-        // A parent back from a disconnected block under children that stayed: link it from its side.
-        for (const child of got.spentby) {
-          const c = store.txs.get(child);
-          if (c && !c.parents.includes(tx.txid)) c.parents.push(tx.txid);
-        }
-        store.txs.set(tx.txid, tx);
-        added.push(tx);
-        for (const outpoint of tx.inputs ?? []) store.spentBy(outpoint, tx.txid);
+        const tx = this.addFetched(event.txid, fetched);
+        if (tx) added.push(tx);
       } else if (event.kind === 'removed') {
         const tx = store.txs.get(event.txid);
         if (!tx) continue;
@@ -126,5 +110,35 @@ export class EventsSource {
     store.lastEventAt = at;
     store.commit({ at, added, removed, blocks }, added.length > 0 || gone.length > 0);
     return inOrder;
+  }
+
+  /** What a batch needs from the node: the mempool info and its connected blocks (a block the node no longer has is absent). */
+  private async readBatch(events: readonly MempoolEvent[]): Promise<{ info: MempoolInfo; blockData: Map<string, BlockVerbose1> }> {
+    const { node } = this;
+    const connected = events.filter((e) => e.kind === 'connected').map((e) => e.hash);
+    const [info, blockList] = await Promise.all([node.getMempoolInfo(), Promise.all(connected.map((hash) => node.getBlock(hash, 1).catch(() => undefined)))]);
+    const blockData = new Map<string, BlockVerbose1>();
+    for (const block of blockList) if (block) blockData.set(block.hash, block);
+    return { info, blockData };
+  }
+
+  /** Puts an added tx in the view; undefined when it is in already, or had left the node when we asked (`missedTxs`). */
+  private addFetched(txid: string, fetched: ReadonlyMap<string, FetchedTx>): MirrorTx | undefined {
+    const { store } = this;
+    if (store.txs.has(txid)) return undefined;
+    const got = fetched.get(txid);
+    if (!got) {
+      this.missedTxs += 1;
+      return undefined;
+    }
+    const tx = { ...got.tx, parents: got.tx.parents.filter((p) => store.txs.has(p)) };
+    // A parent back from a disconnected block under children that stayed: link it from its side.
+    for (const child of got.spentby) {
+      const c = store.txs.get(child);
+      if (c && !c.parents.includes(tx.txid)) c.parents.push(tx.txid);
+    }
+    store.txs.set(tx.txid, tx);
+    for (const outpoint of tx.inputs ?? []) store.spentBy(outpoint, tx.txid);
+    return tx;
   }
 }
