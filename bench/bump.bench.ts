@@ -12,7 +12,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildTemplates } from '../src/optimizer/native.js';
+import { buildTemplates } from '../src/optimizer/binding/native.js';
 import { nativeChunker } from '../src/bump/nativeChunker.js';
 import { planBump } from '../src/bump/planner.js';
 import type { BumpInputs, PlanTx } from '../src/bump/types.js';

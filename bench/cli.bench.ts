@@ -12,9 +12,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { scanCoreMempool } from '../src/optimizer/coreMempoolScan.js';
-import { parseCoreMempool } from '../src/optimizer/snapshot.js';
-import { generateMempool, toCoreJson } from '../src/optimizer/syntheticMempool.js';
+import { scanCoreMempool } from '../src/optimizer/snapshot/coreMempoolScan.js';
+import { parseCoreMempool } from '../src/optimizer/snapshot/snapshot.js';
+import { generateMempool, toCoreJson } from '../src/optimizer/snapshot/syntheticMempool.js';
 import { median } from './stats.js';
 
 const TX_COUNT = 150_000;
@@ -25,7 +25,7 @@ const r1 = (x: number) => Math.round(x * 10) / 10;
 
 /** The compiled files the CLI runs must not be older than their sources. */
 function staleBuild(): string | undefined {
-  for (const f of ['cli/template', 'optimizer/snapshot', 'optimizer/coreMempoolScan']) {
+  for (const f of ['cli/template', 'optimizer/snapshot/snapshot', 'optimizer/snapshot/coreMempoolScan']) {
     const js = join(root, 'dist', `${f}.js`);
     if (!existsSync(js) || statSync(js).mtimeMs < statSync(join(root, 'src', `${f}.ts`)).mtimeMs) return js;
   }

@@ -18,11 +18,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig } from '../src/config.js';
 import { MempoolMirror, type MirrorTx } from '../src/mempool/mirror.js';
 import type { BitcoinNode } from '../src/node/bitcoinNode.js';
-import { IncrementalRunner } from '../src/optimizer/incrementalRunner.js';
-import { OptimizerPool } from '../src/optimizer/optimizerPool.js';
+import { IncrementalRunner } from '../src/optimizer/incremental/incrementalRunner.js';
+import { OptimizerPool } from '../src/optimizer/full/optimizerPool.js';
 import { OptimizerService } from '../src/optimizer/optimizerService.js';
-import { loadReceiptSigner } from '../src/optimizer/receipts.js';
-import type { TemplateCache } from '../src/optimizer/templateCache.js';
+import { loadReceiptSigner } from '../src/optimizer/cache/receipts.js';
+import type { TemplateCache } from '../src/optimizer/cache/templateCache.js';
 import { mirrorTx } from '../test/helpers/mirrorTx.js';
 import { generateMempool, rng, type SyntheticMempool } from './generator.js';
 

@@ -11,7 +11,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { buildTemplates, type OptimizerResult } from '../src/optimizer/native.js';
+import { buildTemplates, type OptimizerResult } from '../src/optimizer/binding/native.js';
 import { generateMempool } from './generator.js';
 import { median } from './stats.js';
 

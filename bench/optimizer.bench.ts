@@ -17,8 +17,8 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Bench } from 'tinybench';
 
-import { buildTemplates, type OptimizerInput, type OptimizerResult } from '../src/optimizer/native.js';
-import { parseCoreMempool, readSnapshotFile, type MempoolSnapshot } from '../src/optimizer/snapshot.js';
+import { buildTemplates, type OptimizerInput, type OptimizerResult } from '../src/optimizer/binding/native.js';
+import { parseCoreMempool, readSnapshotFile, type MempoolSnapshot } from '../src/optimizer/snapshot/snapshot.js';
 import { generateMempool, toCoreJson } from './generator.js';
 import { median } from './stats.js';
 

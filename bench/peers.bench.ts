@@ -18,7 +18,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { buildTemplates, type OptimizerInput } from '../src/optimizer/native.js';
+import { buildTemplates, type OptimizerInput } from '../src/optimizer/binding/native.js';
 import { at } from '../src/util/at.js';
 import { generateMempool } from './generator.js';
 import { loadMempoolSpace } from './peers/mempoolSpace.js';

@@ -1,4 +1,4 @@
-// The addon's contents: what JavaScript can call (src/optimizer/native.ts types it). Each entry
+// The addon's contents: what JavaScript can call (src/optimizer/binding/native.ts types it). Each entry
 // reads its arguments (marshal.h), calls plain C++ (optimizer.h, incremental.h) and converts the
 // result back, inside Guard (napi_guard.h): no C++ exception crosses into JavaScript.
 #include <napi.h>

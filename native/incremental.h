@@ -26,7 +26,7 @@ namespace opt {
 using TxidKey = std::array<uint32_t, 8>;  // the txid's internal bytes as big-endian words (memcmp order)
 
 /** One cycle's result plus what maps its indices back: index i is slot_of_index[i], the first two
- *  words of its txid key keys[2i .. 2i+2) (ascending; the lookups' keys, src/optimizer/txLookup.ts).
+ *  words of its txid key keys[2i .. 2i+2) (ascending; the lookups' keys, src/optimizer/cache/txLookup.ts).
  *  Both view the engine's arrays: valid until its next call. */
 struct IncrementalResult {
     Result r;

@@ -58,7 +58,7 @@ async function main(): Promise<void> {
       txPerSec: config.SIMNET_TX_PER_SEC,
       initialTxs: config.SIMNET_INITIAL_TXS,
       // The simulator mines with Core v31's algorithm as the native optimizer implements it.
-      policyModule: moduleUrl(import.meta.url, './optimizer/coreV31Policy'),
+      policyModule: moduleUrl(import.meta.url, './optimizer/binding/coreV31Policy'),
     });
     rpcUrl = simnet.rpcUrl;
     esploraUrl ??= simnet.esploraUrl;

@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
-import type { OptimizerInput } from '../../src/optimizer/native.js';
+import type { OptimizerInput } from '../../src/optimizer/binding/native.js';
 import { at } from '../../src/util/at.js';
 
 export interface MempoolSpace {

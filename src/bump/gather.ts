@@ -12,7 +12,7 @@ import { btcToSats, feeRateSatVbOfWeight } from '../bitcoin/units.js';
 import { effectiveFeeRate } from '../fees/effectiveFeeRate.js';
 import type { BitcoinNode } from '../node/bitcoinNode.js';
 import type { MempoolEntry, MempoolInfo } from '../node/schemas.js';
-import { txChunkFeeRate, txProjectedPlacement, type TemplateCache } from '../optimizer/templateCache.js';
+import { txChunkFeeRate, txProjectedPlacement, type TemplateCache } from '../optimizer/cache/templateCache.js';
 import type { BumpInputs, NodePolicy, PlanOutput, PlanTx, ProjectedBlockCutoff, TargetRate, TxStatus } from './types.js';
 
 /** Clusters of older nodes are unbounded; the planner reads at most this many transactions of one. */

@@ -4,7 +4,7 @@
  * a v31 node; microseconds).
  */
 import { diagramGraph, type Chunker, type DiagramTx } from '../bitcoin/feerateDiagram.js';
-import { buildTemplates } from '../optimizer/native.js';
+import { buildTemplates } from '../optimizer/binding/native.js';
 
 export const nativeChunker: Chunker = (txs: readonly DiagramTx[]) => {
   const result = buildTemplates(diagramGraph(txs), { threads: 1, projectedBlocks: 1, tailSearchBudget: 0, projectedSearchBudget: 0 });

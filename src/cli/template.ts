@@ -12,10 +12,10 @@ import { parseArgs } from 'node:util';
 
 import { z } from 'zod';
 
-import { OptimizerError, buildTemplates, type OptimizerResult, type TemplateSelection } from '../optimizer/native.js';
-import { SnapshotError, readSnapshotFile, type MempoolSnapshot } from '../optimizer/snapshot.js';
-import { OPTION_RANGES, type OptionRange } from '../optimizer/optionRanges.js';
-import { generateMempool, toCoreJson } from '../optimizer/syntheticMempool.js';
+import { OptimizerError, buildTemplates, type OptimizerResult, type TemplateSelection } from '../optimizer/binding/native.js';
+import { SnapshotError, readSnapshotFile, type MempoolSnapshot } from '../optimizer/snapshot/snapshot.js';
+import { OPTION_RANGES, type OptionRange } from '../optimizer/binding/optionRanges.js';
+import { generateMempool, toCoreJson } from '../optimizer/snapshot/syntheticMempool.js';
 import { writeFile } from 'node:fs/promises';
 import { at } from '../util/at.js';
 

@@ -8,7 +8,7 @@ import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 import { btcPerKvbToSatVb } from '../bitcoin/units.js';
 import type { BitcoinNode } from '../node/bitcoinNode.js';
-import { txChunkFeeRate } from '../optimizer/templateCache.js';
+import { txChunkFeeRate } from '../optimizer/cache/templateCache.js';
 import { effectiveFeeRate } from './effectiveFeeRate.js';
 import { feeRateSampleOf, type FeeRateSample } from './feeRateSample.js';
 import { projectedFeeRate, type ProjectedFeeRate } from './projectedFeeRate.js';

@@ -12,7 +12,7 @@ import type { MempoolDiff, MempoolMirror } from '../mempool/mirror.js';
 import type { BitcoinNode } from '../node/bitcoinNode.js';
 import type { BlockVerbose2 } from '../node/schemas.js';
 import type { OptimizerService } from './optimizerService.js';
-import type { BaselineSource, TemplateCache } from './templateCache.js';
+import type { BaselineSource, TemplateCache } from './cache/templateCache.js';
 
 /** What is kept of the last template for one parent: its txids and totals, not the whole cache. */
 export interface AuditedTemplate {

@@ -9,11 +9,11 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import type { BitcoinNode } from '../node/bitcoinNode.js';
 import { BlockAuditor } from './blockAudit.js';
-import { IncrementalRunner } from './incrementalRunner.js';
-import { newReplicaId, OptimizerLeadership, singleStatus, type LeaseStatus } from './leadership.js';
-import { OptimizerPool } from './optimizerPool.js';
+import { IncrementalRunner } from './incremental/incrementalRunner.js';
+import { newReplicaId, OptimizerLeadership, singleStatus, type LeaseStatus } from './leadership/leadership.js';
+import { OptimizerPool } from './full/optimizerPool.js';
 import { OptimizerService } from './optimizerService.js';
-import { loadReceiptSigner, type ReceiptSigner } from './receipts.js';
+import { loadReceiptSigner, type ReceiptSigner } from './cache/receipts.js';
 
 export interface OptimizerHandle {
   enabled: boolean;

@@ -6,7 +6,7 @@
  */
 import type { MempoolDiff, MempoolMirror } from '../mempool/mirror.js';
 import type { OptimizerService } from '../optimizer/optimizerService.js';
-import type { TemplateCache } from '../optimizer/templateCache.js';
+import type { TemplateCache } from '../optimizer/cache/templateCache.js';
 
 /** A template change alone wakes a long poll only once it has waited this long (Core waits a minute for mempool-only changes). */
 export const MIN_TEMPLATE_WAIT_MS = 10_000;

@@ -11,7 +11,7 @@
 import { wtxidOfRaw, witnessCommitmentScript } from '../bitcoin/witness.js';
 import type { MirrorTx } from '../mempool/mirrorTx.js';
 import type { BlockTemplate } from '../node/schemas.js';
-import type { TemplateCache } from '../optimizer/templateCache.js';
+import type { TemplateCache } from '../optimizer/cache/templateCache.js';
 
 type CoreTx = BlockTemplate['transactions'][number];
 

@@ -6,10 +6,10 @@
  *
  * The node has no mining policy of its own: `policyModule` names a module that the worker
  * `import()`s and whose `mempoolPolicy` export chooses block templates and chunks (the project's is
- * `src/optimizer/coreV31Policy.ts`, Core v31's algorithm through the native optimizer).
+ * `src/optimizer/binding/coreV31Policy.ts`, Core v31's algorithm through the native optimizer).
  *
  * @example
- * const policyModule = moduleUrl(import.meta.url, './optimizer/coreV31Policy'); // from src/main.ts
+ * const policyModule = moduleUrl(import.meta.url, './optimizer/binding/coreV31Policy'); // from src/main.ts
  * const sim = await startSimnet({ seed: 7, initialTxs: 500, policyModule });
  * const node = new BitcoinNode({ url: sim.rpcUrl, timeoutMs: 5000, scanTimeoutMs: 30000 });
  * await node.getBlockCount();          // 212
@@ -105,7 +105,7 @@ const FIXED_START_TIME = 1_767_225_600; // 2026-01-01T00:00:00Z
 
 const Options = z.object({
   policyModule: z
-    .string({ error: 'required: the URL of a module exporting mempoolPolicy(input), the block-template policy (e.g. src/optimizer/coreV31Policy.ts)' })
+    .string({ error: 'required: the URL of a module exporting mempoolPolicy(input), the block-template policy (e.g. src/optimizer/binding/coreV31Policy.ts)' })
     .refine((s) => URL.canParse(s), 'not a URL'),
   seed: z
     .number()

@@ -6,7 +6,7 @@
  */
 import type { MempoolDiff, MempoolMirror, MirrorTx } from '../mempool/mirror.js';
 import type { BlockAudit, TemplateSide } from '../optimizer/blockAudit.js';
-import { txChunkFeeRate, txProjectedPlacement, type TemplateCache } from '../optimizer/templateCache.js';
+import { txChunkFeeRate, txProjectedPlacement, type TemplateCache } from '../optimizer/cache/templateCache.js';
 import { round } from '../util/round.js';
 
 export const FRAME_TYPES = ['hello', 'mempool', 'txs', 'removed', 'replacement', 'block', 'audit', 'template'] as const;

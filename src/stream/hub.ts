@@ -12,7 +12,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { MempoolDiff, MempoolMirror } from '../mempool/mirror.js';
 import type { OptimizerService } from '../optimizer/optimizerService.js';
-import type { TemplateCache } from '../optimizer/templateCache.js';
+import type { TemplateCache } from '../optimizer/cache/templateCache.js';
 import type { BlockAudit, BlockAuditor } from '../optimizer/blockAudit.js';
 import { auditFrame, diffFrames, FRAME_TYPES, mempoolFrame, optimizerView, templateFrame, type Frame, type OptimizerView } from './frames.js';
 import { parseClientMessage, Subscription } from './subscription.js';

@@ -23,7 +23,7 @@ export interface WorkerFile {
  * own form: `.ts` when the caller runs from TypeScript sources, `.js` when it is compiled. For
  * modules another thread `import()`s by URL (a worker file, or a module handed to a worker).
  * @param callerUrl `import.meta.url` of the module that asks
- * @example moduleUrl(import.meta.url, '../optimizer/coreV31Policy') // 'file:///…/src/optimizer/coreV31Policy.ts' under tsx
+ * @example moduleUrl(import.meta.url, '../optimizer/binding/coreV31Policy') // 'file:///…/src/optimizer/binding/coreV31Policy.ts' under tsx
  */
 export function moduleUrl(callerUrl: string, path: string): string {
   return new URL(`${path}.${callerUrl.endsWith('.ts') ? 'ts' : 'js'}`, callerUrl).href;
@@ -32,7 +32,7 @@ export function moduleUrl(callerUrl: string, path: string): string {
 /**
  * @param callerUrl `import.meta.url` of the module that starts the worker
  * @param basename the worker module's name without extension, e.g. `'worker'`
- * @example workerFile(import.meta.url, 'worker') // { filename: '/…/src/optimizer/worker.ts', execArgv: ['--import','tsx'] }
+ * @example workerFile(import.meta.url, 'worker') // { filename: '/…/src/optimizer/full/worker.ts', execArgv: ['--import','tsx'] }
  */
 export function workerFile(callerUrl: string, basename: string): WorkerFile {
   const filename = fileURLToPath(moduleUrl(callerUrl, `./${basename}`));

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DashboardFeed } from '../../src/api/dashboard/feed.js';
-import { txProjectedPlacement } from '../../src/optimizer/templateCache.js';
+import { txProjectedPlacement } from '../../src/optimizer/cache/templateCache.js';
 import { optimizerView, templateFrame } from '../../src/stream/frames.js';
 import { refresh, startTestWorld, type TestWorld } from '../helpers/testWorld.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { txidsDigest, verifyReceipt } from '../../src/optimizer/receipts.js';
+import { txidsDigest, verifyReceipt } from '../../src/optimizer/cache/receipts.js';
 import { buildCoinbase, witnessCommitmentHex } from '../../src/simnet/chain/block.js';
 import { startTestWorld, type TestWorld } from '../helpers/testWorld.js';
 

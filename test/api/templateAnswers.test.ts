@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { templateCheck } from '../../src/api/template/templateAnswers.js';
-import { lookupFromSnapshot } from '../../src/optimizer/txLookup.js';
+import { lookupFromSnapshot } from '../../src/optimizer/cache/txLookup.js';
 
 type Cache = Parameters<typeof templateCheck>[0];
 

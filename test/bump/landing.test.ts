@@ -5,7 +5,7 @@
  * and the certain block the plan named; well above the cutoff, in block 1 exactly.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { txProjectedPlacement } from '../../src/optimizer/templateCache.js';
+import { txProjectedPlacement } from '../../src/optimizer/cache/templateCache.js';
 import { refresh, startTestWorld, type TestWorld } from '../helpers/testWorld.js';
 
 let world: TestWorld;

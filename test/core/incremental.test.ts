@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import type { TemplateCache } from '../../src/optimizer/templateCache.js';
+import type { TemplateCache } from '../../src/optimizer/cache/templateCache.js';
 import { refreshFromCore, startServiceOnCore, type CoreWorld } from './coreWorld.js';
 import { fillMempool, fundCoins } from './filler.js';
 import { coreAvailability, startRegtest, type Regtest } from './regtest.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { btcToSats } from '../../src/bitcoin/units.js';
 import { effectiveFeeRate } from '../../src/fees/effectiveFeeRate.js';
-import { txChunkFeeRate } from '../../src/optimizer/templateCache.js';
+import { txChunkFeeRate } from '../../src/optimizer/cache/templateCache.js';
 import { refresh, startTestWorld, type TestWorld } from '../helpers/testWorld.js';
 
 let world: TestWorld;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { TxidOrder } from '../../src/mempool/txidOrder.js';
-import { computeTxidRank } from '../../src/optimizer/snapshot.js';
+import { computeTxidRank } from '../../src/optimizer/snapshot/snapshot.js';
 
 const txid = () => randomBytes(32).toString('hex');
 

@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { buildTemplates, type OptimizerInput } from '../../src/optimizer/native.js';
+import { buildTemplates, type OptimizerInput } from '../../src/optimizer/binding/native.js';
 import { at } from '../../src/util/at.js';
 import { exactOptimum, exactOptimumWithin, lpBound, randomMempool, rng } from './oracle.js';
 

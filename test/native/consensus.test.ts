@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { buildTemplates, type OptimizerInput } from '../../src/optimizer/native.js';
+import { buildTemplates, type OptimizerInput } from '../../src/optimizer/binding/native.js';
 import { at } from '../../src/util/at.js';
 import { generateMempool } from '../../bench/generator.js';
 import { CORE_LIMITS, checkProjected, checkResult, exactOptimum, lpBound, parentsOf, randomMempool, type Limits } from './oracle.js';

@@ -6,7 +6,7 @@
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 
-import { OptimizerError, buildTemplates, nativeVersion, type OptimizerInput } from '../../src/optimizer/native.js';
+import { OptimizerError, buildTemplates, nativeVersion, type OptimizerInput } from '../../src/optimizer/binding/native.js';
 
 function base(): OptimizerInput {
   // 0 <- 1 <- 2, 3 alone

@@ -12,7 +12,7 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { buildTemplates, inspectClusters, selfCheck } from '../../src/optimizer/native.js';
+import { buildTemplates, inspectClusters, selfCheck } from '../../src/optimizer/binding/native.js';
 import { generateMempool } from '../../bench/generator.js';
 import { checkProjected, checkResult, exactOptimumWithin, lpBound, miningOrder, randomMempool, referenceV30, referenceV31, rng, type Limits } from './oracle.js';
 

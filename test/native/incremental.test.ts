@@ -11,8 +11,8 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { IncrementalEngine, type EngineDiff, type EngineResult } from '../../src/optimizer/incrementalEngine.js';
-import { KEY_WORDS, txidOfKey, writeTxidKey } from '../../src/optimizer/txLookup.js';
+import { IncrementalEngine, type EngineDiff, type EngineResult } from '../../src/optimizer/incremental/incrementalEngine.js';
+import { KEY_WORDS, txidOfKey, writeTxidKey } from '../../src/optimizer/cache/txLookup.js';
 import { rng } from './oracle.js';
 
 const SEED = Number(process.env.NATIVE_FUZZ_SEED ?? 1);

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { buildTemplates, inspectClusters, selfCheck, type OptimizerInput } from '../../src/optimizer/native.js';
+import { buildTemplates, inspectClusters, selfCheck, type OptimizerInput } from '../../src/optimizer/binding/native.js';
 import { at } from '../../src/util/at.js';
 import { first } from '../helpers/first.js';
 import { assertTopological, chunkLinearization, cmpRate, isOptimalLinearization, randomMempool, rng } from './oracle.js';

@@ -5,7 +5,7 @@
  */
 import { at } from '../../src/util/at.js';
 import { mulberry32 } from '../../src/util/mulberry32.js';
-import type { ClusterDetail, OptimizerInput, OptimizerResult, TemplateSelection } from '../../src/optimizer/native.js';
+import type { ClusterDetail, OptimizerInput, OptimizerResult, TemplateSelection } from '../../src/optimizer/binding/native.js';
 
 /** mulberry32 (src/util/mulberry32.ts). */
 export const rng = mulberry32;

@@ -9,11 +9,11 @@ import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 
-import { buildTemplates, inspectClusters } from '../../src/optimizer/native.js';
+import { buildTemplates, inspectClusters } from '../../src/optimizer/binding/native.js';
 import { at } from '../../src/util/at.js';
 import {
   SnapshotError, computeTxidRank, parseCoreMempool, parseSharedSnapshot, readSnapshotFile, warmOrderFromPrevious,
-} from '../../src/optimizer/snapshot.js';
+} from '../../src/optimizer/snapshot/snapshot.js';
 import { CORE_LIMITS, checkResult, miningOrder, referenceV31, rng } from './oracle.js';
 
 // The shared folder sits next to the repository (/work/main) or one level up from a worktree

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { buildTemplates, inspectClusters, type OptimizerInput } from '../../src/optimizer/native.js';
+import { buildTemplates, inspectClusters, type OptimizerInput } from '../../src/optimizer/binding/native.js';
 import { at } from '../../src/util/at.js';
 import {
   CORE_LIMITS, assertTopological, checkResult, cmpRate, miningOrder, parentsOf, randomMempool, referenceV30, referenceV31, type Limits,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CACHE_WIRE_MAX_BYTES, CacheDecodeError, decodeCache, encodeCache } from '../../src/optimizer/cacheCodec.js';
-import type { TemplateCache } from '../../src/optimizer/templateCache.js';
-import { txChunkFeeRate, txProjectedPlacement } from '../../src/optimizer/templateCache.js';
+import { CACHE_WIRE_MAX_BYTES, CacheDecodeError, decodeCache, encodeCache } from '../../src/optimizer/leadership/cacheCodec.js';
+import type { TemplateCache } from '../../src/optimizer/cache/templateCache.js';
+import { txChunkFeeRate, txProjectedPlacement } from '../../src/optimizer/cache/templateCache.js';
 import { refresh, startTestWorld, type TestWorld } from '../helpers/testWorld.js';
 
 let world: TestWorld;

@@ -1,5 +1,5 @@
 /**
- * The targeted getrawmempool reader (src/optimizer/coreMempoolScan.ts) against the general path
+ * The targeted getrawmempool reader (src/optimizer/snapshot/coreMempoolScan.ts) against the general path
  * (JSON.parse + parseCoreMempool): the same snapshot for every file it reads, and `undefined`
  * (so the general path answers, with its precise error) for everything else, including random
  * corruptions of a valid file.
@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
-import { scanCoreMempool } from '../../src/optimizer/coreMempoolScan.js';
-import { parseCoreMempool, readSnapshotFile, type MempoolSnapshot } from '../../src/optimizer/snapshot.js';
-import { generateMempool, toCoreJson } from '../../src/optimizer/syntheticMempool.js';
+import { scanCoreMempool } from '../../src/optimizer/snapshot/coreMempoolScan.js';
+import { parseCoreMempool, readSnapshotFile, type MempoolSnapshot } from '../../src/optimizer/snapshot/snapshot.js';
+import { generateMempool, toCoreJson } from '../../src/optimizer/snapshot/syntheticMempool.js';
 import { rng } from '../native/oracle.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'core-scan-test-'));

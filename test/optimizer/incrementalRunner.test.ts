@@ -5,7 +5,7 @@
 import { EventEmitter } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MempoolDiff, MempoolMirror, MirrorTx } from '../../src/mempool/mirror.js';
-import { IncrementalRunner } from '../../src/optimizer/incrementalRunner.js';
+import { IncrementalRunner } from '../../src/optimizer/incremental/incrementalRunner.js';
 import { mirrorTx } from '../helpers/mirrorTx.js';
 
 class FakeMirror extends EventEmitter {

@@ -6,11 +6,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Worker } from 'node:worker_threads';
-import { IncrementalRunner } from '../../src/optimizer/incrementalRunner.js';
-import { verifyReceipt } from '../../src/optimizer/receipts.js';
-import type { TemplateCache } from '../../src/optimizer/templateCache.js';
-import { txChunkFeeRate, txProjectedPlacement } from '../../src/optimizer/templateCache.js';
-import { lookupSize } from '../../src/optimizer/txLookup.js';
+import { IncrementalRunner } from '../../src/optimizer/incremental/incrementalRunner.js';
+import { verifyReceipt } from '../../src/optimizer/cache/receipts.js';
+import type { TemplateCache } from '../../src/optimizer/cache/templateCache.js';
+import { txChunkFeeRate, txProjectedPlacement } from '../../src/optimizer/cache/templateCache.js';
+import { lookupSize } from '../../src/optimizer/cache/txLookup.js';
 import { startTestWorld, type TestWorld } from '../helpers/testWorld.js';
 
 let world: TestWorld;

@@ -4,9 +4,9 @@
  * for the parent).
  */
 import { describe, expect, it } from 'vitest';
-import { packBatch } from '../../src/optimizer/incrementalRunner.js';
-import { WorkerState, type StepRequest } from '../../src/optimizer/incrementalWorker.js';
-import { findTxidKey } from '../../src/optimizer/txLookup.js';
+import { packBatch } from '../../src/optimizer/incremental/incrementalRunner.js';
+import { WorkerState, type StepRequest } from '../../src/optimizer/incremental/incrementalWorker.js';
+import { findTxidKey } from '../../src/optimizer/cache/txLookup.js';
 import { mirrorTx } from '../helpers/mirrorTx.js';
 
 describe('engine worker', () => {

@@ -13,11 +13,11 @@ import { buildApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { BitcoinNode } from '../../src/node/bitcoinNode.js';
 import { EsploraAddressSource } from '../../src/node/esploraAddressSource.js';
-import { CacheDecodeError, encodeCache } from '../../src/optimizer/cacheCodec.js';
-import { LeaderLease } from '../../src/optimizer/leaderLease.js';
-import { REDIS_PREFIX } from '../../src/optimizer/leadership.js';
-import { verifyReceipt, type SignedReceipt } from '../../src/optimizer/receipts.js';
-import { SharedCacheStore, sharedCacheKeys } from '../../src/optimizer/sharedCache.js';
+import { CacheDecodeError, encodeCache } from '../../src/optimizer/leadership/cacheCodec.js';
+import { LeaderLease } from '../../src/optimizer/leadership/leaderLease.js';
+import { REDIS_PREFIX } from '../../src/optimizer/leadership/leadership.js';
+import { verifyReceipt, type SignedReceipt } from '../../src/optimizer/cache/receipts.js';
+import { SharedCacheStore, sharedCacheKeys } from '../../src/optimizer/leadership/sharedCache.js';
 import { startSimnet, type SimnetHandle } from '../../src/simnet/index.js';
 import { redisAvailable, startRedis, type RedisServer } from '../payments/redisServer.js';
 import { switchableProxy, type SwitchableProxy } from '../helpers/switchableProxy.js';
@@ -239,7 +239,7 @@ describe.skipIf(!available)('the optimizer leader lease (real redis-server)', ()
 
     it('error: a cache signed with another key is refused (every replica must share RECEIPT_SECRET_KEY)', async () => {
       const keys = sharedCacheKeys(REDIS_PREFIX);
-      const { loadReceiptSigner } = await import('../../src/optimizer/receipts.js');
+      const { loadReceiptSigner } = await import('../../src/optimizer/cache/receipts.js');
       const other = loadReceiptSigner('77'.repeat(32), dirs[0] ?? tmpdir());
       const served = follower.optimizer.service.cache;
       if (!served) throw new Error('no cache');

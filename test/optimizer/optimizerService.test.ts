@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OptimizerPool } from '../../src/optimizer/optimizerPool.js';
-import { snapshotFromMirror } from '../../src/optimizer/mirrorSnapshot.js';
+import { OptimizerPool } from '../../src/optimizer/full/optimizerPool.js';
+import { snapshotFromMirror } from '../../src/optimizer/snapshot/mirrorSnapshot.js';
 import { startTestWorld, type TestWorld } from '../helpers/testWorld.js';
 
 let world: TestWorld;

@@ -1,12 +1,12 @@
 /**
- * The optimizer's option ranges are one table (src/optimizer/optionRanges.ts): the TypeScript side
+ * The optimizer's option ranges are one table (src/optimizer/binding/optionRanges.ts): the TypeScript side
  * checks it directly, the addon through the generated native/option_ranges.h.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { HEADER_PATH, renderOptionRangesHeader } from '../../scripts/genOptionRanges.js';
-import { OptimizerError, checkOptions, loadBinding, type OptimizerInput } from '../../src/optimizer/native.js';
-import { OPTION_RANGES } from '../../src/optimizer/optionRanges.js';
+import { OptimizerError, checkOptions, loadBinding, type OptimizerInput } from '../../src/optimizer/binding/native.js';
+import { OPTION_RANGES } from '../../src/optimizer/binding/optionRanges.js';
 
 const empty: OptimizerInput = {
   feeSat: new Float64Array(0),

@@ -2,7 +2,7 @@ import { mkdtempSync, statSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadReceiptSigner, RECEIPT_KEY_FILE, txidsDigest, verifyReceipt, type SignedReceipt } from '../../src/optimizer/receipts.js';
+import { loadReceiptSigner, RECEIPT_KEY_FILE, txidsDigest, verifyReceipt, type SignedReceipt } from '../../src/optimizer/cache/receipts.js';
 
 const body = {
   cycle: 7,

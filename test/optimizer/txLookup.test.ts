@@ -1,6 +1,6 @@
 /** The txid-keyed lookups of a published cache: found by txid whatever the snapshot's order. */
 import { describe, expect, it } from 'vitest';
-import { findTxidKey, lookupFromSnapshot, lookupSize } from '../../src/optimizer/txLookup.js';
+import { findTxidKey, lookupFromSnapshot, lookupSize } from '../../src/optimizer/cache/txLookup.js';
 
 describe('txid-keyed lookups', () => {
   it('behavior: every txid is found with its own values; others (same first word included) are not', () => {

@@ -16,7 +16,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PAYMENTS_DB_FILE } from '../../src/payments/db.js';
 import type { PaymentRequirements } from '../../src/payments/schemas.js';
-import { verifyReceipt, type SignedReceipt } from '../../src/optimizer/receipts.js';
+import { verifyReceipt, type SignedReceipt } from '../../src/optimizer/cache/receipts.js';
 import { challengeOf, newAccount, PAY_TO, paymentHeader, requirementFor, signPayment } from '../payments/helpers.js';
 import { clusterMissing, OPTIMIZER_LEASE_MS, startCluster, type Cluster, type Replica } from './cluster.js';
 

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { startSimnet } from '../../src/simnet/index.js';
 import { bootstrapSimulator } from '../../src/simnet/node/bootstrap.js';
-import { mempoolPolicy } from '../../src/optimizer/coreV31Policy.js';
+import { mempoolPolicy } from '../../src/optimizer/binding/coreV31Policy.js';
 import { bitcoinNode, TEST_SIM } from './helpers.js';
 
 async function run(seed: number): Promise<{ tips: string[]; mempool: string[]; wtxids: string[]; replaced: string[] }> {

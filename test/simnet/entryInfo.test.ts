@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { bootstrapSimulator } from '../../src/simnet/node/bootstrap.js';
 import { EntryInfoCache } from '../../src/simnet/mempool/entryInfo.js';
 import type { Simulator } from '../../src/simnet/node/simulator.js';
-import { mempoolPolicy } from '../../src/optimizer/coreV31Policy.js';
+import { mempoolPolicy } from '../../src/optimizer/binding/coreV31Policy.js';
 
 function fromScratch(sim: Simulator): unknown {
   return JSON.parse(new EntryInfoCache(sim.mempool, sim.policy).verboseMempool().join(''));

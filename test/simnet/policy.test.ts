@@ -4,7 +4,7 @@
  * answers are known by hand, and on random DAGs checked for the invariants every policy must keep.
  */
 import { describe, expect, it } from 'vitest';
-import { mempoolPolicy } from '../../src/optimizer/coreV31Policy.js';
+import { mempoolPolicy } from '../../src/optimizer/binding/coreV31Policy.js';
 import { assertPolicyInput, checkedPolicy, type MempoolPolicy, type PolicyInput } from '../../src/simnet/mempool/policy.js';
 import { improvesDiagram } from '../../src/bitcoin/feerateDiagram.js';
 import { FeeEstimator } from '../../src/simnet/mining/feeEstimator.js';

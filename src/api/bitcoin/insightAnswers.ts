@@ -10,7 +10,7 @@ import { bumpKind, MAX_SIGNED_TX_HEX_CHARS, relaySignedBump, signedTxid, signedT
 import { chooseTarget } from '../../bump/target.js';
 import { summaryOf, verdictOf, VERDICTS } from '../../bump/verdict.js';
 import { Errors } from '../../errors.js';
-import { txChunkFeeRate, txProjectedPlacement } from '../../optimizer/templateCache.js';
+import { txChunkFeeRate, txProjectedPlacement } from '../../optimizer/cache/templateCache.js';
 import { round } from '../../util/round.js';
 import type { ApiContext } from '../define.js';
 import { AddressParam, Hash, Sat, SatVb, strictObject, Success, TargetBlocks, Txid } from '../schemas.js';

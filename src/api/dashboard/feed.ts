@@ -16,8 +16,8 @@ import type { FeesService } from '../../fees/plugin.js';
 import type { MempoolDiff } from '../../mempool/mirror.js';
 import type { MempoolService } from '../../mempool/plugin.js';
 import type { OptimizerHandle } from '../../optimizer/plugin.js';
-import type { ProjectedBlock } from '../../optimizer/native.js';
-import type { TemplateCache } from '../../optimizer/templateCache.js';
+import type { ProjectedBlock } from '../../optimizer/binding/native.js';
+import type { TemplateCache } from '../../optimizer/cache/templateCache.js';
 import { round } from '../../util/round.js';
 
 const CYCLES_KEPT = 30;

@@ -9,7 +9,7 @@ import { btcToSats, isoFromUnix } from '../../bitcoin/units.js';
 import { effectiveFeeRate } from '../../fees/effectiveFeeRate.js';
 import { vsizeAbove } from '../../fees/feeRateSample.js';
 import type { MempoolEntry } from '../../node/schemas.js';
-import { txChunkFeeRate, txProjectedPlacement } from '../../optimizer/templateCache.js';
+import { txChunkFeeRate, txProjectedPlacement } from '../../optimizer/cache/templateCache.js';
 import { round } from '../../util/round.js';
 import type { ApiContext } from '../define.js';
 import { Hash, IsoTime, Sat, SatVb } from '../schemas.js';

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { MAX_BLOCK_WEIGHT_WU } from '../../bitcoin/consensus.js';
-import type { TemplateCache } from '../../optimizer/templateCache.js';
+import type { TemplateCache } from '../../optimizer/cache/templateCache.js';
 import { Sat, SatVb } from '../schemas.js';
 
 export const TEMPLATE_SOURCE = 'core_v31_optimizer_cache';

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { isoFromMs } from '../../bitcoin/units.js';
-import type { TemplateCache } from '../../optimizer/templateCache.js';
+import type { TemplateCache } from '../../optimizer/cache/templateCache.js';
 import { round } from '../../util/round.js';
 import type { ApiContext } from '../define.js';
 import { Hash, IsoTime, Sat, Success } from '../schemas.js';

@@ -8,7 +8,7 @@
 import type { z } from 'zod';
 import { MAX_BLOCK_WEIGHT_WU } from '../../bitcoin/consensus.js';
 import { btcPerKvbToSatVb, btcToSats, isoFromMs } from '../../bitcoin/units.js';
-import type { TemplateCache } from '../../optimizer/templateCache.js';
+import type { TemplateCache } from '../../optimizer/cache/templateCache.js';
 import { round } from '../../util/round.js';
 import { SERVICE_VERSION } from '../../version.js';
 import type { ApiContext } from '../define.js';

@@ -7,7 +7,7 @@ import { isoFromMs } from '../../bitcoin/units.js';
 import { Errors } from '../../errors.js';
 import { feeLadder } from '../../fees/feeLadder.js';
 import type { OptimizerService } from '../../optimizer/optimizerService.js';
-import { txChunkFeeRate, txProjectedPlacement, type TemplateCache } from '../../optimizer/templateCache.js';
+import { txChunkFeeRate, txProjectedPlacement, type TemplateCache } from '../../optimizer/cache/templateCache.js';
 import { round } from '../../util/round.js';
 import { snapshotAge } from '../freshness.js';
 import { Freshness, Hash, IsoTime, Sat, SatVb, Success } from '../schemas.js';

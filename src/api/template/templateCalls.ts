@@ -5,7 +5,7 @@
  * their input and call these.
  */
 import type { z } from 'zod';
-import type { TemplateCache } from '../../optimizer/templateCache.js';
+import type { TemplateCache } from '../../optimizer/cache/templateCache.js';
 import type { ApiContext } from '../define.js';
 import { snapshotAge } from '../freshness.js';
 import { BUMP_NOTE, bumpPlanFor, type BumpPlanAnswer } from '../shared/bumpPlan.js';

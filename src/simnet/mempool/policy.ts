@@ -8,7 +8,7 @@
  * The simulator does not choose the policy: it is handed in when the node is built
  * (`SimulatorOptions.policy`, or `startSimnet({ policyModule })`, a module exporting
  * `mempoolPolicy`). The project hands in the native optimizer's Core-v31 baseline
- * (`src/optimizer/coreV31Policy.ts`), which matches these types structurally; the input is exactly
+ * (`src/optimizer/binding/coreV31Policy.ts`), which matches these types structurally; the input is exactly
  * the typed arrays that optimizer takes, so there is one implementation of Core's algorithm.
  */
 import { diagramGraph, type Chunker } from '../../bitcoin/feerateDiagram.js';

@@ -4,7 +4,7 @@
  * transactions (bounded, least recently removed dropped first).
  */
 import { LRUCache } from 'lru-cache';
-import type { MempoolDiff, MempoolMirror } from '../mempool/mirror.js';
+import type { MempoolDiff, MempoolMirror } from '../../mempool/mirror.js';
 import type { WtxidOf } from './templateCache.js';
 
 /** Removed transactions whose wtxid is kept. */

@@ -6,7 +6,7 @@
  * caller's cue to take the general path (JSON.parse). Numbers come out exactly as JSON.parse reads
  * them. Used by coreMempoolScan.ts.
  */
-import { at } from '../util/at.js';
+import { at } from '../../util/at.js';
 
 /** Thrown inside the scan to give up; never escapes `scanCoreMempool`. */
 export class GiveUp extends Error {}

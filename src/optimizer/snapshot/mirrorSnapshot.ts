@@ -7,8 +7,8 @@
  * Indices follow the mirror's Core txid order, so the tie-break rank of index i is i: no sort and
  * no txid → index map per cycle (parents resolve through the mirror's own map).
  */
-import type { MempoolMirror, MirrorTx } from '../mempool/mirror.js';
-import type { OptimizerInput } from './native.js';
+import type { MempoolMirror, MirrorTx } from '../../mempool/mirror.js';
+import type { OptimizerInput } from '../binding/native.js';
 
 export interface CycleSnapshot {
   source: string;

@@ -4,7 +4,7 @@
  * go back transferred through `Piscina.move`.
  */
 import { move, transferableSymbol, valueSymbol } from 'piscina';
-import { buildTemplates, type OptimizerInput, type OptimizerOptions, type OptimizerResult } from './native.js';
+import { buildTemplates, type OptimizerInput, type OptimizerOptions, type OptimizerResult } from '../binding/native.js';
 
 export interface CycleTask {
   input: OptimizerInput;

@@ -18,12 +18,12 @@ import { readFile } from 'node:fs/promises';
 import { gunzip } from 'node:zlib';
 import { promisify } from 'node:util';
 
-import { sigopCostFromVsize } from '../bitcoin/sigops.js';
-import { isTxidHex, txidRanks } from '../bitcoin/txidOrder.js';
-import { SATS_PER_BTC } from '../bitcoin/units.js';
-import { at } from '../util/at.js';
+import { sigopCostFromVsize } from '../../bitcoin/sigops.js';
+import { isTxidHex, txidRanks } from '../../bitcoin/txidOrder.js';
+import { SATS_PER_BTC } from '../../bitcoin/units.js';
+import { at } from '../../util/at.js';
 import { scanCoreMempool } from './coreMempoolScan.js';
-import type { OptimizerInput } from './native.js';
+import type { OptimizerInput } from '../binding/native.js';
 
 const gunzipAsync = promisify(gunzip);
 

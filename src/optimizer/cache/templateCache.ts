@@ -5,10 +5,10 @@
  * engine's worker gives one directly; `buildTemplateCache` makes one from a mempool snapshot and
  * a native result) and the baseline, in O(template) work plus the signature.
  */
-import { witnessCommitmentScript } from '../bitcoin/witness.js';
-import type { OptimizerResult, TemplateSelection } from './native.js';
+import { witnessCommitmentScript } from '../../bitcoin/witness.js';
+import type { OptimizerResult, TemplateSelection } from '../binding/native.js';
 import { txidsDigest, type ReceiptSigner, type SignedReceipt } from './receipts.js';
-import type { CycleSnapshot } from './mirrorSnapshot.js';
+import type { CycleSnapshot } from '../snapshot/mirrorSnapshot.js';
 import { findTxidKey, lookupFromSnapshot, type TxLookup } from './txLookup.js';
 
 /** `full`: a from-scratch cycle, compared with the node's getblocktemplate; `incremental`: a cycle of the changes since, compared with our Core v31 model of the same state. */

@@ -3,9 +3,9 @@
  * own timeout (`BASELINE_TIMEOUT_SEC`). When it fails the cycle falls back to our native
  * re-implementation of Core v31 and says so (`baseline.source`).
  */
-import { MAX_BLOCK_WEIGHT_WU } from '../bitcoin/consensus.js';
-import type { BitcoinNode } from '../node/bitcoinNode.js';
-import type { NodeBaseline } from './templateCache.js';
+import { MAX_BLOCK_WEIGHT_WU } from '../../bitcoin/consensus.js';
+import type { BitcoinNode } from '../../node/bitcoinNode.js';
+import type { NodeBaseline } from '../cache/templateCache.js';
 
 /** `getblocktemplate` → txids in block order and totals. Rejects on timeout or node failure. */
 export async function fetchNodeBaseline(node: BitcoinNode, timeoutMs: number): Promise<NodeBaseline> {

@@ -7,11 +7,11 @@
  * Two mempool transactions sharing 64 bits can only be made on purpose (2^32 work, both by the
  * same author); a txid that matches someone else's takes a 2^64 search.
  */
-import { KEY_WORDS, writeTxidKey } from '../bitcoin/txidOrder.js';
-import { feeRateSatVbOfWeight } from '../bitcoin/units.js';
+import { KEY_WORDS, writeTxidKey } from '../../bitcoin/txidOrder.js';
+import { feeRateSatVbOfWeight } from '../../bitcoin/units.js';
 
 // Txid keys are Core's txid order, stated in src/bitcoin/txidOrder.ts.
-export { KEY_WORDS, txidOfKey, writeTxidKey } from '../bitcoin/txidOrder.js';
+export { KEY_WORDS, txidOfKey, writeTxidKey } from '../../bitcoin/txidOrder.js';
 
 export interface TxLookup {
   /** LOOKUP_WORDS per tx (the key's first words), ascending (Core's txid order). */

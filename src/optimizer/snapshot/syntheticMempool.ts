@@ -14,9 +14,9 @@
  * - 'cluster-heavy': every cluster kind equally likely per cluster, so only ~9 % of the
  *   transactions are singletons and large clusters dominate: a stress case for linearization.
  */
-import { at } from '../util/at.js';
-import { mulberry32 } from '../util/mulberry32.js';
-import type { OptimizerInput } from './native.js';
+import { at } from '../../util/at.js';
+import { mulberry32 } from '../../util/mulberry32.js';
+import type { OptimizerInput } from '../binding/native.js';
 import { computeTxidRank } from './snapshot.js';
 
 export interface GeneratorOptions {

@@ -11,7 +11,7 @@ import { createHash, createPrivateKey, sign as cryptoSign } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import nacl from 'tweetnacl';
-import { ensurePrivateDir } from '../storage/privateDir.js';
+import { ensurePrivateDir } from '../../storage/privateDir.js';
 
 export const RECEIPT_SCHEMA = 'bench-receipt/1';
 export const RECEIPT_ALG = 'Ed25519';

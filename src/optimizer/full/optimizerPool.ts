@@ -5,8 +5,8 @@
  */
 import { Piscina } from 'piscina';
 import type { FastifyBaseLogger } from 'fastify';
-import { workerFile } from '../util/workerFile.js';
-import type { OptimizerInput, OptimizerOptions, OptimizerResult } from './native.js';
+import { workerFile } from '../../util/workerFile.js';
+import type { OptimizerInput, OptimizerOptions, OptimizerResult } from '../binding/native.js';
 import { buffersOf, type CycleTask } from './worker.js';
 
 export class OptimizerPool {

@@ -11,9 +11,9 @@
  */
 import type { Worker } from 'node:worker_threads';
 import type { FastifyBaseLogger } from 'fastify';
-import type { MempoolDiff, MempoolMirror, MirrorTx } from '../mempool/mirror.js';
-import { startWorker } from '../util/workerFile.js';
-import type { OptimizerOptions } from './native.js';
+import type { MempoolDiff, MempoolMirror, MirrorTx } from '../../mempool/mirror.js';
+import { startWorker } from '../../util/workerFile.js';
+import type { OptimizerOptions } from '../binding/native.js';
 import type { StepOutput, StepReply, StepRequest, TxBatch } from './incrementalWorker.js';
 
 /** Packs transactions into the worker's columns. O(txs + parent links). */

@@ -22,10 +22,10 @@ import type { FastifyBaseLogger } from 'fastify';
 import { Redis } from 'ioredis';
 import { CacheDecodeError, decodeCache, encodeCache } from './cacheCodec.js';
 import { LeaderLease } from './leaderLease.js';
-import type { OptimizerService } from './optimizerService.js';
-import { verifyReceipt, type ReceiptSigner } from './receipts.js';
+import type { OptimizerService } from '../optimizerService.js';
+import { verifyReceipt, type ReceiptSigner } from '../cache/receipts.js';
 import { cacheVersion, RELEASED_MESSAGE, SharedCacheStore, sharedCacheKeys } from './sharedCache.js';
-import type { TemplateCache } from './templateCache.js';
+import type { TemplateCache } from '../cache/templateCache.js';
 
 export type OptimizerRole = 'single' | 'leader' | 'follower';
 

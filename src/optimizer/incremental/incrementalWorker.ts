@@ -7,9 +7,9 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { IncrementalEngine, type EngineDiff, type EngineResult } from './incrementalEngine.js';
-import { KEY_WORDS, writeTxidKey } from './txLookup.js';
-import type { OptimizerOptions, TemplateSelection } from './native.js';
-import type { CycleOutput, SelectionTxids } from './templateCache.js';
+import { KEY_WORDS, writeTxidKey } from '../cache/txLookup.js';
+import type { OptimizerOptions, TemplateSelection } from '../binding/native.js';
+import type { CycleOutput, SelectionTxids } from '../cache/templateCache.js';
 
 /** Transactions as columns; txids (and parents) are 64-character runs of one string. */
 export interface TxBatch {

@@ -8,7 +8,7 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { CACHE_WIRE_MAX_BYTES, CacheDecodeError } from './cacheCodec.js';
-import type { TemplateCache } from './templateCache.js';
+import type { TemplateCache } from '../cache/templateCache.js';
 
 export interface SharedCacheKeys {
   lease: string;

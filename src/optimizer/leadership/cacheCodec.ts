@@ -19,11 +19,11 @@
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { z } from 'zod';
-import type { BaselineStatus, CycleRecord } from './optimizerService.js';
-import { txidsDigest } from './receipts.js';
-import { witnessCommitmentScript } from '../bitcoin/witness.js';
-import type { TemplateCache, TemplateWitness } from './templateCache.js';
-import { LOOKUP_WORDS } from './txLookup.js';
+import type { BaselineStatus, CycleRecord } from '../cycle.js';
+import { txidsDigest } from '../cache/receipts.js';
+import { witnessCommitmentScript } from '../../bitcoin/witness.js';
+import type { TemplateCache, TemplateWitness } from '../cache/templateCache.js';
+import { LOOKUP_WORDS } from '../cache/txLookup.js';
 
 export const CACHE_WIRE_SCHEMA = 'btc-intel-cache/1';
 const MAGIC = Buffer.from('BTCICACH', 'latin1');

@@ -11,9 +11,9 @@
  * reads, duplicate txids, nesting deeper than 64, malformed JSON. The caller then takes the
  * general path, which gives the same answer or the precise error.
  */
-import { SATS_PER_BTC } from '../bitcoin/units.js';
-import { sigopCostFromVsize } from '../bitcoin/sigops.js';
-import { at } from '../util/at.js';
+import { SATS_PER_BTC } from '../../bitcoin/units.js';
+import { sigopCostFromVsize } from '../../bitcoin/sigops.js';
+import { at } from '../../util/at.js';
 import { GIVE_UP, GiveUp, HEX, NULL, QUOTE, Scanner } from './jsonBytes.js';
 import { TxidTable } from './txidTable.js';
 

@@ -7,7 +7,7 @@
  * the clusters that changed (`full`: from scratch, the periodic check). State is per engine object,
  * so it lives in the one thread that owns it (incrementalWorker.ts).
  */
-import { checkOptions, loadBinding, rethrow, type NativeIncrementalEngine, type OptimizerOptions, type OptimizerResult } from './native.js';
+import { checkOptions, loadBinding, rethrow, type NativeIncrementalEngine, type OptimizerOptions, type OptimizerResult } from '../binding/native.js';
 
 export interface EngineDiff {
   removed: Uint32Array;
