@@ -68,180 +68,237 @@ export function scanCoreMempool(bytes: Buffer): ScannedCoreMempool | undefined {
   }
 }
 
+type Stats = ScannedCoreMempool['stats'];
+
+/** The columns being filled, grown by doubling; `depends` holds each parent txid's byte offset. */
+class Columns {
+  feeSat: Float64Array;
+  baseFeeSat: Float64Array;
+  weightWu: Uint32Array;
+  sigopCost: Uint32Array;
+  dependsEnd: Uint32Array;
+  /** Buffer offset of each parent txid read, NO_TXID for one that cannot be a txid (not 64 bytes). */
+  depends: Uint32Array;
+  dependsCount = 0;
+
+  constructor(private capacity: number) {
+    this.feeSat = new Float64Array(capacity);
+    this.baseFeeSat = new Float64Array(capacity);
+    this.weightWu = new Uint32Array(capacity);
+    this.sigopCost = new Uint32Array(capacity);
+    this.dependsEnd = new Uint32Array(capacity);
+    this.depends = new Uint32Array(capacity);
+  }
+
+  /** Room for entry i. */
+  ensure(i: number): void {
+    if (i < this.capacity) return;
+    this.capacity *= 2;
+    this.feeSat = grow(this.feeSat, (n) => new Float64Array(n));
+    this.baseFeeSat = grow(this.baseFeeSat, (n) => new Float64Array(n));
+    this.weightWu = grow(this.weightWu, (n) => new Uint32Array(n));
+    this.sigopCost = grow(this.sigopCost, (n) => new Uint32Array(n));
+    this.dependsEnd = grow(this.dependsEnd, (n) => new Uint32Array(n));
+  }
+
+  pushParent(offset: number): void {
+    if (this.dependsCount === this.depends.length) this.depends = grow(this.depends, (n) => new Uint32Array(n));
+    this.depends[this.dependsCount++] = offset;
+  }
+}
+
+/** The values of one entry's fields (reused across entries: one allocation per scan). */
+class Entry {
+  feesIsObject = false;
+  feesBase: number | undefined;
+  feesModified: number | undefined;
+  fee: number | undefined;
+  modifiedfee: number | undefined;
+  vsizeAdjusted: number | undefined;
+  vsizeRaw: number | undefined;
+  size: number | undefined;
+  bip141Raw: number | undefined;
+  weightRaw: number | undefined;
+  weightPresent = false;
+
+  reset(): void {
+    this.feesIsObject = this.weightPresent = false;
+    this.feesBase = this.feesModified = this.fee = this.modifiedfee = undefined;
+    this.vsizeAdjusted = this.vsizeRaw = this.size = this.bip141Raw = this.weightRaw = undefined;
+  }
+}
+
+/** After a member or element: true when another follows (`,`), false at `close`; else give up. */
+function another(s: Scanner, close: number): boolean {
+  s.ws();
+  const d = s.b[s.p++];
+  if (d === close) return false;
+  if (d !== 0x2c) throw GIVE_UP;
+  return true;
+}
+
+/** After `{` or `[`: true when the object or array has a first member (else moves past `close`). */
+function opens(s: Scanner, close: number): boolean {
+  s.ws();
+  if (s.b[s.p] !== close) return true;
+  s.p++;
+  return false;
+}
+
 function scan(bytes: Buffer): ScannedCoreMempool {
   const s = new Scanner(bytes);
-  const b = bytes;
-  let capacity = Math.max(16, Math.ceil(bytes.length / 400));
-  let feeSat = new Float64Array(capacity);
-  let baseFeeSat = new Float64Array(capacity);
-  let weightWu = new Uint32Array(capacity);
-  let sigopCost = new Uint32Array(capacity);
-  let dependsEnd = new Uint32Array(capacity);
-  const txids: string[] = [];
+  const capacity = Math.max(16, Math.ceil(bytes.length / 400));
+  const cols = new Columns(capacity);
   const index = new TxidTable(bytes, capacity);
-  /** Buffer offset of each parent txid read, NO_TXID for one that cannot be a txid (not 64 bytes). */
-  let depends = new Uint32Array(capacity);
-  let dependsCount = 0;
-  const stats = { txCount: 0, droppedParents: 0, derivedSigops: 0, weightFromVsize: 0, clampedFees: 0 };
+  const txids: string[] = [];
+  const entry = new Entry();
+  const stats: Stats = { txCount: 0, droppedParents: 0, derivedSigops: 0, weightFromVsize: 0, clampedFees: 0 };
 
   s.expect(0x7b);
-  s.ws();
-  let more = b[s.p] !== 0x7d;
-  if (!more) s.p++;
-  while (more) {
+  for (let more = opens(s, 0x7d); more; more = another(s, 0x7d)) {
     const i = txids.length;
-    if (i === capacity) {
-      capacity *= 2;
-      feeSat = grow(feeSat, (n) => new Float64Array(n));
-      baseFeeSat = grow(baseFeeSat, (n) => new Float64Array(n));
-      weightWu = grow(weightWu, (n) => new Uint32Array(n));
-      sigopCost = grow(sigopCost, (n) => new Uint32Array(n));
-      dependsEnd = grow(dependsEnd, (n) => new Uint32Array(n));
-    }
-    // The txid key: 64 hex characters, lowercased as parseCoreMempool does.
-    s.expect(QUOTE);
-    const start = s.p;
-    const end = s.stringEnd();
-    if (s.escaped || end - start !== 64) throw GIVE_UP;
-    let upper = false;
-    for (let k = start; k < end; k++) {
-      const h = HEX[b[k] ?? 0];
-      if (!h) throw GIVE_UP;
-      if (h === 2) upper = true;
-    }
-    if (!index.add(start)) throw GIVE_UP; // a duplicate txid
-    const raw = b.toString('latin1', start, end);
-    txids.push(upper ? raw.toLowerCase() : raw);
+    cols.ensure(i);
+    txids.push(readTxidKey(s, index));
     s.expect(0x3a);
     s.expect(0x7b);
-
-    // The entry: last occurrence of a key wins, as in JSON.parse.
-    let feesIsObject = false;
-    let feesBase: number | undefined, feesModified: number | undefined, fee: number | undefined, modifiedfee: number | undefined;
-    let vsizeAdjusted: number | undefined, vsizeRaw: number | undefined, size: number | undefined, bip141Raw: number | undefined, weightRaw: number | undefined;
-    let weightPresent = false;
-    const dependsStart = dependsCount;
-    s.ws();
-    let field = b[s.p] !== 0x7d;
-    if (!field) s.p++;
-    while (field) {
-      switch (s.key(KEYS_BY_LENGTH)) {
-        case 'fees':
-          feesBase = feesModified = undefined;
-          s.ws();
-          feesIsObject = b[s.p] === 0x7b;
-          if (!feesIsObject) {
-            s.skipValue(1);
-            break;
-          }
-          s.p++;
-          s.ws();
-          if (b[s.p] === 0x7d) s.p++;
-          else
-            for (;;) {
-              const k = s.key(KEYS_BY_LENGTH);
-              if (k === 'base') feesBase = s.numberOrNaN();
-              else if (k === 'modified') feesModified = s.numberOrNaN();
-              else s.skipValue(2);
-              s.ws();
-              const d = b[s.p++];
-              if (d === 0x7d) break;
-              if (d !== 0x2c) throw GIVE_UP;
-            }
-          break;
-        case 'fee':
-          fee = s.numberOrNaN();
-          break;
-        case 'modifiedfee':
-          modifiedfee = s.numberOrNaN();
-          break;
-        case 'vsize_adjusted':
-          vsizeAdjusted = s.numberOrNaN();
-          break;
-        case 'vsize':
-          vsizeRaw = s.numberOrNaN();
-          break;
-        case 'size':
-          size = s.numberOrNaN();
-          break;
-        case 'vsize_bip141':
-          bip141Raw = s.numberOrNaN();
-          break;
-        case 'weight':
-          weightPresent = true;
-          weightRaw = s.numberOrNaN();
-          break;
-        case 'depends':
-          dependsCount = dependsStart; // a repeated key: the last one wins
-          s.ws();
-          if (b[s.p] === 0x5b) {
-            s.p++;
-            s.ws();
-            if (b[s.p] === 0x5d) s.p++;
-            else
-              for (;;) {
-                s.expect(QUOTE);
-                const ps = s.p;
-                const pe = s.stringEnd();
-                if (s.escaped) throw GIVE_UP;
-                if (dependsCount === depends.length) depends = grow(depends, (n) => new Uint32Array(n));
-                depends[dependsCount++] = pe - ps === 64 ? ps : NO_TXID;
-                s.ws();
-                const d = b[s.p++];
-                if (d === 0x5d) break;
-                if (d !== 0x2c) throw GIVE_UP;
-              }
-          } else if (!s.take(NULL)) throw GIVE_UP; // null: no parents (`?? []`)
-          break;
-        default:
-          s.skipValue(1);
-      }
-      s.ws();
-      const d = b[s.p++];
-      if (d === 0x7d) field = false;
-      else if (d !== 0x2c) throw GIVE_UP;
-    }
-    dependsEnd[i] = dependsCount;
-
-    // parseCoreMempool's per-entry rules, on the values read.
-    const base = btcToSat(feesIsObject ? feesBase : fee);
-    const modifiedRaw = feesIsObject ? feesModified : modifiedfee;
-    const modified = modifiedRaw === undefined ? base : btcToSat(modifiedRaw);
-    if (modified < 0) stats.clampedFees++;
-    feeSat[i] = Math.max(0, modified);
-    baseFeeSat[i] = base;
-    const vsize = positiveInt(vsizeAdjusted) ?? positiveInt(vsizeRaw) ?? positiveInt(size);
-    const bip141 = positiveInt(bip141Raw);
-    const weight = positiveInt(weightRaw) ?? (bip141 !== undefined ? 4 * bip141 : undefined);
-    if (weight !== undefined) {
-      weightWu[i] = weight;
-      if (!weightPresent) stats.weightFromVsize++;
-      const derived = vsize === undefined ? 0 : sigopCostFromVsize(vsize, weight);
-      if (derived > 0) {
-        sigopCost[i] = derived;
-        stats.derivedSigops++;
-      }
-    } else if (vsize !== undefined) {
-      weightWu[i] = 4 * vsize;
-      stats.weightFromVsize++;
-    } else throw GIVE_UP; // neither weight nor vsize: the general path names the entry
-
-    s.ws();
-    const d = b[s.p++];
-    if (d === 0x7d) more = false;
-    else if (d !== 0x2c) throw GIVE_UP;
+    entry.reset();
+    readEntry(s, entry, cols);
+    cols.dependsEnd[i] = cols.dependsCount;
+    settleEntry(entry, i, cols, stats);
   }
   s.ws();
-  if (s.p !== b.length) throw GIVE_UP;
+  if (s.p !== bytes.length) throw GIVE_UP;
+  stats.txCount = txids.length;
+  return linkParents(txids, cols, index, stats);
+}
 
+/** The txid key: 64 hex characters, lowercased as parseCoreMempool does; a duplicate gives up. */
+function readTxidKey(s: Scanner, index: TxidTable): string {
+  const b = s.b;
+  s.expect(QUOTE);
+  const start = s.p;
+  const end = s.stringEnd();
+  if (s.escaped || end - start !== 64) throw GIVE_UP;
+  let upper = false;
+  for (let k = start; k < end; k++) {
+    const h = HEX[b[k] ?? 0];
+    if (!h) throw GIVE_UP;
+    if (h === 2) upper = true;
+  }
+  if (!index.add(start)) throw GIVE_UP;
+  const raw = b.toString('latin1', start, end);
+  return upper ? raw.toLowerCase() : raw;
+}
+
+/** One entry's fields up to its `}`: the last occurrence of a key wins, as in JSON.parse. */
+function readEntry(s: Scanner, e: Entry, cols: Columns): void {
+  const dependsStart = cols.dependsCount;
+  for (let field = opens(s, 0x7d); field; field = another(s, 0x7d)) {
+    switch (s.key(KEYS_BY_LENGTH)) {
+      case 'fees':
+        readFees(s, e);
+        break;
+      case 'fee':
+        e.fee = s.numberOrNaN();
+        break;
+      case 'modifiedfee':
+        e.modifiedfee = s.numberOrNaN();
+        break;
+      case 'vsize_adjusted':
+        e.vsizeAdjusted = s.numberOrNaN();
+        break;
+      case 'vsize':
+        e.vsizeRaw = s.numberOrNaN();
+        break;
+      case 'size':
+        e.size = s.numberOrNaN();
+        break;
+      case 'vsize_bip141':
+        e.bip141Raw = s.numberOrNaN();
+        break;
+      case 'weight':
+        e.weightPresent = true;
+        e.weightRaw = s.numberOrNaN();
+        break;
+      case 'depends':
+        cols.dependsCount = dependsStart; // a repeated key: the last one wins
+        readDepends(s, cols);
+        break;
+      default:
+        s.skipValue(1);
+    }
+  }
+}
+
+/** `fees`: an object with `base` and `modified` (any other value is skipped and counts as absent). */
+function readFees(s: Scanner, e: Entry): void {
+  e.feesBase = e.feesModified = undefined;
+  s.ws();
+  e.feesIsObject = s.b[s.p] === 0x7b;
+  if (!e.feesIsObject) {
+    s.skipValue(1);
+    return;
+  }
+  s.p++;
+  for (let more = opens(s, 0x7d); more; more = another(s, 0x7d)) {
+    const k = s.key(KEYS_BY_LENGTH);
+    if (k === 'base') e.feesBase = s.numberOrNaN();
+    else if (k === 'modified') e.feesModified = s.numberOrNaN();
+    else s.skipValue(2);
+  }
+}
+
+/** `depends`: an array of parent txids (their byte offsets kept), or null for none (`?? []`). */
+function readDepends(s: Scanner, cols: Columns): void {
+  s.ws();
+  if (s.b[s.p] !== 0x5b) {
+    if (!s.take(NULL)) throw GIVE_UP;
+    return;
+  }
+  s.p++;
+  for (let more = opens(s, 0x5d); more; more = another(s, 0x5d)) {
+    s.expect(QUOTE);
+    const ps = s.p;
+    const pe = s.stringEnd();
+    if (s.escaped) throw GIVE_UP;
+    cols.pushParent(pe - ps === 64 ? ps : NO_TXID);
+  }
+}
+
+/** parseCoreMempool's per-entry rules, on the values read. */
+function settleEntry(e: Entry, i: number, cols: Columns, stats: Stats): void {
+  const base = btcToSat(e.feesIsObject ? e.feesBase : e.fee);
+  const modifiedRaw = e.feesIsObject ? e.feesModified : e.modifiedfee;
+  const modified = modifiedRaw === undefined ? base : btcToSat(modifiedRaw);
+  if (modified < 0) stats.clampedFees++;
+  cols.feeSat[i] = Math.max(0, modified);
+  cols.baseFeeSat[i] = base;
+  const vsize = positiveInt(e.vsizeAdjusted) ?? positiveInt(e.vsizeRaw) ?? positiveInt(e.size);
+  const bip141 = positiveInt(e.bip141Raw);
+  const weight = positiveInt(e.weightRaw) ?? (bip141 !== undefined ? 4 * bip141 : undefined);
+  if (weight !== undefined) {
+    cols.weightWu[i] = weight;
+    if (!e.weightPresent) stats.weightFromVsize++;
+    const derived = vsize === undefined ? 0 : sigopCostFromVsize(vsize, weight);
+    if (derived > 0) {
+      cols.sigopCost[i] = derived;
+      stats.derivedSigops++;
+    }
+  } else if (vsize !== undefined) {
+    cols.weightWu[i] = 4 * vsize;
+    stats.weightFromVsize++;
+  } else throw GIVE_UP; // neither weight nor vsize: the general path names the entry
+}
+
+/** Parent txids to indices (a parent not in the file is dropped, as parseCoreMempool does), and the columns cut to size. */
+function linkParents(txids: string[], cols: Columns, index: TxidTable, stats: Stats): ScannedCoreMempool {
   const n = txids.length;
-  stats.txCount = n;
   const parentOffsets = new Uint32Array(n + 1);
-  let parentIndices = new Uint32Array(dependsCount);
+  let parentIndices = new Uint32Array(cols.dependsCount);
   let count = 0;
   for (let i = 0, k = 0; i < n; i++) {
-    for (const kEnd = at(dependsEnd, i); k < kEnd; k++) {
-      const offset = at(depends, k);
+    for (const kEnd = at(cols.dependsEnd, i); k < kEnd; k++) {
+      const offset = at(cols.depends, k);
       const j = offset === NO_TXID ? -1 : index.find(offset);
       if (j < 0) stats.droppedParents++;
       else parentIndices[count++] = j;
@@ -251,10 +308,10 @@ function scan(bytes: Buffer): ScannedCoreMempool {
   if (count < parentIndices.length) parentIndices = parentIndices.slice(0, count);
   return {
     txids,
-    feeSat: feeSat.slice(0, n),
-    baseFeeSat: baseFeeSat.slice(0, n),
-    weightWu: weightWu.slice(0, n),
-    sigopCost: sigopCost.slice(0, n),
+    feeSat: cols.feeSat.slice(0, n),
+    baseFeeSat: cols.baseFeeSat.slice(0, n),
+    weightWu: cols.weightWu.slice(0, n),
+    sigopCost: cols.sigopCost.slice(0, n),
     parentOffsets,
     parentIndices,
     stats,
