@@ -19,6 +19,7 @@ import type { FacilitatorClient, SettleOutcome } from './facilitator.js';
 import { facilitatorLog } from './facilitatorLog.js';
 import type { Ledger, LedgerRow } from './ledger.js';
 import type { PaymentPayload, PaymentRequirements, SettlementResponse } from './schemas.js';
+import { PaymentMachine, type PaymentEvent } from './state/machine.js';
 
 export interface ReconcileResult {
   attempted: number;
@@ -100,7 +101,14 @@ export class Settler {
 
   private async run(id: number, payload: PaymentPayload, requirements: PaymentRequirements, resettle: boolean): Promise<SettleOutcome> {
     let outcome = await this.facilitator.settle(payload, requirements);
-    if (outcome.kind === 'failed' && resettle) outcome = await this.byChainTruth(id, outcome, payload, requirements);
+    let byChain = false;
+    if (outcome.kind === 'failed' && resettle) {
+      byChain = true;
+      outcome = await this.byChainTruth(id, outcome, payload, requirements);
+    }
+    // The reconciler's step in the payment's life (state/machine.ts), from the row's `recorded` state.
+    const step = resettle ? reconcilerStep(outcome, byChain) : null;
+    if (step) new PaymentMachine('recorded').fire(step);
     switch (outcome.kind) {
       case 'settled':
         await this.ledger.markSettled(id, outcome.transaction);
@@ -134,6 +142,13 @@ export class Settler {
     }
     return { kind: 'pending', reason: `re-settle refused (${refused.reason}); the chain's authorization state is unknown`, transaction };
   }
+}
+
+/** The machine's event for a re-settle's outcome; null while it stays pending (`recorded`). */
+function reconcilerStep(outcome: SettleOutcome, byChain: boolean): PaymentEvent | null {
+  if (outcome.kind === 'pending') return null;
+  if (outcome.kind === 'failed') return 'chain-unused';
+  return byChain ? 'chain-used' : 'reconcile';
 }
 
 /**
