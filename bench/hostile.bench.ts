@@ -9,7 +9,7 @@
  * limit refuses them, from Content-Length) and at its default (most are refused with 429 first);
  * then bodies just under /v1/rpc's limit, which are read whole and refused by the nesting check.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -19,52 +19,34 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { ONE_CALL_BODY_BYTES } from '../src/api/bodyLimits.js';
 import { loadConfig } from '../src/config.js';
-import { freePort } from '../test/helpers/loopback.js';
+import { spawnService } from './childService.js';
 
 const SECONDS = 8;
 const HOSTILE_CLIENTS = 10;
 const BODY_BYTES = 1024 * 1024;
-const root = fileURLToPath(new URL('..', import.meta.url));
 
 export async function startService(env: Record<string, string>): Promise<{ url: string; stop(): Promise<void> }> {
-  const port = await freePort();
-  const dataDir = mkdtempSync(join(tmpdir(), 'hostile-bench-'));
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(root, 'src/main.ts')], {
-    cwd: root,
-    env: {
-      ...process.env,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'warn',
-      OPTIMIZER_ENABLED: 'false',
-      TRUST_PROXY: 'true',
-      SIMNET_INITIAL_TXS: '500',
-      SIMNET_TX_PER_SEC: '1',
-      ...env,
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
+  const service = await spawnService({
+    LOG_LEVEL: 'warn',
+    OPTIMIZER_ENABLED: 'false',
+    TRUST_PROXY: 'true',
+    SIMNET_INITIAL_TXS: '500',
+    SIMNET_TX_PER_SEC: '1',
+    ...env,
   });
-  const url = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
-    const ok = await fetch(`${url}/health`).then(
+    const ok = await fetch(`${service.url}/health`).then(
       (r) => r.status === 200,
       () => false,
     );
     if (ok) break;
-    if (i > 600 || child.exitCode !== null) throw new Error('the service did not start');
+    if (i > 600 || service.child.exitCode !== null) {
+      await service.stop();
+      throw new Error('the service did not start');
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
-  return {
-    url,
-    async stop() {
-      if (child.exitCode === null) {
-        child.kill('SIGTERM');
-        await once(child, 'exit');
-      }
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
+  return service;
 }
 
 /**

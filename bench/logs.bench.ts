@@ -14,21 +14,15 @@
  * 10 MB per million. The lines that mark the outage's start (the first failed poll, the first 503
  * of each kind, each written once per kind and minute after that) are shown in their own row.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { startSimnet } from '../src/simnet/index.js';
-import { freePort } from '../test/helpers/loopback.js';
+import { spawnService } from './childService.js';
 import { CORE_V31_POLICY_MODULE } from '../test/helpers/policyModule.js';
 
 const REQUESTS = 20_000;
 const IDLE_SECONDS = 10;
 const GOAL_BYTES_PER_MILLION = 10 * 1024 * 1024;
-const root = fileURLToPath(new URL('..', import.meta.url));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Outage {
@@ -51,15 +45,8 @@ async function until(what: string, check: () => Promise<boolean>, timeoutMs: num
 /** The service on a simulated node, then the node stopped and the service past its staleness limit. */
 async function serviceInOutage(env: Record<string, string>): Promise<Outage> {
   const sim = await startSimnet({ seed: 3, initialTxs: 300, txPerSec: 0, blockIntervalSec: 0, policyModule: CORE_V31_POLICY_MODULE });
-  const port = await freePort();
-  const dataDir = mkdtempSync(join(tmpdir(), 'logs-bench-'));
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(root, 'src/main.ts')], {
-    cwd: root,
-    env: {
-      ...process.env,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      DATA_DIR: dataDir,
+  const service = await spawnService(
+    {
       BITCOIN_RPC_URL: sim.rpcUrl,
       BITCOIN_RPC_TIMEOUT_MS: '500',
       MEMPOOL_POLL_MS: '1000',
@@ -68,27 +55,23 @@ async function serviceInOutage(env: Record<string, string>): Promise<Outage> {
       LOG_LEVEL: 'info',
       ...env,
     },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+    'pipe',
+  );
+  const { child, url } = service;
   let bytes = 0;
   let lines = 0;
   child.stdout?.on('data', (chunk: Buffer) => {
     bytes += chunk.length;
     for (const b of chunk) if (b === 0x0a) lines++;
   });
-  const url = `http://127.0.0.1:${port}`;
   const health = () =>
     fetch(`${url}/health`).then(
       (r) => r.status,
       () => 0,
     );
   const stop = async () => {
-    if (child.exitCode === null) {
-      child.kill('SIGTERM');
-      await once(child, 'exit');
-    }
+    await service.stop();
     await sim.close().catch(() => undefined);
-    rmSync(dataDir, { recursive: true, force: true });
   };
   try {
     await until('the service', async () => (await health()) === 200 || child.exitCode !== null, 120_000);
