@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <exception>
+#include <functional>
 #include <numeric>
 #include <optional>
 #include <string>
@@ -116,12 +117,20 @@ std::string CheckRealTable(const Prepared& p, const Options& o, const Linearizat
 
 /** The second thread (options.threads == 2): it linearizes clusters from the shared queue beside
  *  this one, then builds the v30 baseline (it needs only the graph) while this thread chunks,
- *  sorts and builds the other templates. Results do not depend on threads. */
+ *  sorts and builds block 1, then runs the task posted after block 1 (the upper bound) while this
+ *  thread builds blocks 2..N. Results do not depend on threads. */
 struct Helper {
     JoiningThread thread;
     std::atomic<bool> linearized{false};
     std::exception_ptr error;  // an exception must not escape a thread: rethrown here
     double v30_ms{0};
+    std::function<void()> task;
+    std::atomic<int> task_state{TASK_NONE};  // TASK_POSTED or TASK_CLOSED once this thread decides
+
+    static constexpr int TASK_NONE = 0, TASK_POSTED = 1, TASK_CLOSED = 2;
+
+    /** Never leave the thread waiting for a task (an exception on this side): close, then join. */
+    ~Helper() { Stop(); }
 
     void Start(ClusterLinearizer& lz, const Prepared& p, const Options& o, Selection& v30)
     {
@@ -133,11 +142,14 @@ struct Helper {
                 error = std::current_exception();
             }
             linearized.store(true, std::memory_order_release);
-            if (error || o.skip_v30) return;
             try {
-                Stopwatch sw;
-                v30 = BuildBaselineV30(p.g, p.cl, o);
-                v30_ms = sw.Lap();
+                if (!error && !o.skip_v30) {
+                    Stopwatch sw;
+                    v30 = BuildBaselineV30(p.g, p.cl, o);
+                    v30_ms = sw.Lap();
+                }
+                task_state.wait(TASK_NONE, std::memory_order_acquire);
+                if (!error && task_state.load(std::memory_order_acquire) == TASK_POSTED) task();
             } catch (...) {
                 error = std::current_exception();
             }
@@ -149,15 +161,34 @@ struct Helper {
         if (o.threads < 2) return;
         while (!linearized.load(std::memory_order_acquire)) std::this_thread::yield();
         if (error) {
-            thread.Join();
+            Stop();
             std::rethrow_exception(error);
         }
     }
-    /** Join the helper (its v30 baseline is then in v30), or build v30 here when single-threaded. */
+    /** Run f on the helper after its v30 baseline (here, now, when single-threaded). */
+    void Post(const Options& o, std::function<void()> f)
+    {
+        if (o.threads < 2) {
+            f();
+            return;
+        }
+        task = std::move(f);
+        task_state.store(TASK_POSTED, std::memory_order_release);
+        task_state.notify_one();
+    }
+    /** Close the task slot (if nothing was posted) and join. */
+    void Stop()
+    {
+        int expected = TASK_NONE;
+        if (task_state.compare_exchange_strong(expected, TASK_CLOSED, std::memory_order_acq_rel)) task_state.notify_one();
+        thread.Join();
+    }
+    /** Join the helper (its v30 baseline is then in v30, its task done), or build v30 here when
+     *  single-threaded. */
     void Finish(const Prepared& p, const Options& o, Selection& v30)
     {
         if (o.threads >= 2) {
-            thread.Join();
+            Stop();
             if (error) std::rethrow_exception(error);
         } else if (!o.skip_v30) {
             Stopwatch sw;
@@ -186,7 +217,7 @@ Linearization LinearizeAndChunk(const Prepared& p, const Options& o, Helper& hel
     try {
         lz.Work();
     } catch (...) {
-        helper.thread.Join();  // it may still be using lz
+        helper.Stop();  // it may still be using lz
         throw;
     }
     helper.WaitLinearized(o);
@@ -325,21 +356,34 @@ Result BuildTemplates(const InputView& input, const Options& o)
 
     const TemplateLimits lim = LimitsOf(o);
     r.v31_within_limits = WithinRequestLimits(chunks, r.v31, lim);
-    // Block 1 (the optimized template) and the later projected blocks share one builder.
-    Projection pr = ProjectBlocks(p.g, co.Table(), co.Order(), lim, r.v31_within_limits ? &r.v31 : nullptr, &chunks,
-                                  o.projected_blocks, o.projected_search_budget);
+    // Block 1 (the optimized template) and the later projected blocks share one builder. The
+    // bound needs only block 1's fee: the helper computes it while this thread builds blocks 2..N.
+    Projector projector(p.g, co.Table(), co.Order(), lim, r.v31_within_limits ? &r.v31 : nullptr, &chunks, o.projected_blocks,
+                        o.projected_search_budget);
+    const int64_t first_fee = projector.BuildFirst().fee;
+    helper.Post(o, [&p, &co, &lim, &r, first_fee] {
+        Stopwatch sw;
+        r.bound = ComputeUpperBound(p.g, p.cl, co.Lin(), co.Table(), co.Order(),
+                                    BoundLimits{lim.weight, lim.sigops, lim.tx_count, lim.min_rate_sat_kvb}, first_fee);
+        r.timings.bound = sw.Lap();
+    });
+    Projection pr;
+    try {
+        pr = projector.BuildRest();
+    } catch (...) {
+        helper.Stop();  // its task reads co and the projector's tables
+        throw;
+    }
     r.timings.optimized = pr.first_block_ms;
     TakeProjection(p, std::move(pr), r);
-    r.timings.projected = std::max(0.0, lap.Lap() - r.timings.optimized);
-
-    r.bound = ComputeUpperBound(p.g, p.cl, co.Lin(), co.Table(), co.Order(),
-                                BoundLimits{lim.weight, lim.sigops, lim.tx_count, lim.min_rate_sat_kvb}, r.optimized.fee);
-    AdoptBetterTemplate(p, o, co, lim, r);
-    r.timings.bound = lap.Lap();
+    const double inline_bound_ms = o.threads < 2 ? r.timings.bound : 0.0;  // the task ran on this thread
+    r.timings.projected = std::max(0.0, lap.Lap() - r.timings.optimized - inline_bound_ms);
 
     helper.Finish(p, o, r.v30);
     r.timings.baselines = v31_ms + helper.v30_ms;  // v30 ran on the helper thread, overlapping the phases above
     lap.Lap();
+    AdoptBetterTemplate(p, o, co, lim, r);
+    r.timings.bound += lap.Lap();
 
     ToInput(r.optimized, p.original);
     ToInput(r.v31, p.original);

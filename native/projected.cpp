@@ -34,47 +34,72 @@ BlockStats StatsOf(const ChunkTable& t, const Selection& sel)
     return s;
 }
 
+Projector::Projector(const Graph& g, const ChunkTable& t, std::span<const uint32_t> order, const TemplateLimits& limits,
+                     const Selection* incumbent, const ChunkTable* incumbent_table, int64_t count, uint64_t projected_budget)
+    : m_g(g),
+      m_limits(limits),
+      m_incumbent(incumbent),
+      m_incumbent_table(incumbent_table),
+      m_count(count),
+      m_budget(projected_budget),
+      m_state(g.n, TX_AVAILABLE),
+      m_builder(std::make_unique<TemplateBuilder>(g, t, order, limits)),
+      m_table(&t)
+{
+    m_pr.tx_block.assign(g.n, -1);
+}
+
+Projector::~Projector() = default;
+
+void Projector::Step(int64_t b)
+{
+    TailSearchStats stats;
+    const auto started = std::chrono::steady_clock::now();
+    Selection sel = m_builder->Build(m_state, b == 0 ? m_limits.search_budget : m_budget, b == 0 ? m_incumbent : nullptr, stats);
+    if (b == 0) m_pr.first_block_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    m_pr.search_nodes += stats.nodes;
+    const bool foreign = stats.used_incumbent && m_incumbent_table != nullptr && m_incumbent_table != m_table;
+    m_pr.blocks.push_back(StatsOf(foreign ? *m_incumbent_table : *m_table, sel));
+    for (uint32_t x : sel.txs) {
+        m_pr.tx_block[x] = static_cast<int32_t>(b);
+        m_state[x] = TX_MINED;
+    }
+    if (foreign) {
+        // The incumbent's transactions need not be whole chunks of this table: re-chunk what
+        // is left and continue on that table.
+        std::vector<uint8_t> keep(m_g.n);
+        for (uint32_t x = 0; x < m_g.n; ++x) keep[x] = m_state[x] != TX_MINED;
+        m_rest = std::make_unique<ChunkTable>(RechunkRemaining(m_g, *m_table, keep));
+        m_rest_order.resize(m_rest->Count());
+        std::iota(m_rest_order.begin(), m_rest_order.end(), 0u);
+        m_builder = std::make_unique<TemplateBuilder>(m_g, *m_rest, m_rest_order, m_limits);
+        m_table = m_rest.get();
+    } else {
+        m_builder->Remove(sel);
+    }
+    if (b == 0) {
+        m_pr.first = std::move(sel);
+        m_pr.first_stats = stats;
+    }
+}
+
+const Selection& Projector::BuildFirst()
+{
+    if (m_next == 0 && m_count > 0) Step(m_next++);
+    return m_pr.first;
+}
+
+Projection Projector::BuildRest()
+{
+    BuildFirst();
+    while (m_next < m_count) Step(m_next++);
+    return std::move(m_pr);
+}
+
 Projection ProjectBlocks(const Graph& g, const ChunkTable& t, std::span<const uint32_t> order, const TemplateLimits& limits,
                          const Selection* incumbent, const ChunkTable* incumbent_table, int64_t count, uint64_t projected_budget)
 {
-    Projection pr;
-    pr.tx_block.assign(g.n, -1);
-    std::vector<uint8_t> state(g.n, TX_AVAILABLE);
-    auto builder = std::make_unique<TemplateBuilder>(g, t, order, limits);
-    const ChunkTable* table = &t;
-    std::unique_ptr<ChunkTable> rest;  // when block 1 is an incumbent from another table
-    std::vector<uint32_t> rest_order;
-    for (int64_t b = 0; b < count; ++b) {
-        TailSearchStats stats;
-        const auto started = std::chrono::steady_clock::now();
-        Selection sel = builder->Build(state, b == 0 ? limits.search_budget : projected_budget, b == 0 ? incumbent : nullptr, stats);
-        if (b == 0) pr.first_block_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
-        pr.search_nodes += stats.nodes;
-        const bool foreign = stats.used_incumbent && incumbent_table != nullptr && incumbent_table != table;
-        pr.blocks.push_back(StatsOf(foreign ? *incumbent_table : *table, sel));
-        for (uint32_t x : sel.txs) {
-            pr.tx_block[x] = static_cast<int32_t>(b);
-            state[x] = TX_MINED;
-        }
-        if (foreign) {
-            // The incumbent's transactions need not be whole chunks of this table: re-chunk what
-            // is left and continue on that table.
-            std::vector<uint8_t> keep(g.n);
-            for (uint32_t x = 0; x < g.n; ++x) keep[x] = state[x] != TX_MINED;
-            rest = std::make_unique<ChunkTable>(RechunkRemaining(g, *table, keep));
-            rest_order.resize(rest->Count());
-            std::iota(rest_order.begin(), rest_order.end(), 0u);
-            builder = std::make_unique<TemplateBuilder>(g, *rest, rest_order, limits);
-            table = rest.get();
-        } else {
-            builder->Remove(sel);
-        }
-        if (b == 0) {
-            pr.first = std::move(sel);
-            pr.first_stats = stats;
-        }
-    }
-    return pr;
+    return Projector(g, t, order, limits, incumbent, incumbent_table, count, projected_budget).BuildRest();
 }
 
 }  // namespace opt

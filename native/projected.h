@@ -11,6 +11,7 @@
 #pragma once
 
 #include <chrono>
+#include <memory>
 #include <vector>
 
 #include "template_optimized.h"
@@ -42,6 +43,40 @@ struct Projection {
 Projection ProjectBlocks(const Graph& g, const ChunkTable& t, std::span<const uint32_t> order, const TemplateLimits& limits,
                          const Selection* incumbent, const ChunkTable* incumbent_table, int64_t count,
                          uint64_t projected_budget);
+
+/** ProjectBlocks in two steps, block 1 then blocks 2..N, so that what needs only block 1 (the
+ *  upper bound) can run on another thread beside blocks 2..N. Same arguments and result. The
+ *  tables, order and incumbent must outlive it; it only reads them. */
+class Projector
+{
+public:
+    Projector(const Graph& g, const ChunkTable& t, std::span<const uint32_t> order, const TemplateLimits& limits,
+              const Selection* incumbent, const ChunkTable* incumbent_table, int64_t count, uint64_t projected_budget);
+    ~Projector();
+    Projector(const Projector&) = delete;
+    Projector& operator=(const Projector&) = delete;
+
+    /** Block 1 (the optimized template), once. */
+    const Selection& BuildFirst();
+    /** Blocks 2..N (block 1 first if not built yet); the whole projection, once. */
+    Projection BuildRest();
+
+private:
+    void Step(int64_t b);
+    const Graph& m_g;
+    const TemplateLimits m_limits;
+    const Selection* m_incumbent;
+    const ChunkTable* m_incumbent_table;
+    const int64_t m_count;
+    const uint64_t m_budget;
+    Projection m_pr;
+    std::vector<uint8_t> m_state;
+    std::unique_ptr<TemplateBuilder> m_builder;
+    const ChunkTable* m_table;
+    std::unique_ptr<ChunkTable> m_rest;  // when block 1 is an incumbent from another table
+    std::vector<uint32_t> m_rest_order;
+    int64_t m_next{0};  // the next block to build
+};
 
 /** Stats of one template (chunk rates need its chunk list). O(c log c) for c chunks. */
 BlockStats StatsOf(const ChunkTable& t, const Selection& sel);
