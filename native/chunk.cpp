@@ -94,6 +94,10 @@ ChunkTable BuildChunks(const Graph& g, const Clusters& cl, const Linearization& 
     return t;
 }
 
+namespace {
+std::vector<uint32_t> MiningOrder(const ChunkTable& t);
+}  // namespace
+
 ChunkTable RealFromCore(const Graph& g, const Clusters& cl, const ChunkTable& core, const Linearization& real_lin,
                         std::span<const uint8_t> affected)
 {
@@ -107,9 +111,7 @@ ChunkTable RealFromCore(const Graph& g, const Clusters& cl, const ChunkTable& co
         const std::span<const uint32_t> seq{real_lin.lin.data() + cl.offsets[c], cl.Size(c)};
         fresh.chunks.resize(at + ChunkCluster(g, c, seq, cl.offsets[c], fresh.chunks.data() + at, true));
     }
-    std::vector<uint32_t> ids(fresh.Count());
-    std::iota(ids.begin(), ids.end(), 0u);
-    std::sort(ids.begin(), ids.end(), [&](uint32_t a, uint32_t b) { return fresh.Before(a, b); });
+    const std::vector<uint32_t> ids = MiningOrder(fresh);
     // Merge them with Core's chunks of the other clusters, already in mining order (where real and
     // adjusted weights coincide the chunks, and so their order, are the same).
     ChunkTable t;
@@ -155,23 +157,29 @@ ChunkTable RechunkRemaining(const Graph& g, const ChunkTable& t, std::span<const
     return r;
 }
 
-void SortIntoMiningOrder(ChunkTable& t)
+namespace {
+
+/** t's chunk ids in Core's mining order (ChunkTable::Before). Key: the top 32 bits of the double
+ *  rate (sign, exponent, 20 mantissa bits), complemented so ascending keys are descending rates
+ *  (non-negative doubles order like their bit patterns). LSD radix sort, 8 bits per pass, skipping
+ *  passes where every key has the same byte. Equal keys mean rates within a relative 2^-20: those
+ *  runs are then sorted exactly, on a compact copy of their sort keys (no gather through the
+ *  table per comparison): by the full double first (rounding is monotone, so different doubles
+ *  order like the exact rates), then, for equal doubles, Core's full comparison. */
+std::vector<uint32_t> MiningOrder(const ChunkTable& t)
 {
     const uint32_t m = t.Count();
-    // Key: the top 32 bits of the double rate (sign, exponent, 20 mantissa bits), complemented so
-    // ascending keys are descending rates (non-negative doubles order like their bit patterns).
-    // LSD radix sort, 8 bits per pass, skipping passes where every key has the same byte. Equal
-    // keys mean rates within a relative 2^-20: those runs are then sorted exactly (Core's full
-    // comparison, ChunkTable::Before), so the result is the exact mining order.
     struct Item {
         uint32_t key;
         uint32_t id;
     };
     std::vector<Item> a(m), b(m);
+    std::vector<uint64_t> full(m);  // the complemented bits of each chunk's double rate
     for (uint32_t k = 0; k < m; ++k) {
         const FeeFrac fr = t.Rate(k);
         const double rate = static_cast<double>(fr.fee) / static_cast<double>(fr.size);
-        a[k] = Item{~static_cast<uint32_t>(std::bit_cast<uint64_t>(rate) >> 32), k};
+        full[k] = ~std::bit_cast<uint64_t>(rate);
+        a[k] = Item{static_cast<uint32_t>(full[k] >> 32), k};
     }
     for (int shift = 0; shift < 32; shift += 8) {
         std::array<uint32_t, 257> count{};
@@ -183,12 +191,42 @@ void SortIntoMiningOrder(ChunkTable& t)
     }
     std::vector<uint32_t> ids(m);
     for (uint32_t i = 0; i < m; ++i) ids[i] = a[i].id;
+    struct RunItem {
+        uint64_t full;
+        int64_t fee, size, eq_prefix;
+        uint32_t max_rank, id;
+    };
+    std::vector<RunItem> run;
     for (uint32_t i = 0; i < m;) {
         uint32_t j = i + 1;
         while (j < m && a[j].key == a[i].key) ++j;
-        if (j - i > 1) std::sort(ids.begin() + i, ids.begin() + j, [&](uint32_t x, uint32_t y) { return t.Before(x, y); });
+        if (j - i > 1) {
+            run.clear();
+            for (uint32_t q = i; q < j; ++q) {
+                const Chunk& c = t.chunks[ids[q]];
+                run.push_back(RunItem{full[ids[q]], c.fee, t.real ? c.weight : c.adj_weight, c.eq_prefix, c.max_rank, ids[q]});
+            }
+            std::sort(run.begin(), run.end(), [](const RunItem& x, const RunItem& y) {
+                if (x.full != y.full) return x.full < y.full;
+                const int cmp = CompareFeerate({x.fee, x.size}, {y.fee, y.size});
+                if (cmp != 0) return cmp > 0;
+                if (x.eq_prefix != y.eq_prefix) return x.eq_prefix < y.eq_prefix;
+                if (x.max_rank != y.max_rank) return x.max_rank < y.max_rank;
+                return x.id < y.id;
+            });
+            for (uint32_t q = i; q < j; ++q) ids[q] = run[q - i].id;
+        }
         i = j;
     }
+    return ids;
+}
+
+}  // namespace
+
+void SortIntoMiningOrder(ChunkTable& t)
+{
+    const uint32_t m = t.Count();
+    const std::vector<uint32_t> ids = MiningOrder(t);
     // Apply the permutation (new chunk k = old chunk ids[k]) as a gather into a second table:
     // sequential writes, one random read per chunk (walking the permutation's cycles in place
     // made both random). The freed table's memory is reused by the next cycle (malloc_tuning.h).

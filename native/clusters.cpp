@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <string>
 
+#include "parallel.h"
+
 namespace opt {
 
 namespace {
@@ -58,13 +60,16 @@ Clusters FindClusters(const Graph& g)
     return cl;
 }
 
-Graph RenumberByCluster(const Graph& in, Clusters& cl, std::vector<uint32_t>& original)
+namespace {
+
+/** Kahn's algorithm inside each cluster of [c_begin, c_end), on cluster-local counters:
+ *  original[offsets[c] + k] = the k-th transaction of cluster c in topological order. missing
+ *  (n entries) is scratch, touched only at these clusters' positions. Throws CYCLE. */
+void SortClusters(const Graph& in, const Clusters& cl, uint32_t c_begin, uint32_t c_end, std::vector<uint32_t>& missing,
+                  std::vector<uint32_t>& original)
 {
-    const uint32_t n = in.n;
-    // Kahn's algorithm inside each cluster, on cluster-local counters.
-    original.resize(n);
-    std::vector<uint32_t> missing(n), queue;
-    for (uint32_t c = 0; c < cl.count; ++c) {
+    std::vector<uint32_t> queue, child_off, child_list, pos;
+    for (uint32_t c = c_begin; c < c_end; ++c) {
         const auto txs = cl.Txs(c);
         const uint32_t base = cl.offsets[c];
         if (txs.size() == 1) {  // most clusters: nothing to sort
@@ -76,19 +81,15 @@ Graph RenumberByCluster(const Graph& in, Clusters& cl, std::vector<uint32_t>& or
         for (uint32_t k = 0; k < txs.size(); ++k) {
             missing[base + k] = static_cast<uint32_t>(in.Parents(txs[k]).size());
         }
-        thread_local std::vector<uint32_t> child_off, child_list;
         child_off.assign(txs.size() + 1, 0);
         for (uint32_t k = 0; k < txs.size(); ++k) {
             for (uint32_t p : in.Parents(txs[k])) ++child_off[cl.local[p] + 1];
         }
         for (size_t k = 0; k < txs.size(); ++k) child_off[k + 1] += child_off[k];
         child_list.resize(child_off[txs.size()]);
-        {
-            thread_local std::vector<uint32_t> pos;
-            pos.assign(child_off.begin(), child_off.end() - 1);
-            for (uint32_t k = 0; k < txs.size(); ++k) {
-                for (uint32_t p : in.Parents(txs[k])) child_list[pos[cl.local[p]]++] = k;
-            }
+        pos.assign(child_off.begin(), child_off.end() - 1);
+        for (uint32_t k = 0; k < txs.size(); ++k) {
+            for (uint32_t p : in.Parents(txs[k])) child_list[pos[cl.local[p]]++] = k;
         }
         for (uint32_t k = 0; k < txs.size(); ++k) {
             if (missing[base + k] == 0) queue.push_back(k);
@@ -102,10 +103,33 @@ Graph RenumberByCluster(const Graph& in, Clusters& cl, std::vector<uint32_t>& or
         if (queue.size() != txs.size()) {
             uint32_t culprit = 0;
             while (missing[base + culprit] == 0) ++culprit;
-            throw InputError(ErrorCode::CYCLE, "the parent links contain a cycle (transaction " +
-                                                   std::to_string(txs[culprit]) + " is on or below it)");
+            throw InputError(ErrorCode::CYCLE, "the parent links contain a cycle (transaction " + std::to_string(txs[culprit]) +
+                                                   " is on or below it)");
         }
         for (uint32_t k = 0; k < txs.size(); ++k) original[base + k] = txs[queue[k]];
+    }
+}
+
+/** The first cluster at or past the middle transaction: two halves of about equal size. */
+uint32_t MiddleCluster(const Clusters& cl)
+{
+    const uint32_t half = cl.offsets[cl.count] / 2;
+    return static_cast<uint32_t>(std::lower_bound(cl.offsets.begin(), cl.offsets.begin() + cl.count, half) - cl.offsets.begin());
+}
+
+}  // namespace
+
+Graph RenumberByCluster(const Graph& in, Clusters& cl, std::vector<uint32_t>& original, bool parallel)
+{
+    const uint32_t n = in.n;
+    original.resize(n);
+    {
+        std::vector<uint32_t> missing(n);
+        const uint32_t mid = MiddleCluster(cl);
+        // The first half's cycle is the one the sequential order reports.
+        RunBoth(
+            parallel, [&] { SortClusters(in, cl, 0, mid, missing, original); },
+            [&] { SortClusters(in, cl, mid, cl.count, missing, original); });
     }
     std::vector<uint32_t> internal(n);
     for (uint32_t i = 0; i < n; ++i) internal[original[i]] = i;
@@ -119,34 +143,42 @@ Graph RenumberByCluster(const Graph& in, Clusters& cl, std::vector<uint32_t>& or
     g.rank.resize(n);
     g.parent_offsets.resize(size_t{n} + 1);
     g.parents.resize(in.parents.size());
-    uint32_t e = 0;
-    for (uint32_t i = 0; i < n; ++i) {
-        const uint32_t o = original[i];
-        g.fee[i] = in.fee[o];
-        g.weight[i] = in.weight[o];
-        g.adj_weight[i] = in.adj_weight[o];
-        g.sigops[i] = in.sigops[o];
-        g.rank[i] = in.rank[o];
-        g.parent_offsets[i] = e;
-        for (uint32_t p : in.Parents(o)) g.parents[e++] = internal[p];
-    }
-    g.parent_offsets[n] = e;
-    g.child_offsets.assign(size_t{n} + 1, 0);
-    for (uint32_t p : g.parents) ++g.child_offsets[p + 1];
-    for (uint32_t i = 0; i < n; ++i) g.child_offsets[i + 1] += g.child_offsets[i];
-    g.children.resize(g.parents.size());
-    std::vector<uint32_t> fill(g.child_offsets.begin(), g.child_offsets.end() - 1);
-    for (uint32_t c = 0; c < n; ++c) {
-        for (uint32_t p : g.Parents(c)) g.children[fill[p]++] = c;
-    }
-    // The clusters of the internal graph: same ids and offsets, identity transaction lists.
-    for (uint32_t c = 0; c < cl.count; ++c) {
-        for (uint32_t i = cl.offsets[c]; i < cl.offsets[c + 1]; ++i) {
-            cl.txs[i] = i;
-            cl.cluster_of[i] = c;
-            cl.local[i] = i - cl.offsets[c];
+    // The per-transaction columns beside the links (distinct arrays: no shared writes).
+    auto columns = [&] {
+        for (uint32_t i = 0; i < n; ++i) {
+            const uint32_t o = original[i];
+            g.fee[i] = in.fee[o];
+            g.weight[i] = in.weight[o];
+            g.adj_weight[i] = in.adj_weight[o];
+            g.sigops[i] = in.sigops[o];
+            g.rank[i] = in.rank[o];
         }
-    }
+    };
+    auto links = [&] {
+        uint32_t e = 0;
+        for (uint32_t i = 0; i < n; ++i) {
+            g.parent_offsets[i] = e;
+            for (uint32_t p : in.Parents(original[i])) g.parents[e++] = internal[p];
+        }
+        g.parent_offsets[n] = e;
+        g.child_offsets.assign(size_t{n} + 1, 0);
+        for (uint32_t p : g.parents) ++g.child_offsets[p + 1];
+        for (uint32_t i = 0; i < n; ++i) g.child_offsets[i + 1] += g.child_offsets[i];
+        g.children.resize(g.parents.size());
+        std::vector<uint32_t> fill(g.child_offsets.begin(), g.child_offsets.end() - 1);
+        for (uint32_t c = 0; c < n; ++c) {
+            for (uint32_t p : g.Parents(c)) g.children[fill[p]++] = c;
+        }
+        // The clusters of the internal graph: same ids and offsets, identity transaction lists.
+        for (uint32_t c = 0; c < cl.count; ++c) {
+            for (uint32_t i = cl.offsets[c]; i < cl.offsets[c + 1]; ++i) {
+                cl.txs[i] = i;
+                cl.cluster_of[i] = c;
+                cl.local[i] = i - cl.offsets[c];
+            }
+        }
+    };
+    RunBoth(parallel, links, columns);
     return g;
 }
 

@@ -37,8 +37,9 @@ Clusters FindClusters(const Graph& g);
 /** Sort each cluster topologically (Kahn's algorithm; a leftover transaction means a cycle: throws
  *  InputError CYCLE naming an original index), then build the internal graph renumbered cluster by
  *  cluster, with children. cl is rewritten for the internal graph; original[i] is the input index
- *  of internal transaction i. Complexity: O(n + e). */
-Graph RenumberByCluster(const Graph& g, Clusters& cl, std::vector<uint32_t>& original);
+ *  of internal transaction i. parallel: two threads (each half of the clusters, then the columns
+ *  beside the links); the same result and the same error. Complexity: O(n + e). */
+Graph RenumberByCluster(const Graph& g, Clusters& cl, std::vector<uint32_t>& original, bool parallel = false);
 
 /** Debug check of every invariant above; returns "" or a description of the first violation.
  *  Complexity: O(n + e). */

@@ -75,7 +75,7 @@ Prepared Prepare(const InputView& input, const Options& o, Timings* t)
         const Graph raw = ValidateInput(input);
         if (t) t->validate = lap.Lap();
         p.cl = FindClusters(raw);
-        p.g = RenumberByCluster(raw, p.cl, p.original);
+        p.g = RenumberByCluster(raw, p.cl, p.original, o.threads >= 2);  // before the helper starts: a thread of its own
     }
     if (!input.warm_order.empty()) {
         std::vector<uint32_t> internal(p.g.n);
