@@ -173,14 +173,10 @@ std::vector<uint32_t> MiningOrder(const ChunkTable& t)
         uint32_t key;
         uint32_t id;
     };
+    // The complemented bits of a chunk's double rate.
+    const auto full = [](const FeeFrac& fr) { return ~std::bit_cast<uint64_t>(static_cast<double>(fr.fee) / static_cast<double>(fr.size)); };
     std::vector<Item> a(m), b(m);
-    std::vector<uint64_t> full(m);  // the complemented bits of each chunk's double rate
-    for (uint32_t k = 0; k < m; ++k) {
-        const FeeFrac fr = t.Rate(k);
-        const double rate = static_cast<double>(fr.fee) / static_cast<double>(fr.size);
-        full[k] = ~std::bit_cast<uint64_t>(rate);
-        a[k] = Item{static_cast<uint32_t>(full[k] >> 32), k};
-    }
+    for (uint32_t k = 0; k < m; ++k) a[k] = Item{static_cast<uint32_t>(full(t.Rate(k)) >> 32), k};
     for (int shift = 0; shift < 32; shift += 8) {
         std::array<uint32_t, 257> count{};
         for (const Item& it : a) ++count[((it.key >> shift) & 0xff) + 1];
@@ -204,7 +200,8 @@ std::vector<uint32_t> MiningOrder(const ChunkTable& t)
             run.clear();
             for (uint32_t q = i; q < j; ++q) {
                 const Chunk& c = t.chunks[ids[q]];
-                run.push_back(RunItem{full[ids[q]], c.fee, t.real ? c.weight : c.adj_weight, c.eq_prefix, c.max_rank, ids[q]});
+                const FeeFrac fr = t.Rate(ids[q]);
+                run.push_back(RunItem{full(fr), fr.fee, fr.size, c.eq_prefix, c.max_rank, ids[q]});
             }
             std::sort(run.begin(), run.end(), [](const RunItem& x, const RunItem& y) {
                 if (x.full != y.full) return x.full < y.full;

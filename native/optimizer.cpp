@@ -367,19 +367,17 @@ Result BuildTemplates(const InputView& input, const Options& o)
                                     BoundLimits{lim.weight, lim.sigops, lim.tx_count, lim.min_rate_sat_kvb}, first_fee);
         r.timings.bound = sw.Lap();
     });
-    Projection pr;
     try {
-        pr = projector.BuildRest();
+        Projection pr = projector.BuildRest();
+        r.timings.optimized = pr.first_block_ms;
+        TakeProjection(p, std::move(pr), r);
+        const double inline_bound_ms = o.threads < 2 ? r.timings.bound : 0.0;  // the task ran on this thread
+        r.timings.projected = std::max(0.0, lap.Lap() - r.timings.optimized - inline_bound_ms);
+        helper.Finish(p, o, r.v30);
     } catch (...) {
-        helper.Stop();  // its task reads co and the projector's tables
+        helper.Stop();  // its task reads co, declared after it
         throw;
     }
-    r.timings.optimized = pr.first_block_ms;
-    TakeProjection(p, std::move(pr), r);
-    const double inline_bound_ms = o.threads < 2 ? r.timings.bound : 0.0;  // the task ran on this thread
-    r.timings.projected = std::max(0.0, lap.Lap() - r.timings.optimized - inline_bound_ms);
-
-    helper.Finish(p, o, r.v30);
     r.timings.baselines = v31_ms + helper.v30_ms;  // v30 ran on the helper thread, overlapping the phases above
     lap.Lap();
     AdoptBetterTemplate(p, o, co, lim, r);

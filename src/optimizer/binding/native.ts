@@ -175,9 +175,10 @@ export interface OptimizerResult {
   };
   /**
    * Native wall time per phase. `clusters` includes the renumbering and cycle check; `linearize`
-   * includes chunking; `baselines` = v31 + v30, where v30 runs on the helper thread (threads: 2)
-   * overlapping chunk/optimized/projected, so the phases can add up to more than `total`.
-   * `optimized` is block 1 (greedy + tail search), `projected` blocks 2..N.
+   * includes chunking; `baselines` = v31 + v30. With threads: 2, v30 runs on the helper thread
+   * overlapping chunk/optimized, and `bound` runs there too, beside `projected` (it needs only block
+   * 1's fee), so the phases can add up to more than `total`. `optimized` is block 1 (greedy + tail
+   * search), `projected` blocks 2..N.
    */
   timingsMs: {
     validate: number;
