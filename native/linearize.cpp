@@ -7,6 +7,7 @@
 
 #include <memory>
 
+#include "parallel.h"
 #include "sfl.h"
 
 namespace opt {
@@ -312,41 +313,67 @@ Linearization LinearizeClusters(const Graph& g, const Clusters& cl, const Option
 }
 
 uint32_t RelinearizeByRealWeight(const Graph& g, const Clusters& cl, const Options& o, std::span<const uint8_t> which,
-                                 Linearization& lin)
+                                 Linearization& lin, bool parallel)
 {
+    // These clusters are few (sigop-heavy ones); each gets ten times the usual budget, and those
+    // still not optimal share the extra budget, so the bound stays exact wherever it can. A
+    // cluster's first run depends only on the cluster, so the first runs can go in any order (two
+    // threads: each half of the clusters); the extra budget then goes in cluster order, as one
+    // pass in cluster order would give it.
+    const uint64_t first = std::max<uint64_t>(o.linearize_budget, 1) * 10;
+    std::vector<uint64_t> cost(cl.count, 0);  // of the first run
+    std::vector<uint8_t> ran(cl.count, 0);    // the first run was SFL (not a path without it)
+    auto first_runs = [&](uint32_t c_begin, uint32_t c_end) {
+        auto w = std::make_unique<Workers>();
+        for (uint32_t c = c_begin; c < c_end; ++c) {
+            if (!which[c]) continue;
+            const auto txs = cl.Txs(c);
+            const uint32_t k = cl.Size(c);
+            uint32_t* out = lin.lin.data() + cl.offsets[c];
+            if (k <= 2 || IsChain(g, txs)) {
+                std::copy(txs.begin(), txs.end(), out);
+                lin.optimal[c] = 1;
+                continue;
+            }
+            if (k > 512) {
+                GreedyTopological(g, cl, txs, out, true);
+                lin.optimal[c] = 0;
+                continue;
+            }
+            const uint64_t seed = MixSeed(o.seed + 2, g.rank[txs[0]]);
+            const RunResult r = WithWorkspace(*w, k, [&](auto& ws) { return RelinearizeWith(ws, g, cl, txs, first, seed, out, true); });
+            lin.optimal[c] = r.optimal;
+            cost[c] = r.cost;
+            ran[c] = 1;
+        }
+    };
+    // Halves by transactions, so both threads get about the same work.
+    const uint32_t half = cl.offsets[cl.count] / 2;
+    const auto mid = static_cast<uint32_t>(std::lower_bound(cl.offsets.begin(), cl.offsets.begin() + cl.count, half) - cl.offsets.begin());
+    RunBoth(
+        parallel, [&] { first_runs(0, mid); }, [&] { first_runs(mid, cl.count); });
+
     auto w = std::make_unique<Workers>();
     uint32_t count = 0;
-    // These clusters are few (sigop-heavy ones); each gets ten times the usual budget, and those
-    // still not optimal share the extra budget, so the bound stays exact wherever it can.
-    const uint64_t first = std::max<uint64_t>(o.linearize_budget, 1) * 10;
     uint64_t extra = o.linearize_extra_budget;
     for (uint32_t c = 0; c < cl.count; ++c) {
         if (!which[c]) continue;
         ++count;
+        if (!ran[c] || lin.optimal[c]) continue;
         const auto txs = cl.Txs(c);
         const uint32_t k = cl.Size(c);
         uint32_t* out = lin.lin.data() + cl.offsets[c];
-        if (k <= 2 || IsChain(g, txs)) {
-            std::copy(txs.begin(), txs.end(), out);
-            lin.optimal[c] = 1;
-            continue;
-        }
-        if (k > 512) {
-            GreedyTopological(g, cl, txs, out, true);
-            lin.optimal[c] = 0;
-            continue;
-        }
         const uint64_t seed = MixSeed(o.seed + 2, g.rank[txs[0]]);
-        RunResult r = WithWorkspace(*w, k, [&](auto& ws) { return RelinearizeWith(ws, g, cl, txs, first, seed, out, true); });
-        uint64_t cost = r.cost;
-        while (!r.optimal && extra > 0) {
+        uint64_t spent = cost[c];
+        while (extra > 0) {
             const uint64_t budget = std::min(extra, first * 10);
-            r = WithWorkspace(*w, k, [&](auto& ws) { return RelinearizeWith(ws, g, cl, txs, budget, seed + cost, out, true); });
+            const RunResult r =
+                WithWorkspace(*w, k, [&](auto& ws) { return RelinearizeWith(ws, g, cl, txs, budget, seed + spent, out, true); });
             extra -= std::min(extra, r.cost);
-            cost += r.cost;
-            if (r.cost == 0) break;
+            spent += r.cost;
+            lin.optimal[c] = r.optimal;
+            if (r.optimal || r.cost == 0) break;
         }
-        lin.optimal[c] = r.optimal;
     }
     lin.optimal_count = static_cast<uint32_t>(std::count(lin.optimal.begin(), lin.optimal.end(), uint8_t{1}));
     return count;

@@ -68,9 +68,10 @@ Linearization LinearizeClusters(const Graph& g, const Clusters& cl, const Option
 /** Re-linearize the clusters with which[c] != 0 by real weight instead of sigop-adjusted weight
  *  (for the optimized template and the bound), warm-started from lin's order, with their own
  *  budgets (see linearize.cpp). Updates lin.lin, lin.optimal and lin.optimal_count of those
- *  clusters; returns how many there were. Complexity: budgeted SFL work on those clusters. */
+ *  clusters; returns how many there were. parallel: the first runs on two threads (the same
+ *  result). Complexity: budgeted SFL work on those clusters. */
 uint32_t RelinearizeByRealWeight(const Graph& g, const Clusters& cl, const Options& options, std::span<const uint8_t> which,
-                                 Linearization& lin);
+                                 Linearization& lin, bool parallel = false);
 
 /** Debug: re-run SFL on every cluster of up to 64 transactions with SanityCheck after every
  *  `every` steps, and check every result is topological. Returns "" or the first failure.

@@ -284,7 +284,7 @@ ConsensusOrder ConsensusOrderOf(const Prepared& p, const Options& o, const Linea
     if (!any_affected) return co;
     co.real_lin.lin = lin.lin;
     co.real_lin.optimal = lin.optimal;
-    r.real_relinearized = RelinearizeByRealWeight(p.g, p.cl, o, affected, co.real_lin);
+    r.real_relinearized = RelinearizeByRealWeight(p.g, p.cl, o, affected, co.real_lin, o.threads >= 2);
     co.real_table = RealFromCore(p.g, p.cl, chunks, co.real_lin, affected);
     co.real_order.resize(co.real_table->Count());
     std::iota(co.real_order.begin(), co.real_order.end(), 0u);
