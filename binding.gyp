@@ -18,6 +18,7 @@
         "native/bound_exact_view.cpp",
         "native/bound_choose.cpp",
         "native/bound_lagrange.cpp",
+        "native/bound_deepen.cpp",
         "native/projected.cpp",
         "native/optimizer.cpp",
         "native/incremental.cpp"

@@ -1,6 +1,7 @@
 // The hull / LP upper bound; see bound.h for why it is valid.
 #include "bound.h"
 
+#include "bound_deepen.h"
 #include "bound_exact.h"
 #include "bound_lagrange.h"
 
@@ -206,18 +207,20 @@ UpperBound ComputeUpperBound(const Graph& g, const Clusters& cl, const Lineariza
             }
         }
     }
-    ResidualSolve rs = SolveResidual(g, cl, lin, t, order, pb, incumbent, RESIDUAL_BUDGET);
-    ub.solved = ub.exact = rs.solved;
+    DeepenResult dp = SolveDeepening(g, cl, lin, t, order, pb, incumbent, RESIDUAL_BUDGET);
+    const ResidualSolve& rs = dp.last;
     ub.free_clusters = rs.free_clusters;
-    ub.search_nodes = rs.nodes;
-    if (!rs.txs.empty() && rs.fee > given) ub.better = std::move(rs.txs);
-    if (rs.solved) {
-        ub.fee = std::min(ub.lp_fee, rs.fee);
+    ub.search_nodes = dp.nodes;
+    ub.solved = ub.exact = dp.exact;
+    if (!dp.txs.empty() && dp.fee > given) ub.better = std::move(dp.txs);
+    if (dp.exact) {
+        ub.fee = std::min(ub.lp_fee, dp.fee);
         return ub;
     }
     if (critical == nullptr) {  // everything fits by weight: the other limits are only in the solve
         ub.fee = ub.lp_fee;
         if (pb.M > 0) ub.fee = std::min(ub.fee, rs.lp);
+        ub.fee = std::max(std::min(ub.fee, dp.cap), incumbent);
         return ub;
     }
     // The branching bound: partial caps for the items near the block's edge (only they can become
@@ -238,7 +241,7 @@ UpperBound ComputeUpperBound(const Graph& g, const Clusters& cl, const Lineariza
     std::vector<uint8_t> mark(items.size(), 0);
     ub.fee = std::min(ub.lp_fee, BranchFill(items, mark, capacity, 0, BRANCH_DEPTH));
     if (pb.M > 0) ub.fee = std::min(ub.fee, rs.lp);  // the Lagrangian LP with both limits
-    ub.fee = std::max(ub.fee, incumbent);
+    ub.fee = std::max(std::min(ub.fee, dp.cap), incumbent);
     return ub;
 }
 

@@ -17,7 +17,9 @@
 // Lagrangian multipliers (the LP's critical rate; when the sigop limit binds, also a price per
 // sigop cost, bound_lagrange.h) against an incumbent (the optimized template's fee, or the template
 // guided by that price when it earns more), then the few clusters left solved exactly over their
-// closed sets under every limit. When it finishes within its budget (solved), the bound is the
+// closed sets under every limit, deepening (bound_deepen.h): first the templates within 256 sat of
+// the LP, then 1,024, ..., so a round that finds none proves the bound LP - delta even where the
+// last round runs out of budget. When it finishes within its budget (solved), the bound is the
 // optimum itself, and the solve hands back a template earning it when that beats the incumbent.
 // Else (budget spent) the branching refinement (Martello-Toth style): every template either takes
 // all of the LP's critical item (the first that does not fit) or not; if not, it takes at most the

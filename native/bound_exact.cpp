@@ -67,6 +67,46 @@ std::vector<uint32_t> DpOrder(const std::vector<Option>& opts, const std::vector
     return ord;
 }
 
+/** Drop (zero) the sigop or count totals of the candidates when even the largest candidate of
+ *  every free cluster together fits that limit's room (room set to NO_LIMIT): it cannot bind the
+ *  choice, and a front over fewer limits is smaller. Then keep each cluster's front again; pick
+ *  holds each candidate's index before (into the caller's full list). */
+void DropSlackLimits(std::vector<Option>& opts, std::vector<size_t>& starts, mckp::Room& room, uint64_t& work)
+{
+    int64_t max_s = 0, max_n = 0;
+    for (size_t j = 0; j + 1 < starts.size(); ++j) {
+        int64_t cs = 0, cn = 0;
+        for (size_t k = starts[j]; k < starts[j + 1]; ++k) {
+            cs = std::max(cs, opts[k].s);
+            cn = std::max(cn, opts[k].n);
+        }
+        max_s += cs;
+        max_n += cn;
+    }
+    const bool drop_s = room.s != NO_LIMIT && max_s <= room.s;
+    const bool drop_n = room.n != NO_LIMIT && max_n <= room.n;
+    for (size_t k = 0; k < opts.size(); ++k) {
+        opts[k].pick = static_cast<uint32_t>(k);
+        if (drop_s) opts[k].s = 0;
+        if (drop_n) opts[k].n = 0;
+    }
+    if (drop_s) room.s = NO_LIMIT;
+    if (drop_n) room.n = NO_LIMIT;
+    if (!drop_s && !drop_n) return;
+    std::vector<Option> kept;
+    kept.reserve(opts.size());
+    std::vector<size_t> kept_starts;
+    for (size_t j = 0; j + 1 < starts.size(); ++j) {
+        const size_t from = kept.size();
+        kept_starts.push_back(from);
+        kept.insert(kept.end(), opts.begin() + static_cast<std::ptrdiff_t>(starts[j]), opts.begin() + static_cast<std::ptrdiff_t>(starts[j + 1]));
+        KeepFront(kept, from, &work);
+    }
+    kept_starts.push_back(kept.size());
+    opts = std::move(kept);
+    starts = std::move(kept_starts);
+}
+
 /** A cluster whose choice was made by enumeration (one candidate left, or the DP's pick). */
 struct Decided {
     uint32_t cluster;
@@ -208,22 +248,33 @@ public:
     {
         fx.starts.push_back(fx.opts.size());
         res.free_clusters = static_cast<uint32_t>(fx.free_H.size());
-        const std::vector<uint32_t> ord = DpOrder(fx.opts, fx.starts, fx.free_H, m_mu);
-        mckp::Lagrangian lag{m_mu.F, m_mu.D, m_mu.M, {}};
+        mckp::Room room{m_pb.capacity - fx.base_w, m_caps.sig_model ? m_pb.sigop_cap - fx.base_s : NO_LIMIT,
+                        m_caps.count_model ? m_pb.count_cap - fx.base_n : NO_LIMIT};
+        // The DP's candidates: a limit no choice can exceed (the free clusters' largest candidates
+        // together fit the room) is dropped, so the fronts keep fewer dimensions. pick: the index
+        // of the candidate in fx.opts (the full totals, to find its set again).
+        std::vector<Option> opts = fx.opts;
+        std::vector<size_t> starts = fx.starts;
+        DropSlackLimits(opts, starts, room, res.nodes);
+        const std::vector<uint32_t> ord = DpOrder(opts, starts, fx.free_H, m_mu);
+        // Without a sigop room the rest's bound has no sigop term: its h then leaves out mu too.
+        const Multipliers lm{m_mu.F, m_mu.D, room.s == NO_LIMIT ? 0 : m_mu.M};
+        mckp::Lagrangian lag{lm.F, lm.D, lm.M, {}};
         lag.hbest.resize(fx.free_H.size());
-        for (size_t j = 0; j + 1 < fx.starts.size(); ++j) {
+        for (size_t j = 0; j + 1 < starts.size(); ++j) {
             i128 best = std::numeric_limits<i128>::min();
-            for (size_t k = fx.starts[j]; k < fx.starts[j + 1]; ++k) best = std::max(best, m_mu.h(fx.opts[k].fee, fx.opts[k].w, fx.opts[k].s));
+            for (size_t k = starts[j]; k < starts[j + 1]; ++k) {
+                const Option& o = fx.opts[opts[k].pick];
+                best = std::max(best, lm.h(o.fee, o.w, o.s));
+            }
             lag.hbest[j] = best;
         }
-        const mckp::Room room{m_pb.capacity - fx.base_w, m_caps.sig_model ? m_pb.sigop_cap - fx.base_s : NO_LIMIT,
-                              m_caps.count_model ? m_pb.count_cap - fx.base_n : NO_LIMIT};
-        const Choice ch = ChooseExactly(fx.opts, fx.starts, ord, room, incumbent + 1 - fx.base_fee, lag, budget, res.nodes);
+        const Choice ch = ChooseExactly(opts, starts, ord, room, incumbent + 1 - fx.base_fee, lag, budget, res.nodes);
         if (!ch.finished) return false;
         res.solved = true;
         if (ch.best < 0) return false;
         res.fee = std::max(res.fee, fx.base_fee + ch.best);
-        for (size_t j = 0; j < ord.size(); ++j) fx.decided.push_back({fx.free_c[ord[j]], fx.opts[ch.picks[j]]});
+        for (size_t j = 0; j < ord.size(); ++j) fx.decided.push_back({fx.free_c[ord[j]], fx.opts[opts[ch.picks[j]].pick]});
         return true;
     }
 

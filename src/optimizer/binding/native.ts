@@ -113,8 +113,9 @@ export interface OptimizerResult {
    * sigop cost, maxTxCount; only transactions of chunks paying minFeeRateSatVb), floored.
    * `exact` (= `solved`): the bound IS the optimum of that problem (the best fee of any set of
    * eligible transactions closed under parents within those limits); the optimized template reaches
-   * it exactly when its fee equals the bound. Otherwise the bound is the LP refined by branching (and,
-   * when sigops bind, the Lagrangian LP with both limits), still valid, with a gap.
+   * it exactly when its fee equals the bound. Otherwise the bound is the smallest proven one: the LP
+   * refined by branching, the Lagrangian LP with both limits when sigops bind, and the deepening
+   * solve's "no template earns more than LP - delta" (native/bound_deepen.h); valid, with a gap.
    * `relaxedClusters`: clusters whose linearization was not proven optimal, bounded with their
    * precedence dropped in the LP (still valid, looser).
    */

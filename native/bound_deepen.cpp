@@ -1,0 +1,54 @@
+// The deepening residual solve; see bound_deepen.h.
+#include "bound_deepen.h"
+
+#include <algorithm>
+#include <limits>
+#include <utility>
+
+namespace opt {
+
+namespace {
+
+/** The first allowance below the LP (sat) and its growth per round. */
+constexpr int64_t DEEPEN_FIRST = 256;
+constexpr int64_t DEEPEN_STEP = 4;
+
+}  // namespace
+
+DeepenResult SolveDeepening(const Graph& g, const Clusters& cl, const Linearization& lin, const ChunkTable& t,
+                            std::span<const uint32_t> order, const ResidualProblem& pb, int64_t incumbent, uint64_t budget)
+{
+    DeepenResult out;
+    out.fee = incumbent;
+    // The LP alone (with a target above it there is nothing to search).
+    const int64_t lp = SolveResidual(g, cl, lin, t, order, pb, std::numeric_limits<int64_t>::max() / 4, 0).lp;
+    out.rounds = 1;
+    out.cap = std::max(lp, incumbent);
+    for (int64_t delta = DEEPEN_FIRST;; delta *= DEEPEN_STEP) {
+        const int64_t target = lp - delta;  // the templates earning more than target
+        const bool last = target <= incumbent;
+        const int64_t floor = last ? incumbent : target;
+        ResidualSolve rs = SolveResidual(g, cl, lin, t, order, pb, floor, budget - std::min(out.nodes, budget));
+        ++out.rounds;
+        out.nodes += rs.nodes;
+        const bool solved = rs.solved;
+        const int64_t fee = rs.fee;
+        std::vector<uint32_t> txs = std::move(rs.txs);
+        out.last = std::move(rs);
+        if (!solved) return out;  // the budget ran out: cap holds from the previous round
+        if (fee > floor) {        // the best of all templates earning more than floor: the optimum
+            out.exact = true;
+            out.fee = out.cap = fee;
+            out.txs = std::move(txs);
+            return out;
+        }
+        out.cap = floor;  // nothing earns more than floor
+        if (last) {
+            out.exact = true;
+            return out;
+        }
+        if (out.nodes >= budget) return out;
+    }
+}
+
+}  // namespace opt

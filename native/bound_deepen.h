@@ -1,0 +1,39 @@
+// Iterative deepening of the exact residual solve (bound_exact.h) below the Lagrangian LP.
+//
+// Why: the residual solve fixes every cluster whose deviations from the LP's set cost more than
+// its allowance, LP - target. Given only the incumbent as the target, the allowance is the whole
+// gap; where the sigop limit binds next to a heavy chunk across the block's edge that gap is
+// thousands of sat, thousands of clusters stay free and the solve runs out of budget, proving
+// nothing. Deepening asks first for the templates within delta of the LP (delta = 256, then x4):
+// a small delta fixes nearly every cluster and the solve finishes. If it finds templates there,
+// the best of them is the optimum (any better template lies within delta too); if none, no
+// template earns more than LP - delta, a proven bound. It stops when the target reaches the
+// incumbent (then the incumbent is the optimum) or the budget runs out, keeping the last
+// proven LP - delta: where the solve cannot prove the optimum it still tightens the bound.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "bound_exact.h"
+
+namespace opt {
+
+struct DeepenResult {
+    ResidualSolve last;         // the last round's solve (its free clusters, its LP)
+    bool exact{false};          // fee is the optimum under every limit
+    int64_t fee{0};             // the optimum when exact, else the incumbent given
+    int64_t cap{0};             // no template earns more (a bound, exact or not)
+    uint64_t nodes{0};          // search nodes and DP states, all rounds
+    uint32_t rounds{0};         // residual solves run (the LP's included)
+    std::vector<uint32_t> txs;  // a template earning fee when it beats the incumbent
+};
+
+/** pb: the residual problem with its multipliers; budget: search nodes and DP states for all
+ *  rounds. Complexity: up to a few rounds of SolveResidual (each O(n + its work) with a sigop
+ *  price, less without). */
+DeepenResult SolveDeepening(const Graph& g, const Clusters& cl, const Linearization& lin, const ChunkTable& t,
+                            std::span<const uint32_t> order, const ResidualProblem& pb, int64_t incumbent, uint64_t budget);
+
+}  // namespace opt
