@@ -20,7 +20,9 @@
         "native/bound_lagrange.cpp",
         "native/projected.cpp",
         "native/optimizer.cpp",
-        "native/incremental.cpp"
+        "native/incremental.cpp",
+        "native/incremental_prepare.cpp",
+        "native/mining_merge.cpp"
       ],
       "include_dirs": [
         "<!(node -p \"require('node-addon-api').include_dir\")",

@@ -55,15 +55,7 @@ TemplateLimits LimitsOf(const Options& o)
     return lim;
 }
 
-/** The validated input renumbered cluster by cluster (clusters.h), plus the warm-start hint in
- *  internal indices. */
-struct Prepared {
-    Graph g;
-    Clusters cl;
-    std::vector<uint32_t> original;  // internal index -> input index
-    std::vector<uint32_t> warm;
-    std::vector<uint8_t> warm_reuse;  // internal indices (InputView::warm_reuse)
-};
+}  // namespace
 
 Prepared Prepare(const InputView& input, const Options& o, Timings* t)
 {
@@ -89,6 +81,8 @@ Prepared Prepare(const InputView& input, const Options& o, Timings* t)
     if (t) t->clusters = lap.Lap();
     return p;
 }
+
+namespace {
 
 /** The table by real weight built from Core's (RealFromCore) equals the one built from scratch,
  *  chunk for chunk. "" or the first difference. */
@@ -301,17 +295,33 @@ void ToInput(Selection& s, const std::vector<uint32_t>& original)
 
 Result BuildTemplates(const InputView& input, const Options& o)
 {
+    Stopwatch sw;
+    Timings t;
+    const Prepared p = Prepare(input, o, &t);
+    t.total = sw.Lap();  // the preparation's share, added to the total below
+    return BuildPrepared(p, o, t);
+}
+
+Result BuildPrepared(const Prepared& p, const Options& o, const Timings& timings, const MiningHint* hint, MiningOrder* order_out)
+{
     Result r;
+    r.timings = timings;
     Stopwatch total, lap;
-    const Prepared p = Prepare(input, o, &r.timings);
-    lap.Lap();
     Helper helper;
     ChunkTable chunks;
     Linearization lin = LinearizeAndChunk(p, o, helper, r.v30, chunks);
     RecordLinearization(p, lin, r);
     r.timings.linearize = lap.Lap();
 
-    SortIntoMiningOrder(chunks);
+#ifdef OPTIMIZER_DEBUG
+    ChunkTable scratch = chunks;  // the merge must give exactly the sort's table
+    SortIntoMiningOrder(scratch);
+#endif
+    if (!hint || !MergeIntoMiningOrder(chunks, p.cl, *hint)) SortIntoMiningOrder(chunks);
+#ifdef OPTIMIZER_DEBUG
+    OPT_ASSUME(scratch.chunk_of == chunks.chunk_of);
+#endif
+    if (order_out) RecordMiningOrder(chunks, p.cl, *order_out);
     RecordChunks(p, chunks, r);
     r.timings.chunk = lap.Lap();
 
@@ -346,7 +356,7 @@ Result BuildTemplates(const InputView& input, const Options& o)
     ToInput(r.v30, p.original);
     r.linearization = std::move(lin.lin);
     for (uint32_t& x : r.linearization) x = p.original[x];
-    r.timings.total = total.Lap();
+    r.timings.total += total.Lap();
     return r;
 }
 
