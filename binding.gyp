@@ -21,8 +21,7 @@
         "native/projected.cpp",
         "native/optimizer.cpp",
         "native/incremental.cpp",
-        "native/incremental_prepare.cpp",
-        "native/mining_merge.cpp"
+        "native/incremental_prepare.cpp"
       ],
       "include_dirs": [
         "<!(node -p \"require('node-addon-api').include_dir\")",

@@ -354,10 +354,8 @@ IncrementalResult IncrementalEngine::Build(const Options& o, bool full)
     const bool incremental = !full && m_prev_valid && m_prep_valid;
     m_prep_valid = false;
     Timings timings;
-    bool prepared_here = false;
     try {
         if (incremental && PrepareIncremental(n)) {
-            prepared_here = true;
             m_prev_valid = false;
             m_arrays_valid = false;  // the input arrays were not written (debug builds aside)
             out.dirty_slots = 0;
@@ -386,7 +384,7 @@ IncrementalResult IncrementalEngine::Build(const Options& o, bool full)
     }
     out.prepare_ms = since(started);
     timings.total = out.prepare_ms;
-    out.r = BuildPrepared(m_next, o, timings, prepared_here ? &m_hint : nullptr, &m_order);
+    out.r = BuildPrepared(m_next, o, timings);
     std::swap(m_prep, m_next);
     m_prep_valid = true;
     Remember(out, n);

@@ -114,9 +114,7 @@ private:
     std::vector<uint32_t> m_min_new;  // old cluster -> its lowest new index
     std::vector<uint8_t> m_region;    // new index -> in a cluster that changed
     std::vector<uint32_t> m_region_list, m_sub_of, m_sub_original;
-    MiningOrder m_order;                  // the last Build's mining order (its cluster ids)
-    MiningHint m_hint;                    // for the Build in progress (PrepareIncremental)
-    std::vector<uint32_t> m_new_cluster;  // old cluster -> its id now (UINT32_MAX: changed)
+    std::vector<uint32_t> m_new_of_old;  // old internal index -> new index (UINT32_MAX: removed)
     void MarkDirty(uint32_t s);
     void Unlink(uint32_t s);
     void SortIn();

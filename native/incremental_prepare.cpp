@@ -95,9 +95,10 @@ bool IncrementalEngine::PrepareIncremental(uint32_t n)
     // Which old clusters are intact, and each one's lowest new index.
     m_intact.assign(old.cl.count, 1);
     m_min_new.assign(old.cl.count, UINT32_MAX);
+    m_new_of_old.resize(old_n);
     for (uint32_t c = 0; c < old.cl.count; ++c) {
         for (uint32_t x = old.cl.offsets[c]; x < old.cl.offsets[c + 1]; ++x) {
-            const uint32_t i = m_remap[old.original[x]];
+            const uint32_t i = m_new_of_old[x] = m_remap[old.original[x]];
             if (i == UINT32_MAX || m_dirty_at[i]) {
                 m_intact[c] = 0;
             } else {
@@ -111,7 +112,7 @@ bool IncrementalEngine::PrepareIncremental(uint32_t n)
     for (uint32_t c = 0; c < old.cl.count; ++c) {
         if (m_intact[c]) continue;
         for (uint32_t x = old.cl.offsets[c]; x < old.cl.offsets[c + 1]; ++x) {
-            const uint32_t i = m_remap[old.original[x]];
+            const uint32_t i = m_new_of_old[x];
             if (i != UINT32_MAX) m_region[i] = 1;
         }
     }
@@ -166,20 +167,16 @@ bool IncrementalEngine::PrepareIncremental(uint32_t n)
     };
     double total_fee = 0;
     uint32_t oc = 0, sc = 0;
-    m_new_cluster.assign(old.cl.count, UINT32_MAX);
-    m_hint.changed.clear();
     uint32_t sc_min = sub_cl.count > 0 ? region_min(0) : UINT32_MAX;
     while (true) {
         while (oc < old.cl.count && !m_intact[oc]) ++oc;
         const bool take_old = oc < old.cl.count && (sc >= sub_cl.count || m_min_new[oc] < sc_min);
         if (!take_old && sc >= sub_cl.count) break;
         const uint32_t base = static_cast<uint32_t>(next.original.size());
-        m_hint.changed.push_back(take_old ? 0 : 1);
         if (take_old) {
-            m_new_cluster[oc] = static_cast<uint32_t>(next.cl.offsets.size() - 1);
             const uint32_t ob = old.cl.offsets[oc];
             for (uint32_t x = ob; x < old.cl.offsets[oc + 1]; ++x) {
-                const uint32_t i = m_remap[old.original[x]];
+                const uint32_t i = m_new_of_old[x];
                 AppendTx(old.g, x, ob, next.g, base, i);
                 next.original.push_back(i);
             }
@@ -201,15 +198,6 @@ bool IncrementalEngine::PrepareIncremental(uint32_t n)
     if (total_fee > MAX_TOTAL_FEE) return false;  // the full path reports it, naming the transaction
     Finish(next.g, next.cl);
     WarmHint(n);
-    // The previous mining order of the intact clusters' chunks (mining_merge.h).
-    m_hint.kept.cluster.clear();
-    m_hint.kept.offset.clear();
-    for (size_t k = 0; k < m_order.cluster.size(); ++k) {
-        const uint32_t c = m_order.cluster[k] < old.cl.count ? m_new_cluster[m_order.cluster[k]] : UINT32_MAX;
-        if (c == UINT32_MAX) continue;
-        m_hint.kept.cluster.push_back(c);
-        m_hint.kept.offset.push_back(m_order.offset[k]);
-    }
 #ifdef OPTIMIZER_DEBUG
     {
         // The claim above, checked: Prepare of the same table's input gives the same object.

@@ -302,7 +302,7 @@ Result BuildTemplates(const InputView& input, const Options& o)
     return BuildPrepared(p, o, t);
 }
 
-Result BuildPrepared(const Prepared& p, const Options& o, const Timings& timings, const MiningHint* hint, MiningOrder* order_out)
+Result BuildPrepared(const Prepared& p, const Options& o, const Timings& timings)
 {
     Result r;
     r.timings = timings;
@@ -313,15 +313,7 @@ Result BuildPrepared(const Prepared& p, const Options& o, const Timings& timings
     RecordLinearization(p, lin, r);
     r.timings.linearize = lap.Lap();
 
-#ifdef OPTIMIZER_DEBUG
-    ChunkTable scratch = chunks;  // the merge must give exactly the sort's table
-    SortIntoMiningOrder(scratch);
-#endif
-    if (!hint || !MergeIntoMiningOrder(chunks, p.cl, *hint)) SortIntoMiningOrder(chunks);
-#ifdef OPTIMIZER_DEBUG
-    OPT_ASSUME(scratch.chunk_of == chunks.chunk_of);
-#endif
-    if (order_out) RecordMiningOrder(chunks, p.cl, *order_out);
+    SortIntoMiningOrder(chunks);
     RecordChunks(p, chunks, r);
     r.timings.chunk = lap.Lap();
 

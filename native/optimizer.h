@@ -19,7 +19,6 @@
 
 #include "bound.h"
 #include "clusters.h"
-#include "mining_merge.h"
 #include "projected.h"
 
 namespace opt {
@@ -66,11 +65,8 @@ struct Prepared {
 Prepared Prepare(const InputView& input, const Options& options, Timings* timings);
 
 /** The cycle from a Prepared (valid options, acyclic graph, invariants of clusters.h); the
- *  result's indices are the input indices of p.original. `timings` preset: the preparation's.
- *  hint (may be null): the previous cycle's mining order (mining_merge.h), used when it holds;
- *  order_out (may be null) receives this cycle's. */
-Result BuildPrepared(const Prepared& p, const Options& options, const Timings& timings = {}, const MiningHint* hint = nullptr,
-                     MiningOrder* order_out = nullptr);
+ *  result's indices are the input indices of p.original. `timings` preset: the preparation's. */
+Result BuildPrepared(const Prepared& p, const Options& options, const Timings& timings = {});
 
 /** Per-cluster detail for tests and debugging. */
 struct ClusterDetail {

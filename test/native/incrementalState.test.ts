@@ -1,13 +1,13 @@
 /**
- * The incremental engine's kept state (native/incremental_prepare.cpp, native/mining_merge.cpp):
- * each incremental build derives its clusters and renumbered graph from the previous build's and
- * merges the unchanged clusters' chunks into the previous mining order instead of sorting them all.
+ * The incremental engine's kept state (native/incremental_prepare.cpp): each incremental build
+ * derives its clusters and renumbered graph from the previous build's (unchanged clusters copied,
+ * only the changed region clustered again) instead of validating and clustering the whole table.
  * One engine lives through a long random sequence (clusters merged by a new child, split by a
  * removal, fee changes, replacements reusing freed slots, empty steps, a full build between
  * incremental ones); after every step its build equals a fresh engine's full build of the same
  * mempool: cluster count and sizes, every template (fee, weight and transactions), the bound, the
  * projected blocks and each transaction's chunk rate and projected block. The debug build (npm run
- * test:native:debug) also checks inside that the derived graph and order equal the from-scratch ones.
+ * test:native:debug) also checks inside that the derived graph equals the from-scratch one.
  *
  * NATIVE_FUZZ_SEED / NATIVE_FUZZ_ROUNDS as in fuzz.test.ts.
  */
