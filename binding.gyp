@@ -21,7 +21,8 @@
         "native/bound_deepen.cpp",
         "native/projected.cpp",
         "native/optimizer.cpp",
-        "native/incremental.cpp"
+        "native/incremental.cpp",
+        "native/incremental_prepare.cpp"
       ],
       "include_dirs": [
         "<!(node -p \"require('node-addon-api').include_dir\")",

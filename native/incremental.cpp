@@ -65,6 +65,8 @@ void IncrementalEngine::Clear()
     m_index.clear();
     m_dirty_list.clear();
     m_prev_valid = false;
+    m_prep_valid = false;
+    m_arrays_valid = false;
     m_alive = 0;
 }
 
@@ -154,7 +156,10 @@ void IncrementalEngine::Apply(const DiffView& d)
             MarkDirty(p);
         }
         x.parents = parents;
-        for (uint32_t p : parents) m_children[p].push_back(s);
+        for (uint32_t p : parents) {
+            m_children[p].push_back(s);
+            MarkDirty(p);  // its cluster now holds s (incremental_prepare.cpp relies on it)
+        }
         MarkDirty(s);
     }
 }
@@ -278,8 +283,14 @@ uint32_t IncrementalEngine::WriteInput(uint32_t n, bool full)
     for (uint32_t i = 0; i < n; ++i) {
         const uint32_t oi = m_prev_valid ? m_src[i] : UINT32_MAX;
         m_poff[i] = static_cast<uint32_t>(m_pidx.size());
-        const bool dirty = m_dirty_at[i] != 0 || oi == UINT32_MAX || !CopyClean(i, oi);
-        if (dirty) ReadSlot(i);
+        // The last Build's arrays are stale after an incremental preparation: then read the slot.
+        bool dirty = m_dirty_at[i] != 0 || oi == UINT32_MAX;
+        bool copied = false;
+        if (!dirty && m_arrays_valid) {
+            copied = CopyClean(i, oi);
+            dirty = !copied;
+        }
+        if (!copied) ReadSlot(i);
         dirty_count += dirty;
         if (!full) {
             m_reuse[i] = dirty ? 0 : (m_prev_opt[oi] ? 1 : 2);
@@ -328,27 +339,54 @@ void IncrementalEngine::DescribeIndices(IncrementalResult& out, uint32_t n)
 IncrementalResult IncrementalEngine::Build(const Options& o, bool full)
 {
     const auto started = std::chrono::steady_clock::now();
+    auto since = [](std::chrono::steady_clock::time_point t) {
+        return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+    };
+    ValidateOptions(o);  // BuildPrepared takes them as valid
     SortIn();
     IncrementalResult out;
     const uint32_t n = static_cast<uint32_t>(m_sorted.size());
     m_index.resize(m_slots.size());
     for (uint32_t i = 0; i < n; ++i) m_index[m_sorted[i]] = i;
     MarkChanged(n);
-    out.dirty_slots = WriteInput(n, full);
-    InputView in;
-    in.fee = m_fee;
-    in.weight = m_weight;
-    in.sigops = m_sigops;
-    in.parent_offsets = m_poff;
-    in.parent_indices = m_pidx;
-    in.txid_rank = m_rank;
-    in.warm_order = m_warm;
-    in.warm_reuse = m_reuse;
-    out.prepare_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
-    // Should BuildTemplates throw, the arrays above no longer describe a Build the slots' state
+    // Should a step below throw, the kept state no longer describes a Build the slots' state
     // follows: the next Build then reads every transaction from its slot.
-    m_prev_valid = false;
-    out.r = BuildTemplates(in, o);
+    const bool incremental = !full && m_prev_valid && m_prep_valid;
+    m_prep_valid = false;
+    Timings timings;
+    try {
+        if (incremental && PrepareIncremental(n)) {
+            m_prev_valid = false;
+            m_arrays_valid = false;  // the input arrays were not written (debug builds aside)
+            out.dirty_slots = 0;
+            for (uint32_t i = 0; i < n; ++i) out.dirty_slots += m_dirty_at[i] != 0 || m_src[i] == UINT32_MAX;
+            timings.clusters = since(started);
+        } else {
+            out.dirty_slots = WriteInput(n, full);
+            m_prev_valid = false;
+            m_arrays_valid = true;
+            InputView in;
+            in.fee = m_fee;
+            in.weight = m_weight;
+            in.sigops = m_sigops;
+            in.parent_offsets = m_poff;
+            in.parent_indices = m_pidx;
+            in.txid_rank = m_rank;
+            in.warm_order = m_warm;
+            in.warm_reuse = m_reuse;
+            const auto prepared = std::chrono::steady_clock::now();
+            m_next = Prepare(in, o, &timings);
+            timings.validate += std::chrono::duration<double, std::milli>(prepared - started).count();
+        }
+    } catch (...) {
+        m_prev_valid = false;
+        throw;
+    }
+    out.prepare_ms = since(started);
+    timings.total = out.prepare_ms;
+    out.r = BuildPrepared(m_next, o, timings);
+    std::swap(m_prep, m_next);
+    m_prep_valid = true;
     Remember(out, n);
     DescribeIndices(out, n);
     return out;

@@ -5,9 +5,12 @@
 // position in the linearization and whether its cluster was proven optimal. Apply() records which
 // slots changed (added, fee/weight/parents changed, or a neighbour of a removed transaction);
 // Build() renumbers the live slots in txid order (so rank = index, as the mirror snapshot does)
-// and runs BuildTemplates with the previous linearization as warm order and every unchanged
-// cluster marked reusable: only clusters holding a changed slot are linearized again. Build(full)
-// ignores the previous state (a from-scratch cycle of the same table, the periodic check).
+// and runs the cycle with the previous linearization as warm order and every unchanged cluster
+// marked reusable: only clusters holding a changed slot are linearized again. The cycle's
+// prepared graph (optimizer.h: clusters, renumbered graph) is kept too, and an incremental Build
+// derives the next one from it (incremental_prepare.cpp): unchanged clusters are copied as
+// blocks, only the changed region is clustered and sorted again. Build(full) ignores the previous
+// state (a from-scratch cycle of the same table, validated and clustered anew: the periodic check).
 //
 // Invariants (between calls): alive slots are exactly those in `sorted`, ordered by key; parents
 // and children of an alive slot are alive and mirror each other; a slot with dirty = 0 is in the
@@ -102,6 +105,16 @@ private:
     std::vector<uint32_t> m_dirty_list;  // slots marked dirty since the last Build (may repeat)
     std::vector<uint8_t> m_dirty_at;     // scratch: new index -> changed
     uint32_t m_alive{0};
+    // The last Build's prepared graph (internal indices; original[] are its indices), the one
+    // being built (swapped in after a Build), and scratch of the incremental preparation.
+    Prepared m_prep, m_next;
+    bool m_prep_valid{false};         // m_prep describes the last Build
+    bool m_arrays_valid{false};       // m_fee.. (the cycle's input arrays) describe the last Build
+    std::vector<uint8_t> m_intact;    // old cluster -> unchanged (same members, none changed)
+    std::vector<uint32_t> m_min_new;  // old cluster -> its lowest new index
+    std::vector<uint8_t> m_region;    // new index -> in a cluster that changed
+    std::vector<uint32_t> m_region_list, m_sub_of, m_sub_original;
+    std::vector<uint32_t> m_new_of_old;  // old internal index -> new index (UINT32_MAX: removed)
     void MarkDirty(uint32_t s);
     void Unlink(uint32_t s);
     void SortIn();
@@ -116,6 +129,14 @@ private:
     bool CopyClean(uint32_t i, uint32_t oi);
     /** Index i's data and parents from its slot. */
     void ReadSlot(uint32_t i);
+    /** The next Prepared (m_next) from m_prep, the dirty marks and the index maps of SortIn: what
+     *  Prepare would build from this table's input, without reading the clean clusters' slots.
+     *  false when it cannot (an inconsistent change, a cycle: the caller then takes the full path,
+     *  which reports it). Complexity: O(n + e) sequential, plus O(r log r) for the r transactions
+     *  of changed clusters (incremental_prepare.cpp). */
+    bool PrepareIncremental(uint32_t n);
+    /** The warm order and reuse marks of m_next, from the last Build's positions. O(n). */
+    void WarmHint(uint32_t n);
     /** Keep what the next Build reuses (positions, optimal marks); every slot is clean now. */
     void Remember(IncrementalResult& out, uint32_t n);
     /** Per index: its chunk's rate, its slot and its lookup key. */

@@ -56,15 +56,7 @@ TemplateLimits LimitsOf(const Options& o)
     return lim;
 }
 
-/** The validated input renumbered cluster by cluster (clusters.h), plus the warm-start hint in
- *  internal indices. */
-struct Prepared {
-    Graph g;
-    Clusters cl;
-    std::vector<uint32_t> original;  // internal index -> input index
-    std::vector<uint32_t> warm;
-    std::vector<uint8_t> warm_reuse;  // internal indices (InputView::warm_reuse)
-};
+}  // namespace
 
 Prepared Prepare(const InputView& input, const Options& o, Timings* t)
 {
@@ -90,6 +82,8 @@ Prepared Prepare(const InputView& input, const Options& o, Timings* t)
     if (t) t->clusters = lap.Lap();
     return p;
 }
+
+namespace {
 
 /** The table by real weight built from Core's (RealFromCore) equals the one built from scratch,
  *  chunk for chunk. "" or the first difference. */
@@ -332,10 +326,18 @@ void ToInput(Selection& s, const std::vector<uint32_t>& original)
 
 Result BuildTemplates(const InputView& input, const Options& o)
 {
+    Stopwatch sw;
+    Timings t;
+    const Prepared p = Prepare(input, o, &t);
+    t.total = sw.Lap();  // the preparation's share, added to the total below
+    return BuildPrepared(p, o, t);
+}
+
+Result BuildPrepared(const Prepared& p, const Options& o, const Timings& timings)
+{
     Result r;
+    r.timings = timings;
     Stopwatch total, lap;
-    const Prepared p = Prepare(input, o, &r.timings);
-    lap.Lap();
     Helper helper;
     ChunkTable chunks;
     Linearization lin = LinearizeAndChunk(p, o, helper, r.v30, chunks);
@@ -388,7 +390,7 @@ Result BuildTemplates(const InputView& input, const Options& o)
     ToInput(r.v30, p.original);
     r.linearization = std::move(lin.lin);
     for (uint32_t& x : r.linearization) x = p.original[x];
-    r.timings.total = total.Lap();
+    r.timings.total += total.Lap();
     return r;
 }
 

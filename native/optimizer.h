@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "bound.h"
+#include "clusters.h"
 #include "projected.h"
 
 namespace opt {
@@ -47,6 +48,25 @@ struct Result {
 /** Run one cycle. Throws InputError on bad input or options, std::bad_alloc when out of memory.
  *  Complexity: O(n log n + e) plus budgeted linearization and search work. */
 Result BuildTemplates(const InputView& input, const Options& options);
+
+/** A cycle's input after validation and clustering: the graph renumbered cluster by cluster
+ *  (clusters.h), original[i] = input index of internal transaction i, and the warm-start hint in
+ *  internal indices. BuildTemplates = Prepare + BuildPrepared; the incremental engine builds one
+ *  itself from its previous one (incremental.h) and keeps it for the next build. */
+struct Prepared {
+    Graph g;
+    Clusters cl;
+    std::vector<uint32_t> original;
+    std::vector<uint32_t> warm;
+    std::vector<uint8_t> warm_reuse;  // internal indices (InputView::warm_reuse)
+};
+
+/** Validate the input and options, cluster and renumber (timings: validate and clusters). */
+Prepared Prepare(const InputView& input, const Options& options, Timings* timings);
+
+/** The cycle from a Prepared (valid options, acyclic graph, invariants of clusters.h); the
+ *  result's indices are the input indices of p.original. `timings` preset: the preparation's. */
+Result BuildPrepared(const Prepared& p, const Options& options, const Timings& timings = {});
 
 /** Per-cluster detail for tests and debugging. */
 struct ClusterDetail {
