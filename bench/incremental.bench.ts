@@ -1,5 +1,5 @@
 /**
- * Incremental optimizer cycles on a 150k-transaction mempool, through the service's own path:
+ * Incremental optimizer cycles on a 150k-transaction mempool (env TX_COUNT for another size), through the service's own path:
  * the mempool mirror emits a `diff` of 1,000 changed transactions (new ones, children of waiting
  * ones among them; evictions with their descendants; replacements), the service's incremental
  * schedule sends the changes to the engine's worker, and a new signed cache is published. One step
@@ -26,10 +26,18 @@ import type { TemplateCache } from '../src/optimizer/cache/templateCache.js';
 import { mirrorTx } from '../test/helpers/mirrorTx.js';
 import { generateMempool, rng, type SyntheticMempool } from './generator.js';
 
-const TX_COUNT = 150_000;
+/** Mempool size; `TX_COUNT=1000000 npm run bench -- incremental` runs it at a million (issue 25). */
+const TX_COUNT = sizeFromEnv(process.env.TX_COUNT, 150_000);
 const CHANGES = 1_000;
 const STEPS = 30;
 const r1 = (x: number) => Math.round(x * 10) / 10;
+
+function sizeFromEnv(text: string | undefined, fallback: number): number {
+  if (text === undefined || text === '') return fallback;
+  const n = Number(text);
+  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`TX_COUNT must be a positive integer, got "${text}"`);
+  return n;
+}
 
 function txsOf(m: SyntheticMempool, prefix: string): MirrorTx[] {
   const { feeSat, weightWu, parentOffsets, parentIndices } = m.input;
@@ -253,7 +261,7 @@ export async function run(): Promise<void> {
     const results = join(new URL('.', import.meta.url).pathname, 'results');
     mkdirSync(results, { recursive: true });
     writeFileSync(
-      join(results, 'incremental.json'),
+      join(results, TX_COUNT === 150_000 ? 'incremental.json' : `incremental-${TX_COUNT}.json`),
       `${JSON.stringify({ at: new Date().toISOString(), txCount: TX_COUNT, changesPerStep: CHANGES, ...summary }, null, 2)}\n`,
     );
   } finally {
