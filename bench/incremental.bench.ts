@@ -23,6 +23,7 @@ import { OptimizerPool } from '../src/optimizer/full/optimizerPool.js';
 import { OptimizerService } from '../src/optimizer/optimizerService.js';
 import { loadReceiptSigner } from '../src/optimizer/cache/receipts.js';
 import type { TemplateCache } from '../src/optimizer/cache/templateCache.js';
+import type { CycleRecord } from '../src/optimizer/cycle.js';
 import { mirrorTx } from '../test/helpers/mirrorTx.js';
 import { generateMempool, rng, type SyntheticMempool } from './generator.js';
 
@@ -121,6 +122,8 @@ export async function run(): Promise<void> {
   const service = new OptimizerService({ config, mirror: mempool.mirror, node, pool, signer, incremental: runner });
   const published: TemplateCache[] = [];
   service.on('published', (c) => published.push(c));
+  let lastCycle: CycleRecord | undefined;
+  service.on('cycle', (r: CycleRecord) => (lastCycle = r));
   try {
     const t0 = performance.now();
     service.start(); // the first (full, reset) cycle
@@ -205,6 +208,8 @@ export async function run(): Promise<void> {
     const full = await service.refresh();
     const fullMs = performance.now() - tf;
     const fullMainMs = service.incrementalStats.lastFullMainMs ?? NaN;
+    // Said out loud: without it a failed cycle shows only as a too-short time.
+    if (!full) console.log(`full cycle of the same state published nothing: ${lastCycle?.status ?? 'no record'} ${lastCycle?.error ?? ''}`);
     const stats = service.incrementalStats;
 
     const lat = rows.map((r) => r.latencyMs);
