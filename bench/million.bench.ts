@@ -22,7 +22,7 @@ const HERE = fileURLToPath(new URL('.', import.meta.url));
 const r1 = (x: number) => Math.round(x * 10) / 10;
 const MB = 1024 * 1024;
 const GOAL_RATIO = 8;
-const ROUNDS = 3;
+const ROUNDS = 5;
 
 type Phase = keyof OptimizerResult['timingsMs'];
 const PHASES: Phase[] = ['validate', 'clusters', 'linearize', 'chunk', 'baselines', 'optimized', 'bound', 'projected', 'total'];
