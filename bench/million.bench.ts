@@ -3,8 +3,9 @@
  * synthetic 1,000,000-transaction mempool against the same cycle on 150,000 in the same run, as a
  * ratio of medians over interleaved rounds (goal <= 8x, while the mempool grows 6.7x: nothing
  * quadratic; CPU time too, less moved by load from elsewhere), per phase as well (each phase
- * checked against the same 8x); the whole process's peak RSS (goal <= 2 GB: this process, with the
- * 150k generator and cycles, then the 1M generator and cycles, in one run) and the memory per
+ * checked against the same 8x), and from 500k to 1M (the size doubles: linear is 2x, quadratic 4x);
+ * the whole process's peak RSS (goal <= 2 GB: this process, with the 150k and 500k mempools and the
+ * 1M one generated and cycled in one run) and the memory per
  * transaction, split in two: the generator's (the bytes of the typed arrays it keeps, and its growth
  * of the resident size) and the cycle's (the peak's growth over the resident size once the 1M
  * mempool is generated, divided by its size: the addon's copy of the input and its own state).
@@ -52,6 +53,13 @@ class Cycles {
   last: OptimizerResult | undefined;
   constructor(readonly m: SyntheticMempool) {}
 
+  /** One uncounted run (code, allocator). */
+  warmUp(): void {
+    this.runOnce();
+    this.wall.length = this.cpu.length = 0;
+    for (const p of PHASES) this.phases[p].length = 0;
+  }
+
   runOnce(): void {
     const cpu = process.cpuUsage();
     const t = performance.now();
@@ -77,33 +85,34 @@ class Cycles {
 }
 
 export async function run(): Promise<void> {
-  console.log('\n## million (full native cycle at 1,000,000 transactions vs 150,000, same run)\n');
+  console.log('\n## million (full native cycle at 1,000,000 transactions vs 150,000 and 500,000, same run)\n');
   const smallRuns = new Cycles(generate(150_000, 150).m);
-  smallRuns.runOnce(); // warm-up (code, allocator), not counted
-  smallRuns.wall.length = smallRuns.cpu.length = 0;
-  for (const p of PHASES) smallRuns.phases[p].length = 0;
+  // A midpoint: from 500k to 1M the size doubles, so a quadratic phase would take 4x, a linear one 2x.
+  const midRuns = new Cycles(generate(500_000, 500).m);
+  for (const c of [smallRuns, midRuns]) c.warmUp();
   const gen = generate(1_000_000, 1_000);
   const bigRuns = new Cycles(gen.m);
-  // Interleaved rounds, so a burst of load from elsewhere on the machine weighs on both sizes alike.
-  for (let round = 0; round < ROUNDS; round++) {
-    smallRuns.runOnce();
-    bigRuns.runOnce();
-  }
+  // Interleaved rounds, so a burst of load from elsewhere on the machine weighs on every size alike.
+  for (let round = 0; round < ROUNDS; round++) for (const c of [smallRuns, midRuns, bigRuns]) c.runOnce();
   const peak = peakRss();
-  const small = smallRuns.summary();
-  const big = bigRuns.summary();
+  const [small, mid, big] = [smallRuns.summary(), midRuns.summary(), bigRuns.summary()];
   const n = big.txs;
-  const rows: { phase: string; '150k ms': number; '1M ms': number; ratio: number }[] = PHASES.map((p) => ({
-    phase: p,
-    '150k ms': r1(small.phases[p]),
-    '1M ms': r1(big.phases[p]),
-    ratio: r1(big.phases[p] / Math.max(small.phases[p], 1e-3)),
-  }));
-  rows.push({ phase: 'wall (call)', '150k ms': r1(small.wallMs), '1M ms': r1(big.wallMs), ratio: r1(big.wallMs / small.wallMs) });
-  rows.push({ phase: 'cpu (call)', '150k ms': r1(small.cpuMs), '1M ms': r1(big.cpuMs), ratio: r1(big.cpuMs / small.cpuMs) });
+  const row = (phase: string, s: number, m: number, b: number) => ({
+    phase,
+    '150k ms': r1(s),
+    '500k ms': r1(m),
+    '1M ms': r1(b),
+    ratio: r1(b / Math.max(s, 1e-3)),
+    '1M/500k': r1(b / Math.max(m, 1e-3)),
+  });
+  const rows = PHASES.map((p) => row(p, small.phases[p], mid.phases[p], big.phases[p]));
+  rows.push(row('wall (call)', small.wallMs, mid.wallMs, big.wallMs));
+  rows.push(row('cpu (call)', small.cpuMs, mid.cpuMs, big.cpuMs));
   console.table(rows);
   const ratio = big.wallMs / small.wallMs;
   const over = rows.filter((r) => r.ratio > GOAL_RATIO).map((r) => r.phase);
+  // Phases of a few ms move by more than their growth from run to run: left out of the steepest.
+  const steepest = rows.filter((r) => r['500k ms'] >= 10).reduce((a, r) => (r['1M/500k'] > a['1M/500k'] ? r : a), row('none', 0, 1, 0));
   const generator = { ms: gen.ms, heldBytesPerTx: heldBytes(gen.m) / n, rssBytesPerTx: (gen.rssAfter - gen.rssBefore) / n };
   // The cycle's peak over the resident size it started from; valid when the peak was set by the cycle.
   const cyclePeakSet = peak > gen.peakAfter;
@@ -112,7 +121,9 @@ export async function run(): Promise<void> {
     `1M cycle ${r1(big.wallMs)} ms = ${r1(ratio)}x the 150k cycle (goal <= ${GOAL_RATIO}x: ${ratio <= GOAL_RATIO ? 'met' : 'NOT met'}; size ratio 6.7x; ` +
       `medians of ${ROUNDS} interleaved rounds; CPU time ${r1(big.cpuMs / small.cpuMs)}x); ` +
       `phases above ${GOAL_RATIO}x: ${over.length ? over.join(', ') : 'none'}; ` +
-      `peak RSS ${r1(peak / MB)} MB (whole process: 150k and 1M generated and cycled; goal <= 2048: ${peak <= 2048 * MB ? 'met' : 'NOT met'}); ` +
+      `500k -> 1M (size 2x, quadratic 4x): total ${r1(big.phases.total / mid.phases.total)}x, CPU ${r1(big.cpuMs / mid.cpuMs)}x, ` +
+      `most ${steepest['1M/500k']}x (${steepest.phase}, of the phases over 10 ms at 500k); ` +
+      `peak RSS ${r1(peak / MB)} MB (whole process: 150k, 500k and 1M generated and cycled; goal <= 2048: ${peak <= 2048 * MB ? 'met' : 'NOT met'}); ` +
       `memory per transaction: generator ${Math.round(generator.heldBytesPerTx)} bytes held (typed arrays + txid bytes), ` +
       `RSS +${Math.round(generator.rssBytesPerTx)} bytes (${r1(gen.rssBefore / MB)} -> ${r1(gen.rssAfter / MB)} MB, ${Math.round(gen.ms)} ms); ` +
       `cycle ${Math.round(cycleBytesPerTx)} bytes (peak growth over ${r1(gen.rssAfter / MB)} MB${cyclePeakSet ? '' : '; the peak was NOT set by the cycle'}); ` +
@@ -122,7 +133,7 @@ export async function run(): Promise<void> {
   mkdirSync(dir, { recursive: true });
   writeFileSync(
     join(dir, 'million.json'),
-    `${JSON.stringify({ at: new Date().toISOString(), small, big, ratio, phasesAboveGoal: over, peakRssMB: peak / MB, generator, cycleBytesPerTx }, null, 2)}\n`,
+    `${JSON.stringify({ at: new Date().toISOString(), small, mid, big, ratio, phasesAboveGoal: over, peakRssMB: peak / MB, generator, cycleBytesPerTx }, null, 2)}\n`,
   );
 }
 
