@@ -14,10 +14,11 @@
  * - 'cluster-heavy': every cluster kind equally likely per cluster, so only ~9 % of the
  *   transactions are singletons and large clusters dominate: a stress case for linearization.
  */
+import { TXID_BYTES, txidRanksFromBytes } from '../../bitcoin/txidBytesOrder.js';
 import { at } from '../../util/at.js';
 import { mulberry32 } from '../../util/mulberry32.js';
 import type { OptimizerInput } from '../binding/native.js';
-import { computeTxidRank } from './snapshot.js';
+import { ClusterBuilder, buildClusters, type Profile } from './syntheticClusters.js';
 
 export interface GeneratorOptions {
   txCount: number;
@@ -35,163 +36,111 @@ export interface GeneratorOptions {
   /** Largest cluster to build. @default 64 */
   maxClusterSize?: number;
   /** @default 'realistic' */
-  profile?: 'realistic' | 'cluster-heavy';
+  profile?: Profile;
 }
 
-/** Cumulative probabilities per cluster (not per tx) of: singleton, chain, CPFP, batch, consolidation; DAG otherwise. */
-const PROFILES = {
-  // Per-cluster odds = tx share / mean cluster size (1, ~6, ~3, ~25, ~12, ~36).
-  realistic: [0.9235, 0.952, 0.99, 0.994, 0.9984],
-  'cluster-heavy': [0.55, 0.72, 0.84, 0.92, 0.96],
-} as const;
+/**
+ * A generated mempool. Everything is typed arrays (~70 bytes per tx with the txids); the txids as
+ * strings are only built when `txids` is first read (~130 bytes more per tx, kept from then on),
+ * which the optimizer's input never needs.
+ */
+export class SyntheticMempool {
+  private strings: string[] | undefined;
+  constructor(
+    /** The txids' bytes in display order, 32 per tx: the hex of bytes 32 i .. 32 i + 31 is txid i. */
+    readonly txidBytes: Buffer,
+    readonly input: OptimizerInput,
+    /** Unix seconds of entry, for the Core JSON. */
+    readonly time: Uint32Array,
+  ) {}
 
-export interface SyntheticMempool {
-  txids: string[];
-  input: OptimizerInput;
-  /** Unix seconds of entry, for the Core JSON. */
-  time: Uint32Array;
+  get txCount(): number {
+    return this.time.length;
+  }
+
+  /** Txid i as 64 lowercase hex characters. */
+  txidAt(i: number): string {
+    if (!(i >= 0 && i < this.txCount)) throw new RangeError(`txid ${i} out of range (${this.txCount} transactions)`);
+    return this.txidBytes.toString('hex', i * TXID_BYTES, (i + 1) * TXID_BYTES);
+  }
+
+  /** All txids as strings, built on first read and kept (for callers that key maps or JSON by txid); shared, not to be modified. */
+  get txids(): string[] {
+    this.strings ??= Array.from({ length: this.txCount }, (_, i) => this.txidAt(i));
+    return this.strings;
+  }
 }
 
 /** mulberry32 (src/util/mulberry32.ts): small, fast, seedable. */
 export const rng = mulberry32;
 
-class Builder {
-  readonly fee: number[] = [];
-  readonly weight: number[] = [];
-  readonly sigops: number[] = [];
-  readonly parents: number[][] = [];
-  constructor(
-    private readonly rand: () => number,
-    private readonly sigopShare: number,
-    private readonly multisigShare = 0,
-  ) {}
-
-  private normal(): number {
-    const u = Math.max(this.rand(), 1e-12);
-    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * this.rand());
-  }
-  /** Log-normal fee rate in sat/vB, median ~6, clamped to [1, 500]. */
-  rate(scale = 1): number {
-    return Math.min(500, Math.max(1, Math.exp(Math.log(6) + 1.1 * this.normal()) * scale));
-  }
-  weightWu(kind: 'small' | 'any' | 'big' = 'any'): number {
-    const r = this.rand();
-    if (kind === 'small' || (kind === 'any' && r < 0.62)) return 437 + Math.floor(this.rand() * 300);
-    if (kind === 'any' && r < 0.87) return 700 + Math.floor(this.rand() * 2300);
-    if (kind === 'any' && r < 0.99) return 3000 + Math.floor(this.rand() * 17000);
-    return 20000 + Math.floor(this.rand() * 80000);
-  }
-  add(rateSatVb: number, weightWu: number, parents: number[]): number {
-    const i = this.fee.length;
-    let w = weightWu;
-    let sigops = this.rand() < this.sigopShare ? 400 + Math.floor(this.rand() * 1600) : 0;
-    if (this.multisigShare > 0 && this.rand() < this.multisigShare) {
-      // Bare multisig outputs: 114 bytes each (8 value + 1 length + 105 script), non-witness.
-      const outputs = 2 + Math.floor(this.rand() * 11);
-      w = 4 * (10 + 41 + 31 + 114 * outputs) + 110;
-      sigops = 80 * outputs + 1;
-    }
-    this.fee.push(Math.max(0, Math.round((rateSatVb * w) / 4)));
-    this.weight.push(w);
-    this.sigops.push(sigops);
-    this.parents.push(parents);
-    return i;
-  }
-}
-
-/** Generate a mempool of exactly `txCount` transactions. */
-export function generateMempool(options: GeneratorOptions): SyntheticMempool {
-  const { txCount, seed = 1, sigopHeavyShare = 0, bareMultisigShare = 0, maxClusterSize = 64, profile = 'realistic' } = options;
-  const [pSingle, pChain, pCpfp, pBatch, pConsolidation] = PROFILES[profile];
-  const rand = rng(seed);
-  const b = new Builder(rand, sigopHeavyShare, bareMultisigShare);
-  const room = () => txCount - b.fee.length;
-  while (room() > 0) {
-    const kind = rand();
-    const cap = Math.min(room(), maxClusterSize);
-    if (kind < pSingle || cap < 2) {
-      b.add(b.rate(), b.weightWu(), []);
-    } else if (kind < pChain) {
-      // Chain: each tx spends the previous one's change.
-      const len = Math.min(cap, 2 + Math.floor(-Math.log(Math.max(rand(), 1e-9)) * 4), 25);
-      let prev = b.add(b.rate(), b.weightWu(), []);
-      for (let k = 1; k < len; k++) prev = b.add(b.rate(), b.weightWu('small'), [prev]);
-    } else if (kind < pCpfp) {
-      // CPFP: 1-3 stuck parents paid for by one child.
-      const np = Math.min(cap - 1, 1 + Math.floor(rand() * 3));
-      const ps: number[] = [];
-      for (let k = 0; k < np; k++) ps.push(b.add(1 + rand(), b.weightWu(), []));
-      b.add(b.rate(4), b.weightWu('small'), ps);
-    } else if (kind < pBatch) {
-      // Batch payout: one parent, many children; some children are spent again.
-      const nc = Math.min(cap - 1, 3 + Math.floor(rand() * 40));
-      const root = b.add(b.rate(), 2000 + Math.floor(rand() * 8000), []);
-      let used = 1;
-      for (let k = 0; k < nc && used < cap; k++, used++) {
-        const c = b.add(b.rate(), b.weightWu('small'), [root]);
-        if (rand() < 0.15 && used + 1 < cap) {
-          b.add(b.rate(), b.weightWu('small'), [c]);
-          used++;
-        }
-      }
-    } else if (kind < pConsolidation) {
-      // Consolidation: several unconfirmed parents swept by one large child.
-      const np = Math.min(cap - 1, 2 + Math.floor(rand() * 20));
-      const ps: number[] = [];
-      for (let k = 0; k < np; k++) ps.push(b.add(b.rate(), b.weightWu('small'), []));
-      b.add(b.rate(0.5), 272 * np + 200, ps);
-    } else {
-      // Random DAG up to the cluster limit: each tx spends 1-3 earlier txs of the cluster.
-      const size = Math.min(cap, 8 + Math.floor(rand() * 57));
-      const first = b.fee.length;
-      b.add(b.rate(), b.weightWu(), []);
-      for (let k = 1; k < size; k++) {
-        const ps = new Set<number>();
-        const np = 1 + Math.floor(rand() * Math.min(3, k));
-        while (ps.size < np) ps.add(first + Math.floor(rand() * k));
-        b.add(b.rate(), b.weightWu(), [...ps]);
-      }
-    }
-  }
-  // Shuffle indices so clusters are not contiguous (real snapshots are keyed by txid).
-  const n = txCount;
-  const perm = Array.from({ length: n }, (_, i) => i);
+/** Fisher-Yates over the indices, so clusters are not contiguous (real snapshots are keyed by txid). perm[i] = generation index of tx i. */
+function shuffledOrder(rand: () => number, n: number): Uint32Array {
+  const perm = new Uint32Array(n);
+  for (let i = 0; i < n; i++) perm[i] = i;
   for (let i = n - 1; i > 0; i--) {
     const j = Math.floor(rand() * (i + 1));
-    [perm[i], perm[j]] = [at(perm, j), at(perm, i)];
+    const t = at(perm, i);
+    perm[i] = at(perm, j);
+    perm[j] = t;
   }
+  return perm;
+}
+
+/** The builder's transactions in shuffled order, as the optimizer's structure of arrays (without the txid rank). */
+function permuted(b: ClusterBuilder, perm: Uint32Array): Omit<OptimizerInput, 'txidRank'> {
+  const n = perm.length;
+  const where = new Uint32Array(n);
+  for (let i = 0; i < n; i++) where[at(perm, i)] = i;
   const feeSat = new Float64Array(n);
   const weightWu = new Uint32Array(n);
   const sigopCost = new Uint32Array(n);
   const parentOffsets = new Uint32Array(n + 1);
-  const plist: number[] = [];
-  const where = new Uint32Array(n);
-  perm.forEach((old, i) => (where[old] = i));
-  perm.forEach((old, i) => {
+  const from = b.parents;
+  const parentIndices = new Uint32Array(from.length);
+  let k = 0;
+  for (let i = 0; i < n; i++) {
+    const old = at(perm, i);
     feeSat[i] = at(b.fee, old);
     weightWu[i] = at(b.weight, old);
     sigopCost[i] = at(b.sigops, old);
-    for (const p of at(b.parents, old)) plist.push(at(where, p));
-    parentOffsets[i + 1] = plist.length;
-  });
-  const txids = new Array<string>(n);
-  const hex = '0123456789abcdef';
-  for (let i = 0; i < n; i++) {
-    let s = '';
-    for (let k = 0; k < 64; k++) s += at(hex, Math.floor(rand() * 16));
-    txids[i] = s;
+    for (let e = b.parentStart(old), end = at(b.parentEnd, old); e < end; e++) parentIndices[k++] = at(where, at(from, e));
+    parentOffsets[i + 1] = k;
   }
+  return { feeSat, weightWu, sigopCost, parentOffsets, parentIndices };
+}
+
+/** n random txids, one hex digit per draw (64 draws per txid, most significant nibble first), written as bytes. */
+function drawTxids(rand: () => number, n: number): Buffer {
+  const bytes = Buffer.alloc(n * TXID_BYTES);
+  for (let i = 0; i < n * TXID_BYTES; i++) {
+    const hi = Math.floor(rand() * 16);
+    bytes[i] = hi * 16 + Math.floor(rand() * 16);
+  }
+  return bytes;
+}
+
+/** Entry times within one day. */
+function drawTimes(rand: () => number, n: number): Uint32Array {
   const time = new Uint32Array(n);
   for (let i = 0; i < n; i++) time[i] = 1_790_000_000 + Math.floor(rand() * 86_400);
-  const input: OptimizerInput = {
-    feeSat,
-    weightWu,
-    sigopCost,
-    parentOffsets,
-    parentIndices: Uint32Array.from(plist),
-    txidRank: computeTxidRank(txids),
-  };
-  return { txids, input, time };
+  return time;
+}
+
+/**
+ * Generate a mempool of exactly `txCount` transactions. Same seed and options, same mempool: the
+ * clusters, then the shuffle, then the txids, then the times, all from one seeded stream.
+ * Memory: ~110 bytes per tx at its peak (the builder's arrays and the shuffled copy), ~70 kept.
+ */
+export function generateMempool(options: GeneratorOptions): SyntheticMempool {
+  const { txCount, seed = 1, sigopHeavyShare = 0, bareMultisigShare = 0, maxClusterSize = 64, profile = 'realistic' } = options;
+  const rand = rng(seed);
+  const builder = new ClusterBuilder(txCount, rand, sigopHeavyShare, bareMultisigShare);
+  buildClusters(builder, rand, profile, maxClusterSize);
+  const arrays = permuted(builder, shuffledOrder(rand, txCount));
+  const txidBytes = drawTxids(rand, txCount);
+  const time = drawTimes(rand, txCount);
+  return new SyntheticMempool(txidBytes, { ...arrays, txidRank: txidRanksFromBytes(txidBytes, txCount) }, time);
 }
 
 /** Ancestor (up) or descendant count, vsize and fee sums, by DFS (exact; clusters are small). */
@@ -219,7 +168,8 @@ function packageStats(m: SyntheticMempool, children: number[][], i: number, up: 
 
 /** Render as Bitcoin Core `getrawmempool true` JSON text (v31 field set). */
 export function toCoreJson(m: SyntheticMempool): string {
-  const n = m.txids.length;
+  const n = m.txCount;
+  const txids = m.txids;
   const { feeSat, weightWu, sigopCost, parentOffsets, parentIndices } = m.input;
   const children: number[][] = Array.from({ length: n }, () => []);
   for (let c = 0; c < n; c++) for (let k = at(parentOffsets, c); k < at(parentOffsets, c + 1); k++) at(children, at(parentIndices, k)).push(c);
@@ -233,7 +183,7 @@ export function toCoreJson(m: SyntheticMempool): string {
     const vsizeAdj = Math.ceil(Math.max(weight, 20 * (sigopCost?.[i] ?? 0)) / 4);
     const [ac, as, af] = packageStats(m, children, i, true, stamp, ++epoch);
     const [dc, ds, df] = packageStats(m, children, i, false, stamp, ++epoch);
-    const depends = Array.from(parentIndices.subarray(at(parentOffsets, i), at(parentOffsets, i + 1)), (p) => at(m.txids, p));
+    const depends = Array.from(parentIndices.subarray(at(parentOffsets, i), at(parentOffsets, i + 1)), (p) => at(txids, p));
     const entry = {
       vsize: vsizeAdj,
       vsize_adjusted: vsizeAdj,
@@ -245,14 +195,14 @@ export function toCoreJson(m: SyntheticMempool): string {
       descendantsize: ds,
       ancestorcount: ac,
       ancestorsize: as,
-      wtxid: m.txids[(i + 1) % n],
+      wtxid: txids[(i + 1) % n],
       fees: { base: btc(at(feeSat, i)), modified: btc(at(feeSat, i)), ancestor: btc(af), descendant: btc(df) },
       depends,
-      spentby: at(children, i).map((c) => at(m.txids, c)),
+      spentby: at(children, i).map((c) => at(txids, c)),
       'bip125-replaceable': true,
       unbroadcast: false,
     };
-    parts.push(`${JSON.stringify(at(m.txids, i))}:${JSON.stringify(entry)}`);
+    parts.push(`${JSON.stringify(at(txids, i))}:${JSON.stringify(entry)}`);
   }
   return `{${parts.join(',')}}`;
 }
