@@ -42,15 +42,41 @@ interface Profile {
   startTime: number;
   endTime: number;
   samples: number[];
+  timeDeltas: number[];
 }
 
-function summarize(file: string): void {
+/** A span of the replica's life, in µs of CLOCK_MONOTONIC (V8's profile clock and `process.hrtime` alike). */
+interface Window {
+  fromUs: number;
+  toUs: number;
+  requests: number;
+}
+
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+
+/** Samples per node id: all of them, or only those taken inside `window` (the paid load, not start-up or the free load). */
+function hitsOf(profile: Profile, window: Window | null): Map<number, number> {
+  const hits = new Map<number, number>();
+  if (!window) {
+    for (const n of profile.nodes) hits.set(n.id, n.hitCount ?? 0);
+    return hits;
+  }
+  let t = profile.startTime;
+  profile.samples.forEach((id, i) => {
+    t += profile.timeDeltas[i] ?? 0;
+    if (t >= window.fromUs && t <= window.toUs) hits.set(id, (hits.get(id) ?? 0) + 1);
+  });
+  return hits;
+}
+
+function summarize(file: string, window: Window | null = null): void {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
-  const total = profile.samples.length;
+  const sampleHits = hitsOf(profile, window);
+  const total = [...sampleHits.values()].reduce((a, b) => a + b, 0);
   const byFn = new Map<string, number>();
   const byFile = new Map<string, number>();
   for (const n of profile.nodes) {
-    const hits = n.hitCount ?? 0;
+    const hits = sampleHits.get(n.id) ?? 0;
     const url = n.callFrame.url.replace(`file://${root}`, '').replace(/^.*node_modules\//, 'node_modules/');
     const pkg = url.startsWith('node_modules/')
       ? url
@@ -62,12 +88,19 @@ function summarize(file: string): void {
     byFn.set(fn, (byFn.get(fn) ?? 0) + hits);
     byFile.set(pkg, (byFile.get(pkg) ?? 0) + hits);
   }
+  // Wall time of the main thread per paid request (idle included), from the sampling interval.
+  const usPerSample = window ? (window.toUs - window.fromUs) / Math.max(1, total) : 0;
   const top = (m: Map<string, number>, n: number) =>
     [...m.entries()]
       .sort((a, b) => b[1] - a[1])
       .slice(0, n)
-      .map(([name, hits]) => ({ '%': ((100 * hits) / total).toFixed(1), name }));
-  console.log(`\nprofile ${file}: ${total} samples over ${((profile.endTime - profile.startTime) / 1e6).toFixed(1)} s`);
+      .map(([name, hits]) => ({
+        '%': ((100 * hits) / total).toFixed(1),
+        ...(window ? { 'µs/req': ((hits * usPerSample) / window.requests).toFixed(1) } : {}),
+        name,
+      }));
+  const span = window ? `the paid load only (${window.requests} requests)` : 'the whole run';
+  console.log(`\nprofile ${file}: ${total} samples over ${span}`);
   console.log('heaviest functions (self time):');
   console.table(top(byFn, 30));
   console.log('by file or package (self time):');
@@ -147,6 +180,8 @@ const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${profDir}`
   stdio: ['ignore', 'ignore', 'inherit'],
 });
 const url = `http://127.0.0.1:${port}`;
+const paid: { window: Window | null } = { window: null };
+console.log(`uptime: ${readFileSync('/proc/loadavg', 'utf8').trim()} (load averages 1/5/15 min, running/total, last pid)`);
 try {
   for (
     let i = 0;
@@ -164,7 +199,9 @@ try {
   await load(url, headers.slice(REQUESTS));
   await autocannon({ url: `${url}/health`, connections: 16, amount: 500 });
   let cpu0 = processCpuMicros(pid);
+  const fromUs = monotonicUs();
   const result = await load(url, headers.slice(0, REQUESTS));
+  paid.window = { fromUs, toUs: monotonicUs(), requests: REQUESTS };
   const paidUs = (processCpuMicros(pid) - cpu0) / REQUESTS;
   console.log(`one replica under --cpu-prof: ${JSON.stringify(result)}`);
   cpu0 = processCpuMicros(pid);
@@ -187,5 +224,5 @@ try {
 }
 // The main thread's profile (thread 0); tsx's loader thread writes its own.
 const file = readdirSync(profDir).find((f) => /\.\d+\.0\.\d+\.cpuprofile$/.test(f));
-if (file) summarize(join(profDir, file));
+if (file) summarize(join(profDir, file), paid.window);
 else console.log('no profile written');
