@@ -11,6 +11,7 @@
  */
 import CircuitBreaker from 'opossum';
 import { FacilitatorHttp } from './facilitatorHttp.js';
+import { jsonOnce } from './jsonOnce.js';
 import { FacilitatorSettleResponseSchema, FacilitatorVerifyResponseSchema, X402_VERSION, type PaymentPayload, type PaymentRequirements } from './schemas.js';
 
 export type VerifyOutcome = { kind: 'valid'; payer: string | null } | { kind: 'invalid'; reason: string } | { kind: 'unavailable'; detail: string };
@@ -162,7 +163,8 @@ export class FacilitatorClient {
 
   private async post(path: string, paymentPayload: PaymentPayload, paymentRequirements: PaymentRequirements, timeoutMs: number): Promise<PostResult> {
     try {
-      const body = JSON.stringify({ x402Version: X402_VERSION, paymentPayload, paymentRequirements });
+      // As JSON.stringify({ x402Version, paymentPayload, paymentRequirements }), each part encoded once per payment.
+      const body = `{"x402Version":${X402_VERSION},"paymentPayload":${jsonOnce(paymentPayload)},"paymentRequirements":${jsonOnce(paymentRequirements)}}`;
       const res = await this.http.call(`${this.base}${path}`, 'POST', this.headers(), body, timeoutMs);
       const text = res.text;
       this.mark(res.status < 500);
