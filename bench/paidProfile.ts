@@ -3,8 +3,9 @@
  * redis-server): the setup of bench/scale.bench.ts (Redis, a simulated node and the mock
  * facilitator in their own processes) with ONE replica started under `node --cpu-prof`; after a
  * warm-up, `REQUESTS` paid `GET /v1/mempool/stats` at 16 connections, then the replica is stopped
- * and the profile's heaviest functions (self time) and files are printed. The .cpuprofile is kept
- * (its path is printed) for Chrome DevTools.
+ * and the profile of the paid load's window is printed (bench/profileSummary.ts: by part of the
+ * paid path, beside the free load's; heaviest functions and files). The .cpuprofile is kept (its
+ * path is printed) for Chrome DevTools; `npx tsx bench/paidProfile.ts <file>` summarizes one again.
  *
  * In the same run it prints the replica's CPU per paid request (its own /proc CPU time over the
  * load) against the floor (issue 25): the CPU of a free request (`GET /health`, same replica,
@@ -27,85 +28,11 @@ import { startSimnet } from '../src/simnet/index.js';
 import { freePort } from '../test/helpers/loopback.js';
 import { CORE_V31_POLICY_MODULE } from '../test/helpers/policyModule.js';
 import { startRedis } from '../test/payments/redisServer.js';
+import { monotonicUs, summarize, type Window } from './profileSummary.js';
 import { facilitatorProcess, load, NETWORKS, PAY_TO, presign, PUBLIC_BASE_URL } from './scale.bench.js';
 
 const REQUESTS = Number(process.env.REQUESTS ?? 4000);
 const root = fileURLToPath(new URL('..', import.meta.url));
-
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  hitCount?: number;
-}
-interface Profile {
-  nodes: ProfileNode[];
-  startTime: number;
-  endTime: number;
-  samples: number[];
-  timeDeltas: number[];
-}
-
-/** A span of the replica's life, in µs of CLOCK_MONOTONIC (V8's profile clock and `process.hrtime` alike). */
-interface Window {
-  fromUs: number;
-  toUs: number;
-  requests: number;
-}
-
-const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
-
-/** Samples per node id: all of them, or only those taken inside `window` (the paid load, not start-up or the free load). */
-function hitsOf(profile: Profile, window: Window | null): Map<number, number> {
-  const hits = new Map<number, number>();
-  if (!window) {
-    for (const n of profile.nodes) hits.set(n.id, n.hitCount ?? 0);
-    return hits;
-  }
-  let t = profile.startTime;
-  profile.samples.forEach((id, i) => {
-    t += profile.timeDeltas[i] ?? 0;
-    if (t >= window.fromUs && t <= window.toUs) hits.set(id, (hits.get(id) ?? 0) + 1);
-  });
-  return hits;
-}
-
-function summarize(file: string, window: Window | null = null): void {
-  const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
-  const sampleHits = hitsOf(profile, window);
-  const total = [...sampleHits.values()].reduce((a, b) => a + b, 0);
-  const byFn = new Map<string, number>();
-  const byFile = new Map<string, number>();
-  for (const n of profile.nodes) {
-    const hits = sampleHits.get(n.id) ?? 0;
-    const url = n.callFrame.url.replace(`file://${root}`, '').replace(/^.*node_modules\//, 'node_modules/');
-    const pkg = url.startsWith('node_modules/')
-      ? url
-          .split('/')
-          .slice(0, url.startsWith('node_modules/@') ? 3 : 2)
-          .join('/')
-      : url || '(native/idle)';
-    const fn = `${n.callFrame.functionName || '(anonymous)'} ${url}:${n.callFrame.lineNumber + 1}`;
-    byFn.set(fn, (byFn.get(fn) ?? 0) + hits);
-    byFile.set(pkg, (byFile.get(pkg) ?? 0) + hits);
-  }
-  // Wall time of the main thread per paid request (idle included), from the sampling interval.
-  const usPerSample = window ? (window.toUs - window.fromUs) / Math.max(1, total) : 0;
-  const top = (m: Map<string, number>, n: number) =>
-    [...m.entries()]
-      .sort((a, b) => b[1] - a[1])
-      .slice(0, n)
-      .map(([name, hits]) => ({
-        '%': ((100 * hits) / total).toFixed(1),
-        ...(window ? { 'µs/req': ((hits * usPerSample) / window.requests).toFixed(1) } : {}),
-        name,
-      }));
-  const span = window ? `the paid load only (${window.requests} requests)` : 'the whole run';
-  console.log(`\nprofile ${file}: ${total} samples over ${span}`);
-  console.log('heaviest functions (self time):');
-  console.table(top(byFn, 30));
-  console.log('by file or package (self time):');
-  console.table(top(byFile, 25));
-}
 
 /** CPU time (user + system) of a process so far, µs, from /proc (Linux). */
 function processCpuMicros(pid: number): number {
@@ -180,7 +107,7 @@ const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${profDir}`
   stdio: ['ignore', 'ignore', 'inherit'],
 });
 const url = `http://127.0.0.1:${port}`;
-const paid: { window: Window | null } = { window: null };
+const windows: { paid: Window | null; free: Window | null } = { paid: null, free: null };
 console.log(`uptime: ${readFileSync('/proc/loadavg', 'utf8').trim()} (load averages 1/5/15 min, running/total, last pid)`);
 try {
   for (
@@ -201,11 +128,13 @@ try {
   let cpu0 = processCpuMicros(pid);
   const fromUs = monotonicUs();
   const result = await load(url, headers.slice(0, REQUESTS));
-  paid.window = { fromUs, toUs: monotonicUs(), requests: REQUESTS };
+  windows.paid = { fromUs, toUs: monotonicUs(), requests: REQUESTS };
   const paidUs = (processCpuMicros(pid) - cpu0) / REQUESTS;
   console.log(`one replica under --cpu-prof: ${JSON.stringify(result)}`);
   cpu0 = processCpuMicros(pid);
+  const freeFromUs = monotonicUs();
   const free = await autocannon({ url: `${url}/health`, connections: 16, amount: REQUESTS });
+  windows.free = { fromUs: freeFromUs, toUs: monotonicUs(), requests: REQUESTS };
   const freeUs = (processCpuMicros(pid) - cpu0) / REQUESTS;
   if (free.non2xx + free.errors > 0) console.log(`warning: ${free.non2xx + free.errors} of the free requests failed`);
   const { digestUs, recoveryUs } = cryptoFloor(headers.slice(0, 2000));
@@ -224,5 +153,5 @@ try {
 }
 // The main thread's profile (thread 0); tsx's loader thread writes its own.
 const file = readdirSync(profDir).find((f) => /\.\d+\.0\.\d+\.cpuprofile$/.test(f));
-if (file) summarize(join(profDir, file), paid.window);
+if (file) summarize(join(profDir, file), windows.paid, windows.free);
 else console.log('no profile written');
