@@ -24,7 +24,10 @@ const PARTS: ReadonlyArray<[part: string, urlContains: string[]]> = [
     'Redis (rate limit, shared payment state)',
     ['ioredis', 'rate-limiter-flexible', 'store/sharedPayments.ts', 'store/redisReplayStore.ts', 'state/sharedState.ts'],
   ],
-  ['facilitator HTTP (verify, settle)', ['payments/facilitatorHttp.ts', 'payments/facilitator.ts', 'opossum', 'node:_http_client', 'node:_http_agent']],
+  [
+    'facilitator HTTP (verify, settle)',
+    ['payments/facilitatorHttp.ts', 'payments/facilitator.ts', 'opossum', 'undici', 'node:_http_client', 'node:_http_agent'],
+  ],
   ['ECDSA recovery', ['secp256k1']],
   ['EIP-712 digest', ['payments/eip712.ts', 'js-sha3', 'payments/keccak.ts']],
   ['payment header decode', ['payments/decode.ts']],
