@@ -3,8 +3,9 @@
  * redis-server): the setup of bench/scale.bench.ts (Redis, a simulated node and the mock
  * facilitator in their own processes) with ONE replica started under `node --cpu-prof`; after a
  * warm-up, `REQUESTS` paid `GET /v1/mempool/stats` at 16 connections, then the replica is stopped
- * and the profile's heaviest functions (self time) and files are printed. The .cpuprofile is kept
- * (its path is printed) for Chrome DevTools.
+ * and the profile of the paid load's window is printed (bench/profileSummary.ts: by part of the
+ * paid path, beside the free load's; heaviest functions and files). The .cpuprofile is kept (its
+ * path is printed) for Chrome DevTools; `npx tsx bench/paidProfile.ts <file>` summarizes one again.
  *
  * In the same run it prints the replica's CPU per paid request (its own /proc CPU time over the
  * load) against the floor (issue 25): the CPU of a free request (`GET /health`, same replica,
@@ -27,52 +28,11 @@ import { startSimnet } from '../src/simnet/index.js';
 import { freePort } from '../test/helpers/loopback.js';
 import { CORE_V31_POLICY_MODULE } from '../test/helpers/policyModule.js';
 import { startRedis } from '../test/payments/redisServer.js';
+import { monotonicUs, summarize, type Window } from './profileSummary.js';
 import { facilitatorProcess, load, NETWORKS, PAY_TO, presign, PUBLIC_BASE_URL } from './scale.bench.js';
 
 const REQUESTS = Number(process.env.REQUESTS ?? 4000);
 const root = fileURLToPath(new URL('..', import.meta.url));
-
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  hitCount?: number;
-}
-interface Profile {
-  nodes: ProfileNode[];
-  startTime: number;
-  endTime: number;
-  samples: number[];
-}
-
-function summarize(file: string): void {
-  const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
-  const total = profile.samples.length;
-  const byFn = new Map<string, number>();
-  const byFile = new Map<string, number>();
-  for (const n of profile.nodes) {
-    const hits = n.hitCount ?? 0;
-    const url = n.callFrame.url.replace(`file://${root}`, '').replace(/^.*node_modules\//, 'node_modules/');
-    const pkg = url.startsWith('node_modules/')
-      ? url
-          .split('/')
-          .slice(0, url.startsWith('node_modules/@') ? 3 : 2)
-          .join('/')
-      : url || '(native/idle)';
-    const fn = `${n.callFrame.functionName || '(anonymous)'} ${url}:${n.callFrame.lineNumber + 1}`;
-    byFn.set(fn, (byFn.get(fn) ?? 0) + hits);
-    byFile.set(pkg, (byFile.get(pkg) ?? 0) + hits);
-  }
-  const top = (m: Map<string, number>, n: number) =>
-    [...m.entries()]
-      .sort((a, b) => b[1] - a[1])
-      .slice(0, n)
-      .map(([name, hits]) => ({ '%': ((100 * hits) / total).toFixed(1), name }));
-  console.log(`\nprofile ${file}: ${total} samples over ${((profile.endTime - profile.startTime) / 1e6).toFixed(1)} s`);
-  console.log('heaviest functions (self time):');
-  console.table(top(byFn, 30));
-  console.log('by file or package (self time):');
-  console.table(top(byFile, 25));
-}
 
 /** CPU time (user + system) of a process so far, µs, from /proc (Linux). */
 function processCpuMicros(pid: number): number {
@@ -147,6 +107,8 @@ const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${profDir}`
   stdio: ['ignore', 'ignore', 'inherit'],
 });
 const url = `http://127.0.0.1:${port}`;
+const windows: { paid: Window | null; free: Window | null } = { paid: null, free: null };
+console.log(`uptime: ${readFileSync('/proc/loadavg', 'utf8').trim()} (load averages 1/5/15 min, running/total, last pid)`);
 try {
   for (
     let i = 0;
@@ -164,11 +126,15 @@ try {
   await load(url, headers.slice(REQUESTS));
   await autocannon({ url: `${url}/health`, connections: 16, amount: 500 });
   let cpu0 = processCpuMicros(pid);
+  const fromUs = monotonicUs();
   const result = await load(url, headers.slice(0, REQUESTS));
+  windows.paid = { fromUs, toUs: monotonicUs(), requests: REQUESTS };
   const paidUs = (processCpuMicros(pid) - cpu0) / REQUESTS;
   console.log(`one replica under --cpu-prof: ${JSON.stringify(result)}`);
   cpu0 = processCpuMicros(pid);
+  const freeFromUs = monotonicUs();
   const free = await autocannon({ url: `${url}/health`, connections: 16, amount: REQUESTS });
+  windows.free = { fromUs: freeFromUs, toUs: monotonicUs(), requests: REQUESTS };
   const freeUs = (processCpuMicros(pid) - cpu0) / REQUESTS;
   if (free.non2xx + free.errors > 0) console.log(`warning: ${free.non2xx + free.errors} of the free requests failed`);
   const { digestUs, recoveryUs } = cryptoFloor(headers.slice(0, 2000));
@@ -187,5 +153,5 @@ try {
 }
 // The main thread's profile (thread 0); tsx's loader thread writes its own.
 const file = readdirSync(profDir).find((f) => /\.\d+\.0\.\d+\.cpuprofile$/.test(f));
-if (file) summarize(join(profDir, file));
+if (file) summarize(join(profDir, file), windows.paid, windows.free);
 else console.log('no profile written');

@@ -82,7 +82,9 @@ async function edgePlugin(app: FastifyInstance, { config }: EdgeOptions): Promis
   app.addHook('onRequest', (request, reply, done) => securityHeaders(request.raw, reply.raw, (err) => done(err instanceof Error ? err : undefined)));
 
   if (config.RATE_LIMIT_MAX > 0) {
-    const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, connectTimeout: 2000, enableOfflineQueue: false }) : undefined;
+    const redis = config.REDIS_URL
+      ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, connectTimeout: 2000, enableOfflineQueue: false, enableAutoPipelining: true })
+      : undefined;
     // Errors surface as requests let through (logged by the budget); the client reconnects on its own.
     redis?.on('error', () => undefined);
     if (redis) app.addHook('onClose', async () => void (await redis.quit().catch(() => redis.disconnect())));

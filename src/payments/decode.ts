@@ -39,6 +39,21 @@ export function decodePaymentHeader(header: string): DecodeResult {
   return { kind: 'malformed', reason: `PAYMENT-SIGNATURE payload.${issue.where}: ${issue.message}` };
 }
 
+const decodedFor = new WeakMap<object, { header: string; result: DecodeResult }>();
+
+/**
+ * `decodePaymentHeader` once per request: the rate limiter (is it a payment?) and the gate both
+ * read the header of the same request (`owner`), and the base64 + JSON + schema pass is one of the
+ * larger costs of a paid request (bench/paidProfile.ts).
+ */
+export function decodePaymentHeaderOf(owner: object, header: string): DecodeResult {
+  const hit = decodedFor.get(owner);
+  if (hit?.header === header) return hit.result;
+  const result = decodePaymentHeader(header);
+  decodedFor.set(owner, { header, result });
+  return result;
+}
+
 /** Standard base64 of the UTF-8 JSON, for `PAYMENT-REQUIRED` and `PAYMENT-RESPONSE`. */
 export function encodeHeaderJson(value: unknown): string {
   return Buffer.from(JSON.stringify(value), 'utf8').toString('base64');

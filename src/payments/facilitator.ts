@@ -11,6 +11,7 @@
  */
 import CircuitBreaker from 'opossum';
 import { FacilitatorHttp } from './facilitatorHttp.js';
+import { jsonOnce } from './jsonOnce.js';
 import { FacilitatorSettleResponseSchema, FacilitatorVerifyResponseSchema, X402_VERSION, type PaymentPayload, type PaymentRequirements } from './schemas.js';
 
 export type VerifyOutcome = { kind: 'valid'; payer: string | null } | { kind: 'invalid'; reason: string } | { kind: 'unavailable'; detail: string };
@@ -53,16 +54,18 @@ class FacilitatorDown extends Error {
 }
 
 export class FacilitatorClient {
-  private readonly base: string;
   /** Updated by every call: /health reports it without a request of its own. */
   readonly health: FacilitatorHealth = { reachable: null, checkedAt: null };
   private readonly breaker: CircuitBreaker<[string, PaymentPayload, PaymentRequirements, number], PostResult>;
   private openedAt = 0;
   private readonly http: FacilitatorHttp;
+  /** The same for every call (the auth value is a secret: sent, never logged). */
+  private readonly headers: Record<string, string>;
 
   constructor(private readonly options: FacilitatorClientOptions) {
-    this.base = options.url.replace(/\/+$/, '');
-    this.http = new FacilitatorHttp(this.base);
+    this.http = new FacilitatorHttp(options.url);
+    this.headers = { 'content-type': 'application/json', accept: 'application/json' };
+    if (options.authorization) this.headers.authorization = options.authorization;
     this.breaker = new CircuitBreaker(
       async (path: string, payload: PaymentPayload, requirements: PaymentRequirements, timeoutMs: number) => {
         const res = await this.post(path, payload, requirements, timeoutMs);
@@ -130,18 +133,12 @@ export class FacilitatorClient {
   /** `GET /supported`, to learn reachability at start-up. */
   async probe(): Promise<boolean> {
     try {
-      const res = await this.http.call(`${this.base}/supported`, 'GET', this.headers(), null, this.options.verifyTimeoutMs);
+      const res = await this.http.call('/supported', 'GET', this.headers, null, this.options.verifyTimeoutMs);
       this.mark(res.status < 500);
     } catch {
       this.mark(false);
     }
     return this.health.reachable === true;
-  }
-
-  private headers(): Record<string, string> {
-    const h: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
-    if (this.options.authorization) h.authorization = this.options.authorization;
-    return h;
   }
 
   private mark(reachable: boolean): void {
@@ -162,8 +159,9 @@ export class FacilitatorClient {
 
   private async post(path: string, paymentPayload: PaymentPayload, paymentRequirements: PaymentRequirements, timeoutMs: number): Promise<PostResult> {
     try {
-      const body = JSON.stringify({ x402Version: X402_VERSION, paymentPayload, paymentRequirements });
-      const res = await this.http.call(`${this.base}${path}`, 'POST', this.headers(), body, timeoutMs);
+      // As JSON.stringify({ x402Version, paymentPayload, paymentRequirements }), each part encoded once per payment.
+      const body = `{"x402Version":${X402_VERSION},"paymentPayload":${jsonOnce(paymentPayload)},"paymentRequirements":${jsonOnce(paymentRequirements)}}`;
+      const res = await this.http.call(path, 'POST', this.headers, body, timeoutMs);
       const text = res.text;
       this.mark(res.status < 500);
       let parsed: unknown = null;

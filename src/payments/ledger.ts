@@ -13,6 +13,7 @@
  */
 import type { Statement } from 'better-sqlite3';
 import type { PaymentsDb } from './db.js';
+import { jsonOnce } from './jsonOnce.js';
 import { WriteQueue } from './writeQueue.js';
 import type { PaymentPayload, PaymentRequirements } from './schemas.js';
 
@@ -125,7 +126,7 @@ export class Ledger {
    * duplicate nonce key (a replay).
    */
   record(entry: LedgerEntry): Promise<number> {
-    const row = { ...entry, payload: JSON.stringify(entry.payload), requirements: JSON.stringify(entry.requirements), now: this.now() };
+    const row = { ...entry, payload: jsonOnce(entry.payload), requirements: jsonOnce(entry.requirements), now: this.now() };
     return this.writes
       .run(() => Number(this.insert.run(row).lastInsertRowid))
       .then((id) => {
@@ -135,7 +136,8 @@ export class Ledger {
   }
 
   /**
-   * The outcome of one settlement attempt (counted), in the next group commit. Each used to be its
+   * The outcome of one settlement attempt (counted), in the next group commit, without an fsync of
+   * its own (writeQueue.ts `outcome`: on disk with the next durable commit). Each used to be its
    * own synchronous transaction: two fsyncs (synchronous=FULL) per paid request on the event loop,
    * about a third of a replica's time under paid load (bench/paidProfile.ts). Losing an outcome
    * to a crash leaves the row pending: the reconciler settles it again (the facilitator answers
@@ -160,7 +162,7 @@ export class Ledger {
       const before = this.byId.get(id)?.status;
       write();
       return before;
-    });
+    }, 'outcome');
     if (from !== undefined && from !== to) {
       this.counts[from]--;
       this.counts[to]++;

@@ -4,7 +4,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Errors } from '../errors.js';
-import { decodePaymentHeader } from './decode.js';
+import { decodePaymentHeaderOf } from './decode.js';
 import { readPaymentId, sha256 } from './replies.js';
 import type { PaymentPayload } from './schemas.js';
 import { PaymentError } from './verify.js';
@@ -35,7 +35,7 @@ export function readHeader(request: FastifyRequest): { header: string; payload: 
   const header = request.headers['payment-signature'];
   if (header === undefined) return { refusal: request.headers['x-payment'] !== undefined ? PaymentError.VERSION_1 : PaymentError.MISSING };
   if (typeof header !== 'string') throw new Errors.PAYMENT_MALFORMED('more than one PAYMENT-SIGNATURE header');
-  const decoded = decodePaymentHeader(header);
+  const decoded = decodePaymentHeaderOf(request, header);
   if (decoded.kind === 'malformed') throw new Errors.PAYMENT_MALFORMED(decoded.reason);
   if (decoded.kind === 'version') return { refusal: decoded.version === 1 ? PaymentError.VERSION_1 : PaymentError.VERSION };
   return { header, payload: decoded.payload };

@@ -152,3 +152,34 @@ describe('kill -9 at each step of the payment gate, restarted warming up (issue 
     }, 60_000);
   }
 });
+
+describe('kill -9 after a group commit of several ledger rows (issue 25: commits batched across requests)', () => {
+  it('behavior: four payments recorded together, killed before any settle: after the restart each retry is answered, each row settled, each charged once', async () => {
+    const a = await startServer('after-record');
+    const unpaid = await fetch(`${a.base}/v1/paid`);
+    const requirement = requirementFor(challengeOf({ headers: { 'payment-required': unpaid.headers.get('payment-required') } }));
+    const headers = await Promise.all([0, 1, 2, 3].map(async () => paymentHeader(await signPayment(account, requirement))));
+    // At once: their rows go to the ledger in the same turns, one COMMIT (synchronous=FULL) for several.
+    const first = headers.map((h) =>
+      fetch(`${a.base}/v1/paid`, { headers: { 'payment-signature': h } }).then(
+        (r) => r.status,
+        () => 'no answer' as const,
+      ),
+    );
+    await until(() => a.stderr().split('x402-paused after-record').length - 1 === headers.length, 'four paused after their ledger rows');
+    a.child.kill('SIGKILL');
+    await a.exited;
+    expect(await Promise.all(first)).toEqual(headers.map(() => 'no answer'));
+    expect(mock.charges.size).toBe(0);
+    // Every row whose request reached the settle step is on disk, pending.
+    expect(rows().map((r) => r.status)).toEqual(headers.map(() => 'pending'));
+
+    const b = await startServer();
+    for (const h of headers) await retryUntilAnswered(b.base, '/v1/paid', h);
+    await until(() => rows().every((r) => r.status === 'settled'), 'the reconciler');
+    expect(rows()).toHaveLength(headers.length);
+    expect(mock.charges.size).toBe(headers.length);
+    b.child.kill('SIGKILL');
+    await b.exited;
+  }, 60_000);
+});

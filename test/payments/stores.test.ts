@@ -100,4 +100,18 @@ describe('SQLite store backed by the ledger', () => {
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect(db.prepare('SELECT COUNT(*) AS n FROM idempotency').get()).toEqual({ n: 2 });
   });
+
+  it('behavior: a durable write commits with the fsync (synchronous=FULL), even beside outcomes; a batch of outcomes alone commits without it', async () => {
+    const d = tempDir();
+    dirs.push(d);
+    const db = openPaymentsDb(d.dir);
+    dbs.push(db);
+    const q = new WriteQueue(db);
+    // PRAGMA synchronous as each write's transaction sees it: 2 = FULL, 1 = NORMAL.
+    const level = () => db.pragma('synchronous', { simple: true });
+    expect(await Promise.all([q.run(level, 'outcome'), q.run(level, 'outcome')])).toEqual([1, 1]);
+    expect(await Promise.all([q.run(level, 'outcome'), q.run(level), q.run(level, 'outcome')])).toEqual([2, 2, 2]);
+    expect(await q.run(level)).toBe(2);
+    expect(level()).toBe(2);
+  });
 });

@@ -19,7 +19,7 @@ import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Config } from '../../config.js';
 import { Errors } from '../../errors.js';
-import { decodePaymentHeader } from '../../payments/decode.js';
+import { decodePaymentHeaderOf } from '../../payments/decode.js';
 import type { PaymentLimits } from '../../payments/limits.js';
 import { Budget } from './budget.js';
 
@@ -134,7 +134,7 @@ export class RateLimits implements PaymentLimits {
 /** One well-formed x402 v2 payment header: the gate verifies it. Anything else is unpaid. */
 function carriesPayment(request: FastifyRequest): boolean {
   const header = request.headers['payment-signature'];
-  return typeof header === 'string' && decodePaymentHeader(header).kind === 'ok';
+  return typeof header === 'string' && decodePaymentHeaderOf(request, header).kind === 'ok';
 }
 
 function limited(reply: FastifyReply, retryAfterSeconds: number): Error {
