@@ -20,7 +20,9 @@
         "native/bound_lagrange.cpp",
         "native/projected.cpp",
         "native/optimizer.cpp",
-        "native/incremental.cpp"
+        "native/incremental.cpp",
+        "native/snapshot_reader.cpp",
+        "native/snapshot_wrap.cpp"
       ],
       "include_dirs": [
         "<!(node -p \"require('node-addon-api').include_dir\")",

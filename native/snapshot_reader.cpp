@@ -1,0 +1,703 @@
+// The native getrawmempool reader (see snapshot_reader.h). Each step mirrors its TypeScript twin
+// (named in the comments), so the two read the same bytes the same way; the differential tests
+// (test/native/snapshotReader.test.ts) hold them to JSON.parse + parseCoreMempool.
+#include "snapshot_reader.h"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <system_error>
+
+namespace snapshot {
+
+namespace {
+
+/** Thrown inside the scan to give up; never escapes ScanCoreMempool. */
+struct GiveUp {
+};
+
+constexpr uint8_t QUOTE = 0x22;
+constexpr uint8_t BACKSLASH = 0x5c;
+constexpr int MAX_DEPTH = 64;
+constexpr size_t TXID_HEX = 64;
+constexpr uint32_t NO_TXID = 0xffffffff;
+constexpr double SATS_PER_BTC = 100000000.0;
+
+/** Per byte: 0 = not hex, 1 = digit or lowercase hex, 2 = uppercase hex (jsonBytes.ts HEX). */
+constexpr std::array<uint8_t, 256> HEX = [] {
+    std::array<uint8_t, 256> t{};
+    for (int c = '0'; c <= '9'; c++) t[c] = 1;
+    for (int c = 'a'; c <= 'f'; c++) t[c] = 1;
+    for (int c = 'A'; c <= 'F'; c++) t[c] = 2;
+    return t;
+}();
+
+/** Bytes that end a run of plain string content: the quote, the backslash, control characters. */
+constexpr std::array<bool, 256> STRING_STOP = [] {
+    std::array<bool, 256> t{};
+    for (int c = 0; c < 0x20; c++) t[c] = true;
+    t[QUOTE] = t[BACKSLASH] = true;
+    return t;
+}();
+
+/** 10^k, exact as doubles for k <= 22 (Clinger's fast path: m / 10^k is then correctly rounded). */
+constexpr std::array<double, 23> POW10 = [] {
+    std::array<double, 23> t{};
+    double v = 1;
+    for (double& x : t) {
+        x = v;
+        v *= 10;
+    }
+    return t;
+}();
+
+bool IsDigit(uint8_t c) { return c >= '0' && c <= '9'; }
+
+/** The fields read, by name (KEY_NAMES in coreMempoolScan.ts); OTHER for any other key. */
+enum class Key : uint8_t { FEES,
+                           FEE,
+                           MODIFIEDFEE,
+                           VSIZE_ADJUSTED,
+                           VSIZE,
+                           SIZE,
+                           VSIZE_BIP141,
+                           WEIGHT,
+                           DEPENDS,
+                           BASE,
+                           MODIFIED,
+                           OTHER };
+
+/** A validating reader that reads what its caller asks for and checks the rest (jsonBytes.ts Scanner). */
+class Scanner
+{
+public:
+    const uint8_t* const b;
+    const size_t n;
+    size_t p{0};
+    /** Whether the last string read had an escape. */
+    bool escaped{false};
+
+    Scanner(const uint8_t* bytes, size_t size) : b(bytes), n(size) {}
+
+    /** The byte at i, 0 past the end (0 is valid nowhere, as `undefined` in the TypeScript). */
+    uint8_t At(size_t i) const { return i < n ? b[i] : 0; }
+
+    void Ws()
+    {
+        while (p < n && (b[p] == 0x20 || b[p] == 0x0a || b[p] == 0x0d || b[p] == 0x09)) p++;
+    }
+
+    /** Skip whitespace, then require byte c. */
+    void Expect(uint8_t c)
+    {
+        Ws();
+        if (At(p) != c) throw GiveUp{};
+        p++;
+    }
+
+    /** Moves past string content that needs no look: eight bytes at a time while none is a quote, a
+     *  backslash or a control character (SWAR: exact "any byte" tests), then byte by byte. */
+    void SkipPlain()
+    {
+        constexpr uint64_t ONES = 0x0101010101010101ULL;
+        constexpr uint64_t HIGHS = 0x8080808080808080ULL;
+        while (p + 8 <= n) {
+            uint64_t x;
+            std::memcpy(&x, b + p, 8);
+            const uint64_t q = x ^ (ONES * QUOTE);
+            const uint64_t bs = x ^ (ONES * BACKSLASH);
+            const uint64_t stop = (((q - ONES) & ~q) | ((bs - ONES) & ~bs) | ((x - ONES * 0x20) & ~x)) & HIGHS;
+            if (stop != 0) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+                // The lowest flag is exact (a borrow can only flag bytes above a true match).
+                p += static_cast<size_t>(__builtin_ctzll(stop)) >> 3;
+                return;
+#else
+                break;
+#endif
+            }
+            p += 8;
+        }
+        while (p < n && !STRING_STOP[b[p]]) p++;
+    }
+
+    /** After an opening quote: moves past the closing one and returns its position. */
+    size_t StringEnd()
+    {
+        escaped = false;
+        for (;;) {
+            SkipPlain();
+            if (p >= n) throw GiveUp{};
+            const uint8_t c = b[p];
+            if (c == QUOTE) break;
+            if (c != BACKSLASH) throw GiveUp{};  // a raw control character
+            escaped = true;
+            const uint8_t e = At(p + 1);
+            if (e == 'u') {
+                for (size_t k = 2; k < 6; k++)
+                    if (!HEX[At(p + k)]) throw GiveUp{};
+                p += 6;
+            } else if (e == QUOTE || e == BACKSLASH || e == '/' || e == 'b' || e == 'f' || e == 'n' || e == 'r' || e == 't') {
+                p += 2;
+            } else {
+                throw GiveUp{};
+            }
+        }
+        const size_t end = p;
+        p++;
+        return end;
+    }
+
+    /** An object key (whitespace, the quoted key, the colon): which of the fields read it names. */
+    Key ReadKey()
+    {
+        Expect(QUOTE);
+        const size_t start = p;
+        const size_t end = StringEnd();
+        if (escaped) throw GiveUp{};  // could spell one of our keys
+        Expect(':');
+        const char* k = reinterpret_cast<const char*>(b + start);
+        auto is = [&](const char* name) { return std::memcmp(k, name, end - start) == 0; };
+        switch (end - start) {
+        case 3: return is("fee") ? Key::FEE : Key::OTHER;
+        case 4:
+            if (is("fees")) return Key::FEES;
+            if (is("size")) return Key::SIZE;
+            return is("base") ? Key::BASE : Key::OTHER;
+        case 5: return is("vsize") ? Key::VSIZE : Key::OTHER;
+        case 6: return is("weight") ? Key::WEIGHT : Key::OTHER;
+        case 7: return is("depends") ? Key::DEPENDS : Key::OTHER;
+        case 8: return is("modified") ? Key::MODIFIED : Key::OTHER;
+        case 11: return is("modifiedfee") ? Key::MODIFIEDFEE : Key::OTHER;
+        case 12: return is("vsize_bip141") ? Key::VSIZE_BIP141 : Key::OTHER;
+        case 14: return is("vsize_adjusted") ? Key::VSIZE_ADJUSTED : Key::OTHER;
+        default: return Key::OTHER;
+        }
+    }
+
+    /** A JSON number, read exactly as JSON.parse reads it when `needed` (one out of the double range
+     *  then gives up), else only checked. */
+    double Number(bool needed = true)
+    {
+        const size_t start = p;
+        const bool negative = At(p) == '-';
+        if (negative) p++;
+        double m = 0;
+        size_t digits = 0;
+        size_t fraction = 0;
+        uint8_t c = At(p);
+        if (c == '0') {
+            c = At(++p);
+            if (IsDigit(c)) throw GiveUp{};
+        } else if (c > '0' && c <= '9') {
+            for (; IsDigit(c); c = At(++p), digits++) m = m * 10 + (c - '0');
+        } else {
+            throw GiveUp{};
+        }
+        if (c == '.') {
+            c = At(++p);
+            if (!IsDigit(c)) throw GiveUp{};
+            for (; IsDigit(c); c = At(++p), digits++, fraction++) m = m * 10 + (c - '0');
+        }
+        bool exponent = false;
+        if (c == 'e' || c == 'E') {
+            exponent = true;
+            c = At(++p);
+            if (c == '+' || c == '-') c = At(++p);
+            if (!IsDigit(c)) throw GiveUp{};
+            while (IsDigit(c)) c = At(++p);
+        }
+        if (!needed) return 0;
+        if (exponent || digits > 15 || fraction > 22) {
+            // Correctly rounded, as Number(text); std::from_chars does not take a leading '+', JSON has none.
+            double v = 0;
+            const auto* first = reinterpret_cast<const char*>(b + start);
+            const auto* last = reinterpret_cast<const char*>(b + p);
+            const auto r = std::from_chars(first, last, v);
+            if (r.ec != std::errc{} || r.ptr != last) throw GiveUp{};  // overflow or underflow: the general path
+            return v;
+        }
+        const double v = fraction == 0 ? m : m / POW10[fraction];
+        return negative ? -v : v;
+    }
+
+    /** A number, or NaN for any other value (skipped). */
+    double NumberOrNaN()
+    {
+        Ws();
+        const uint8_t c = At(p);
+        if (c == '-' || IsDigit(c)) return Number();
+        SkipValue(0);
+        return NAN;
+    }
+
+    /** Any JSON value, checked and skipped. */
+    void SkipValue(int depth)
+    {
+        if (depth > MAX_DEPTH) throw GiveUp{};
+        Ws();
+        const uint8_t c = At(p);
+        if (c == QUOTE) {
+            p++;
+            StringEnd();
+        } else if (c == '{' || c == '[') {
+            const uint8_t close = c + 2;  // '}' or ']'
+            p++;
+            Ws();
+            if (At(p) == close) {
+                p++;
+                return;
+            }
+            for (;;) {
+                if (c == '{') {
+                    Expect(QUOTE);
+                    StringEnd();
+                    Expect(':');
+                }
+                SkipValue(depth + 1);
+                Ws();
+                const uint8_t d = At(p++);
+                if (d == close) return;
+                if (d != ',') throw GiveUp{};
+            }
+        } else if (c == '-' || IsDigit(c)) {
+            Number(false);
+        } else {
+            Literal();
+        }
+    }
+
+    /** Whether `word` is next; if so, moves past it. */
+    bool Take(const char* word)
+    {
+        const size_t len = std::strlen(word);
+        if (p > n || n - p < len || std::memcmp(b + p, word, len) != 0) return false;
+        p += len;
+        return true;
+    }
+
+    void Literal()
+    {
+        if (!Take("true") && !Take("false") && !Take("null")) throw GiveUp{};
+    }
+
+    /** After a member or element: true when another follows (`,`), false at `close`; else give up. */
+    bool Another(uint8_t close)
+    {
+        Ws();
+        const uint8_t d = At(p++);
+        if (d == close) return false;
+        if (d != ',') throw GiveUp{};
+        return true;
+    }
+
+    /** After `{` or `[`: true when the object or array has a first member (else moves past `close`). */
+    bool Opens(uint8_t close)
+    {
+        Ws();
+        if (At(p) != close) return true;
+        p++;
+        return false;
+    }
+};
+
+/**
+ * Txids found by their 64 hex bytes, ignoring the case of hex letters (txidTable.ts): an
+ * open-addressing table, at most half full, of each txid's index and hash fingerprint. The txids
+ * themselves are compared in the compact lowercase copy (ScannedMempool::txids), not at random
+ * places in the file: most probes are settled by the fingerprint alone.
+ */
+class TxidTable
+{
+    const std::string& m_txids;     // n x 64 lowercase hex
+    std::vector<uint64_t> m_slots;  // (fingerprint << 32) | (index + 1); 0 = empty
+    size_t m_size{0};
+
+    /** Word w of the 64 bytes at `t`, hex letters folded to lowercase (| 0x20 keeps digits). */
+    static uint64_t Word(const char* t, size_t w)
+    {
+        uint64_t x;
+        std::memcpy(&x, t + 8 * w, 8);
+        return x | 0x2020202020202020ULL;
+    }
+
+    static uint64_t Hash(const char* t)
+    {
+        uint64_t h = 0;
+        for (size_t w = 0; w < 8; w++) h = (h ^ Word(t, w)) * 0x9E3779B97F4A7C15ULL;
+        return h ^ (h >> 29);
+    }
+
+    /** Whether the bytes at `a` equal txid `index`, ignoring hex case. The txid is hex; the other side
+     *  only needs printable bytes (the scan's strings): x | 0x20 is a hex character only when x is one. */
+    bool Same(const char* a, size_t index) const
+    {
+        const char* t = m_txids.data() + TXID_HEX * index;
+        for (size_t w = 0; w < 8; w++)
+            if (Word(a, w) != Word(t, w)) return false;
+        return true;
+    }
+
+    void Grow()
+    {
+        std::vector<uint64_t> slots(m_slots.size() * 2, 0);
+        const size_t mask = slots.size() - 1;
+        for (const uint64_t v : m_slots) {
+            if (v == 0) continue;
+            size_t s = Hash(m_txids.data() + TXID_HEX * ((v & 0xffffffff) - 1)) & mask;
+            while (slots[s] != 0) s = (s + 1) & mask;
+            slots[s] = v;
+        }
+        m_slots.swap(slots);
+    }
+
+    /** The slot holding the txid spelled by `t`, or the empty slot where it would go. */
+    size_t Slot(const char* t, uint64_t hash) const
+    {
+        const size_t mask = m_slots.size() - 1;
+        const uint64_t fingerprint = hash >> 32;
+        for (size_t s = hash & mask;; s = (s + 1) & mask) {
+            const uint64_t v = m_slots[s];
+            if (v == 0 || ((v >> 32) == fingerprint && Same(t, (v & 0xffffffff) - 1))) return s;
+        }
+    }
+
+public:
+    TxidTable(const std::string& txids, size_t expected) : m_txids(txids)
+    {
+        size_t capacity = 16;
+        while (capacity < 2 * expected) capacity *= 2;
+        m_slots.assign(capacity, 0);
+    }
+
+    static uint64_t HashOf(const char* t) { return Hash(t); }
+
+    /** Starts loading the slot a hash probes first: the table is larger than the caches, and the
+     *  caller has other work to do before it asks (see Reader). */
+    void Prefetch(uint64_t hash) const
+    {
+#if defined(__GNUC__)
+        __builtin_prefetch(m_slots.data() + (hash & (m_slots.size() - 1)));
+#else
+        (void)hash;
+#endif
+    }
+
+    /** Adds the (hex-checked) txid spelled by `t`, of hash `hash`, as index `size`; false when it is
+     *  already there. */
+    bool Add(const char* t, uint64_t hash)
+    {
+        if (2 * (m_size + 1) > m_slots.size()) Grow();
+        const size_t s = Slot(t, hash);
+        if (m_slots[s] != 0) return false;
+        m_slots[s] = ((hash >> 32) << 32) | ++m_size;
+        return true;
+    }
+
+    /** Index of the txid spelled by the 64 bytes at `t`, of hash `hash`, or -1. */
+    int64_t Find(const char* t, uint64_t hash) const
+    {
+        const uint64_t v = m_slots[Slot(t, hash)];
+        return v == 0 ? -1 : static_cast<int64_t>(v & 0xffffffff) - 1;
+    }
+};
+
+/** A field's value: absent (`undefined`), or a number (NaN when present but not a number). */
+struct Field {
+    bool present{false};
+    double value{0};
+    void Set(double v)
+    {
+        present = true;
+        value = v;
+    }
+};
+
+/** The values of one entry's fields (coreMempoolScan.ts Entry). */
+struct Entry {
+    bool fees_is_object{false};
+    Field fees_base, fees_modified, fee, modifiedfee, vsize_adjusted, vsize, size, vsize_bip141, weight;
+};
+
+/** Math.round: the nearest integer, ties towards +infinity; -0 for x in [-0.5, -0]. */
+double JsRound(double x)
+{
+    if (!(std::fabs(x) < 4503599627370496.0)) return x;  // 2^52: already an integer
+    double r = std::floor(x);
+    if (x >= r + 0.5) r += 1;  // r + 0.5 is exact below 2^52; no subtraction the compiler could fuse
+    return r == 0 ? std::copysign(0.0, x) : r;
+}
+
+/** Sats from a BTC amount (coreMempoolScan.ts btcToSat), or give up. */
+double BtcToSat(const Field& f)
+{
+    if (!f.present || !std::isfinite(f.value)) throw GiveUp{};
+    return JsRound(f.value * SATS_PER_BTC);
+}
+
+/** The value when it is a positive integer (positiveInt), else not present. */
+Field PositiveInt(const Field& f)
+{
+    if (f.present && std::isfinite(f.value) && std::floor(f.value) == f.value && f.value > 0) return f;
+    return {};
+}
+
+/** A Uint32Array store of a JavaScript number (ToUint32: modulo 2^32, 0 for NaN and infinities). */
+uint32_t ToUint32(double d)
+{
+    if (!std::isfinite(d)) return 0;
+    double m = std::fmod(std::trunc(d), 4294967296.0);
+    if (m < 0) m += 4294967296.0;
+    return static_cast<uint32_t>(m);
+}
+
+/** sigops.ts sigopCostFromVsize: the sigop cost implied by a sigop-adjusted vsize above the weight's. */
+double SigopCostFromVsize(double adjusted_vsize, double weight)
+{
+    if (adjusted_vsize <= std::ceil(weight / 4)) return 0;
+    return std::ceil((adjusted_vsize * 4) / 20);
+}
+
+class Reader
+{
+    Scanner m_s;
+    TxidTable m_index;
+    ScannedMempool& m_out;
+    std::vector<uint32_t> m_depends_end;  // per entry: end of its parents in m_depends
+    std::vector<uint32_t> m_depends;      // per parent read: its number in m_parent_txids, NO_TXID if not 64 bytes
+    std::string m_parent_txids;           // the 64 bytes of each parent read, copied while in cache
+    Entry m_e;
+
+public:
+    Reader(const uint8_t* bytes, size_t size, ScannedMempool& out) : m_s(bytes, size), m_index(out.txids, std::max<size_t>(16, size / 400)), m_out(out)
+    {
+        const size_t capacity = std::max<size_t>(16, size / 400);
+        out.txids.reserve(capacity * TXID_HEX);
+        out.fee_sat.reserve(capacity);
+        out.base_fee_sat.reserve(capacity);
+        out.weight_wu.reserve(capacity);
+        out.sigop_cost.reserve(capacity);
+        m_depends_end.reserve(capacity);
+        m_depends.reserve(capacity);
+        m_parent_txids.reserve(capacity * TXID_HEX);
+    }
+
+    void Scan()
+    {
+        m_s.Expect('{');
+        for (bool more = m_s.Opens('}'); more; more = m_s.Another('}')) {
+            const size_t key = ReadTxidKey();
+            const uint64_t hash = TxidTable::HashOf(reinterpret_cast<const char*>(m_s.b + key));
+            m_index.Prefetch(hash);
+            m_s.Expect(':');
+            m_s.Expect('{');
+            m_e = Entry{};
+            ReadEntry();
+            // Added after its entry is read, so the slot's load overlapped that work; still before the
+            // next key, so a duplicate is found in file order.
+            if (!m_index.Add(reinterpret_cast<const char*>(m_s.b + key), hash)) throw GiveUp{};
+            m_depends_end.push_back(static_cast<uint32_t>(m_depends.size()));
+            SettleEntry();
+        }
+        m_s.Ws();
+        if (m_s.p != m_s.n) throw GiveUp{};
+        m_out.stats.tx_count = static_cast<uint32_t>(m_out.fee_sat.size());
+        LinkParents();
+        RankTxids();
+    }
+
+private:
+    /** The txid key: 64 hex characters, appended lowercased; returns its offset (readTxidKey). */
+    size_t ReadTxidKey()
+    {
+        m_s.Expect(QUOTE);
+        const size_t start = m_s.p;
+        const size_t end = m_s.StringEnd();
+        if (m_s.escaped || end - start != TXID_HEX) throw GiveUp{};
+        const uint8_t* t = m_s.b + start;
+        uint8_t hex = 1;
+        for (size_t k = 0; k < TXID_HEX; k++) hex &= HEX[t[k]] != 0;
+        if (!hex) throw GiveUp{};
+        // Lowercase: | 0x20 maps 'A'-'F' to 'a'-'f' and keeps digits and lowercase letters.
+        char lower[TXID_HEX];
+        for (size_t k = 0; k < TXID_HEX; k++) lower[k] = static_cast<char>(t[k] | 0x20);
+        m_out.txids.append(lower, TXID_HEX);
+        return start;
+    }
+
+    /** One entry's fields up to its `}`: the last occurrence of a key wins, as in JSON.parse (readEntry). */
+    void ReadEntry()
+    {
+        const size_t depends_start = m_depends.size();
+        for (bool field = m_s.Opens('}'); field; field = m_s.Another('}')) {
+            switch (m_s.ReadKey()) {
+            case Key::FEES: ReadFees(); break;
+            case Key::FEE: m_e.fee.Set(m_s.NumberOrNaN()); break;
+            case Key::MODIFIEDFEE: m_e.modifiedfee.Set(m_s.NumberOrNaN()); break;
+            case Key::VSIZE_ADJUSTED: m_e.vsize_adjusted.Set(m_s.NumberOrNaN()); break;
+            case Key::VSIZE: m_e.vsize.Set(m_s.NumberOrNaN()); break;
+            case Key::SIZE: m_e.size.Set(m_s.NumberOrNaN()); break;
+            case Key::VSIZE_BIP141: m_e.vsize_bip141.Set(m_s.NumberOrNaN()); break;
+            case Key::WEIGHT: m_e.weight.Set(m_s.NumberOrNaN()); break;
+            case Key::DEPENDS:
+                m_depends.resize(depends_start);  // a repeated key: the last one wins (its parents' copies stay unused)
+                ReadDepends();
+                break;
+            default: m_s.SkipValue(1);
+            }
+        }
+    }
+
+    /** `fees`: an object with `base` and `modified` (any other value is skipped and counts as absent). */
+    void ReadFees()
+    {
+        m_e.fees_base = m_e.fees_modified = Field{};
+        m_s.Ws();
+        m_e.fees_is_object = m_s.At(m_s.p) == '{';
+        if (!m_e.fees_is_object) {
+            m_s.SkipValue(1);
+            return;
+        }
+        m_s.p++;
+        for (bool more = m_s.Opens('}'); more; more = m_s.Another('}')) {
+            const Key k = m_s.ReadKey();
+            if (k == Key::BASE)
+                m_e.fees_base.Set(m_s.NumberOrNaN());
+            else if (k == Key::MODIFIED)
+                m_e.fees_modified.Set(m_s.NumberOrNaN());
+            else
+                m_s.SkipValue(2);
+        }
+    }
+
+    /** `depends`: an array of parent txids (their byte offsets kept), or null for none. */
+    void ReadDepends()
+    {
+        m_s.Ws();
+        if (m_s.At(m_s.p) != '[') {
+            if (!m_s.Take("null")) throw GiveUp{};
+            return;
+        }
+        m_s.p++;
+        for (bool more = m_s.Opens(']'); more; more = m_s.Another(']')) {
+            m_s.Expect(QUOTE);
+            const size_t start = m_s.p;
+            const size_t end = m_s.StringEnd();
+            if (m_s.escaped) throw GiveUp{};
+            if (end - start != TXID_HEX) {
+                m_depends.push_back(NO_TXID);
+                continue;
+            }
+            m_depends.push_back(static_cast<uint32_t>(m_parent_txids.size() / TXID_HEX));
+            m_parent_txids.append(reinterpret_cast<const char*>(m_s.b + start), TXID_HEX);
+        }
+    }
+
+    /** parseCoreMempool's per-entry rules, on the values read (settleEntry). */
+    void SettleEntry()
+    {
+        const Entry& e = m_e;
+        ScanStats& stats = m_out.stats;
+        const double base = BtcToSat(e.fees_is_object ? e.fees_base : e.fee);
+        const Field& modified_raw = e.fees_is_object ? e.fees_modified : e.modifiedfee;
+        const double modified = modified_raw.present ? BtcToSat(modified_raw) : base;
+        if (modified < 0) stats.clamped_fees++;
+        m_out.fee_sat.push_back(modified > 0 ? modified : 0.0);  // Math.max(0, modified): +0 for -0
+        m_out.base_fee_sat.push_back(base);
+        Field vsize = PositiveInt(e.vsize_adjusted);
+        if (!vsize.present) vsize = PositiveInt(e.vsize);
+        if (!vsize.present) vsize = PositiveInt(e.size);
+        const Field bip141 = PositiveInt(e.vsize_bip141);
+        Field weight = PositiveInt(e.weight);
+        if (!weight.present && bip141.present) weight.Set(4 * bip141.value);
+        uint32_t sigops = 0;
+        if (weight.present) {
+            m_out.weight_wu.push_back(ToUint32(weight.value));
+            if (!e.weight.present) stats.weight_from_vsize++;
+            const double derived = vsize.present ? SigopCostFromVsize(vsize.value, weight.value) : 0;
+            if (derived > 0) {
+                sigops = ToUint32(derived);
+                stats.derived_sigops++;
+            }
+        } else if (vsize.present) {
+            m_out.weight_wu.push_back(ToUint32(4 * vsize.value));
+            stats.weight_from_vsize++;
+        } else {
+            throw GiveUp{};  // neither weight nor vsize: the general path names the entry
+        }
+        m_out.sigop_cost.push_back(sigops);
+    }
+
+    /** Parent txids to indices; a parent not in the file is dropped, as parseCoreMempool does (linkParents). */
+    void LinkParents()
+    {
+        const size_t n = m_depends_end.size();
+        // Each parent's hash first (a sequential pass), so each lookup can load its slot ahead.
+        constexpr size_t AHEAD = 16;
+        std::vector<uint64_t> hashes(m_depends.size());
+        for (size_t k = 0; k < m_depends.size(); k++) {
+            if (m_depends[k] != NO_TXID) hashes[k] = TxidTable::HashOf(m_parent_txids.data() + TXID_HEX * m_depends[k]);
+        }
+        m_out.parent_offsets.assign(n + 1, 0);
+        m_out.parent_indices.reserve(m_depends.size());
+        for (size_t i = 0, k = 0; i < n; i++) {
+            for (const size_t k_end = m_depends_end[i]; k < k_end; k++) {
+                if (k + AHEAD < hashes.size()) m_index.Prefetch(hashes[k + AHEAD]);
+                const uint32_t parent = m_depends[k];
+                const int64_t j = parent == NO_TXID ? -1 : m_index.Find(m_parent_txids.data() + TXID_HEX * parent, hashes[k]);
+                if (j < 0)
+                    m_out.stats.dropped_parents++;
+                else
+                    m_out.parent_indices.push_back(static_cast<uint32_t>(j));
+            }
+            m_out.parent_offsets[i + 1] = static_cast<uint32_t>(m_out.parent_indices.size());
+        }
+    }
+
+    /** Rank in Core's txid order: memcmp over the internal bytes, the display bytes reversed (txidOrder.ts). */
+    void RankTxids()
+    {
+        struct Keyed {
+            std::array<uint64_t, 4> key;
+            uint32_t index;
+        };
+        const size_t n = m_depends_end.size();
+        std::vector<Keyed> keyed(n);
+        auto nibble = [](char c) { return static_cast<uint64_t>((c & 0xf) + (c >> 6) * 9); };  // '0'-'9', 'a'-'f'
+        for (size_t i = 0; i < n; i++) {
+            const char* hex = m_out.txids.data() + TXID_HEX * i;
+            keyed[i].index = static_cast<uint32_t>(i);
+            // Internal byte j is display byte 31 - j; key word w holds internal bytes 8w..8w+7, big-endian.
+            for (size_t w = 0; w < 4; w++) {
+                uint64_t word = 0;
+                for (size_t k = 0; k < 8; k++) {
+                    const size_t pos = 2 * (31 - (8 * w + k));
+                    word = (word << 8) | (nibble(hex[pos]) << 4) | nibble(hex[pos + 1]);
+                }
+                keyed[i].key[w] = word;
+            }
+        }
+        std::sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) { return a.key < b.key; });
+        m_out.txid_rank.assign(n, 0);
+        for (size_t pos = 0; pos < n; pos++) m_out.txid_rank[keyed[pos].index] = static_cast<uint32_t>(pos);
+    }
+};
+
+}  // namespace
+
+bool ScanCoreMempool(const uint8_t* bytes, size_t size, ScannedMempool& out)
+{
+    // Indices are kept in 32 bits (NO_TXID reserved): a file of 4 GiB or more takes the general path.
+    if (size >= NO_TXID) return false;
+    out = ScannedMempool{};
+    try {
+        Reader(bytes, size, out).Scan();
+        return true;
+    } catch (const GiveUp&) {
+        return false;
+    }
+}
+
+}  // namespace snapshot
