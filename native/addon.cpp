@@ -64,6 +64,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports)
     exports.Set("version", Napi::Function::New(env, VersionJs, "version"));
     exports.Set("IncrementalEngine", marshal::DefineIncrementalEngine(env));
     exports.Set("scanCoreMempool", Napi::Function::New(env, marshal::ScanCoreMempoolJs, "scanCoreMempool"));
+    exports.Set("scanCoreMempoolFile", Napi::Function::New(env, marshal::ScanCoreMempoolFileJs, "scanCoreMempoolFile"));
     return exports;
 }
 

@@ -10,6 +10,13 @@
 #include <cstring>
 #include <system_error>
 
+#ifndef _WIN32
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
+
 namespace snapshot {
 
 namespace {
@@ -698,6 +705,44 @@ bool ScanCoreMempool(const uint8_t* bytes, size_t size, ScannedMempool& out)
     } catch (const GiveUp&) {
         return false;
     }
+}
+
+FileScan ScanCoreMempoolFile(const std::string& path, ScannedMempool& out)
+{
+#ifdef _WIN32
+    (void)path;
+    (void)out;
+    return FileScan::NOT_MAPPED;
+#else
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return FileScan::NOT_MAPPED;
+    struct stat st {
+    };
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 2) {
+        close(fd);
+        return FileScan::NOT_MAPPED;
+    }
+    const auto size = static_cast<size_t>(st.st_size);
+    int flags = MAP_PRIVATE;
+#ifdef MAP_POPULATE
+    flags |= MAP_POPULATE;  // map every page now, in one call, instead of a fault per page
+#endif
+    void* map = mmap(nullptr, size, PROT_READ, flags, fd, 0);
+    close(fd);  // the mapping keeps the file
+    if (map == MAP_FAILED) return FileScan::NOT_MAPPED;
+    const auto* bytes = static_cast<const uint8_t*>(map);
+    FileScan result = FileScan::NOT_MAPPED;
+    if (!(bytes[0] == 0x1f && bytes[1] == 0x8b)) {
+        try {
+            result = ScanCoreMempool(bytes, size, out) ? FileScan::READ : FileScan::GAVE_UP;
+        } catch (...) {
+            munmap(map, size);
+            throw;  // std::bad_alloc: Guard reports it
+        }
+    }
+    munmap(map, size);
+    return result;
+#endif
 }
 
 }  // namespace snapshot

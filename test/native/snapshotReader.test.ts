@@ -10,11 +10,11 @@
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { gunzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { scanCoreMempool } from '../../src/optimizer/snapshot/coreMempoolScan.js';
-import { scanCoreMempoolNative } from '../../src/optimizer/snapshot/nativeScan.js';
+import { scanCoreMempoolFileNative, scanCoreMempoolNative } from '../../src/optimizer/snapshot/nativeScan.js';
 import { parseCoreMempool, readSnapshotFile, type MempoolSnapshot } from '../../src/optimizer/snapshot/snapshot.js';
 import { generateMempool, toCoreJson } from '../../src/optimizer/snapshot/syntheticMempool.js';
 import { rng } from './oracle.js';
@@ -178,6 +178,24 @@ describe('native snapshot reader', () => {
     expect(outcomes.refused).toBeGreaterThan(300);
   });
 
+  it('behavior: on a mapped file the reader answers as on its bytes; a file it cannot map (missing, empty, a directory, gzip) is left to Node', () => {
+    const text = toCoreJson(generateMempool({ txCount: 2000, seed: 4 }));
+    const file = join(tmp, 'mapped.json');
+    writeFileSync(file, text);
+    const mapped = scanCoreMempoolFileNative(file);
+    expect(typeof mapped).toBe('object');
+    expect(mapped).toEqual(scanCoreMempoolNative(Buffer.from(text)));
+    expect(mapped).toEqual(fields(parseCoreMempool(JSON.parse(text))));
+    writeFileSync(file, `${text.slice(0, -1)},}`);
+    expect(scanCoreMempoolFileNative(file)).toBe('gave-up');
+    writeFileSync(file, gzipSync(text));
+    expect(scanCoreMempoolFileNative(file)).toBe('not-mapped');
+    writeFileSync(file, '');
+    expect(scanCoreMempoolFileNative(file)).toBe('not-mapped');
+    expect(scanCoreMempoolFileNative(join(tmp, 'missing.json'))).toBe('not-mapped');
+    expect(scanCoreMempoolFileNative(tmp)).toBe('not-mapped');
+  });
+
   it('behavior: readSnapshotFile reads through the native reader and keeps the general path for the rest', async () => {
     const text = toCoreJson(generateMempool({ txCount: 3000, seed: 9 }));
     const file = join(tmp, 'mempool.json');
@@ -187,5 +205,10 @@ describe('native snapshot reader', () => {
     await expect(readSnapshotFile(file)).rejects.toThrow(`fees.base of ${A} is not a number`);
     writeFileSync(file, JSON.stringify({ result: { [A]: { vsize: 1, fee: 0.00001 } }, error: null, id: 1 }));
     expect((await readSnapshotFile(file)).input.feeSat).toEqual(Float64Array.of(1000));
+    writeFileSync(file, gzipSync(text));
+    expect(await readSnapshotFile(file)).toEqual(parseCoreMempool(JSON.parse(text)));
+    writeFileSync(file, '');
+    await expect(readSnapshotFile(file)).rejects.toMatchObject({ code: 'ERR_SNAPSHOT_JSON' });
+    await expect(readSnapshotFile(tmp)).rejects.toMatchObject({ code: 'ERR_SNAPSHOT_READ' });
   });
 });

@@ -37,13 +37,23 @@ function isRawScan(v: unknown): v is RawScan {
   );
 }
 
-/** The addon's reader, or undefined when the addon does not load or predates it. */
-function nativeReader(): ((bytes: Uint8Array) => unknown) | undefined {
+/** The addon, or undefined when it does not load. */
+function addon(): ReturnType<typeof loadBinding> | undefined {
   try {
-    return loadBinding().scanCoreMempool;
+    return loadBinding();
   } catch {
     return undefined;
   }
+}
+
+/** The addon's answer as columns, with the txids split out of their one string. */
+function columns(raw: unknown): NativeScannedMempool {
+  if (!isRawScan(raw)) throw new Error('the native snapshot reader returned an unexpected shape');
+  const n = raw.feeSat.length;
+  // Slices of one flat string: V8 makes each a view, not a copy (150k txids in a few ms).
+  const txids = new Array<string>(n);
+  for (let i = 0; i < n; i++) txids[i] = raw.txids.slice(TXID_HEX * i, TXID_HEX * (i + 1));
+  return { ...raw, txids };
 }
 
 /**
@@ -52,14 +62,21 @@ function nativeReader(): ((bytes: Uint8Array) => unknown) | undefined {
  * @example const r = scanCoreMempoolNative(await readFile('mempool.json'))
  */
 export function scanCoreMempoolNative(bytes: Uint8Array): NativeScannedMempool | 'gave-up' | 'unavailable' {
-  const read = nativeReader();
+  const read = addon()?.scanCoreMempool;
   if (!read) return 'unavailable';
   const raw = read(bytes);
-  if (raw === undefined) return 'gave-up';
-  if (!isRawScan(raw)) throw new Error('the native snapshot reader returned an unexpected shape');
-  const n = raw.feeSat.length;
-  // Slices of one flat string: V8 makes each a view, not a copy (150k txids in a few ms).
-  const txids = new Array<string>(n);
-  for (let i = 0; i < n; i++) txids[i] = raw.txids.slice(TXID_HEX * i, TXID_HEX * (i + 1));
-  return { ...raw, txids };
+  return raw === undefined ? 'gave-up' : columns(raw);
+}
+
+/**
+ * The same on a file the addon maps into memory (no copy of its bytes into a buffer).
+ * @returns 'not-mapped' for a file it could not map or that is gzip (missing, empty, not regular,
+ *   no mmap): the caller reads it with Node, which also words any error
+ * @example const r = scanCoreMempoolFileNative('mempool.json')
+ */
+export function scanCoreMempoolFileNative(path: string): NativeScannedMempool | 'gave-up' | 'not-mapped' | 'unavailable' {
+  const read = addon()?.scanCoreMempoolFile;
+  if (!read) return 'unavailable';
+  const raw = read(path);
+  return raw === undefined ? 'gave-up' : raw === null ? 'not-mapped' : columns(raw);
 }

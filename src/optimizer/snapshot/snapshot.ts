@@ -23,7 +23,7 @@ import { isTxidHex, txidRanks } from '../../bitcoin/txidOrder.js';
 import { SATS_PER_BTC } from '../../bitcoin/units.js';
 import { at } from '../../util/at.js';
 import { scanCoreMempool } from './coreMempoolScan.js';
-import { scanCoreMempoolNative } from './nativeScan.js';
+import { scanCoreMempoolFileNative, scanCoreMempoolNative, type NativeScannedMempool } from './nativeScan.js';
 import type { OptimizerInput } from '../binding/native.js';
 
 const gunzipAsync = promisify(gunzip);
@@ -238,6 +238,10 @@ export interface ReadSnapshotOptions {
   onProgress?: (phase: SnapshotPhase, detail: string) => void;
 }
 
+function fromNative({ txids, baseFeeSat, stats, ...input }: NativeScannedMempool): MempoolSnapshot {
+  return { format: 'core', txids, input, baseFeeSat, stats };
+}
+
 /**
  * The whole file in one buffer, read with as few calls as the kernel allows: fs.readFile reads in
  * 512 KiB chunks, one thread-pool round trip each (160 of them for an 80 MB snapshot).
@@ -246,7 +250,8 @@ async function readWhole(path: string): Promise<Buffer> {
   const fh = await open(path, 'r');
   try {
     const { size } = await fh.stat();
-    let bytes = Buffer.allocUnsafe(Math.max(size, 64 * 1024));
+    // One byte more than the size, so the read that finds the end needs no larger buffer.
+    let bytes = Buffer.allocUnsafe(Math.max(size + 1, 64 * 1024));
     let length = 0;
     for (;;) {
       if (length === bytes.length) {
@@ -271,6 +276,10 @@ async function readWhole(path: string): Promise<Buffer> {
 export async function readSnapshotFile(path: string, options: ReadSnapshotOptions = {}): Promise<MempoolSnapshot> {
   const progress = options.onProgress ?? (() => {});
   progress('read', path);
+  // A plain getrawmempool file (the large ones) is read in place by the addon (read and parse in
+  // one step); a gzip file, or one it cannot map, is read below.
+  const mapped = scanCoreMempoolFileNative(path);
+  if (typeof mapped !== 'string') return fromNative(mapped);
   let bytes: Buffer;
   try {
     bytes = await readWhole(path);
@@ -286,20 +295,17 @@ export async function readSnapshotFile(path: string, options: ReadSnapshotOption
     }
   }
   progress('json', `${bytes.length} bytes`);
-  // Plain getrawmempool JSON (the large files) is read straight into typed arrays, by the addon
-  // (or the TypeScript scan without it); anything else, and every error, through JSON.parse below
-  // (same result, precise messages).
-  const native = scanCoreMempoolNative(bytes);
+  // Plain getrawmempool JSON is read straight into typed arrays, by the addon (or the TypeScript
+  // scan without it); anything else, and every error, through JSON.parse below (same result,
+  // precise messages). A file the addon mapped and gave up on goes straight there.
+  const native = mapped === 'gave-up' ? 'gave-up' : scanCoreMempoolNative(bytes);
   if (native === 'unavailable') {
     const scanned = scanCoreMempool(bytes);
     if (scanned) {
       const { txids, baseFeeSat, stats, ...arrays } = scanned;
       return { format: 'core', txids, input: { ...arrays, txidRank: txidRanks(txids) }, baseFeeSat, stats };
     }
-  } else if (native !== 'gave-up') {
-    const { txids, baseFeeSat, stats, ...input } = native;
-    return { format: 'core', txids, input, baseFeeSat, stats };
-  }
+  } else if (native !== 'gave-up') return fromNative(native);
   let raw: unknown;
   try {
     raw = JSON.parse(bytes.toString('utf8'));
