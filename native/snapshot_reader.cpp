@@ -8,7 +8,9 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <exception>
 #include <system_error>
+#include <thread>
 
 #ifndef _WIN32
 #include <fcntl.h>
@@ -511,8 +513,7 @@ public:
         m_s.Ws();
         if (m_s.p != m_s.n) throw GiveUp{};
         m_out.stats.tx_count = static_cast<uint32_t>(m_out.fee_sat.size());
-        LinkParents();
-        RankTxids();
+        LinkAndRank();
     }
 
 private:
@@ -635,6 +636,32 @@ private:
             throw GiveUp{};  // neither weight nor vsize: the general path names the entry
         }
         m_out.sigop_cost.push_back(sigops);
+    }
+
+    /** LinkParents and RankTxids side by side: they share only the txids, which both read. */
+    void LinkAndRank()
+    {
+        std::exception_ptr rank_error;
+        std::thread ranker;
+        try {
+            ranker = std::thread([&] {
+                try {
+                    RankTxids();
+                } catch (...) {
+                    rank_error = std::current_exception();  // e.g. std::bad_alloc, rethrown below
+                }
+            });
+        } catch (const std::system_error&) {
+            RankTxids();  // no thread to be had: one after the other
+        }
+        try {
+            LinkParents();
+        } catch (...) {
+            if (ranker.joinable()) ranker.join();
+            throw;
+        }
+        if (ranker.joinable()) ranker.join();
+        if (rank_error) std::rethrow_exception(rank_error);
     }
 
     /** Parent txids to indices; a parent not in the file is dropped, as parseCoreMempool does (linkParents). */
