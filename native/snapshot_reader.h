@@ -59,6 +59,8 @@ enum class FileScan : uint8_t {
  * ScanCoreMempool on a file mapped read-only into memory: the page cache's pages are read in place,
  * with no copy into a fresh buffer (an 80 MB copy and its page faults were a third of the CLI's run).
  * A gzip file (magic 1f 8b) is NOT_MAPPED: the caller gunzips it. Complexity: as ScanCoreMempool.
+ * Like any mapped read, a file truncated by another process during the scan raises SIGBUS: the CLI
+ * reads snapshot files that are not being rewritten (the service never reads through this path).
  */
 FileScan ScanCoreMempoolFile(const std::string& path, ScannedMempool& out);
 
