@@ -22,7 +22,9 @@
         "native/projected.cpp",
         "native/optimizer.cpp",
         "native/incremental.cpp",
-        "native/incremental_prepare.cpp"
+        "native/incremental_prepare.cpp",
+        "native/snapshot_reader.cpp",
+        "native/snapshot_wrap.cpp"
       ],
       "include_dirs": [
         "<!(node -p \"require('node-addon-api').include_dir\")",

@@ -11,6 +11,7 @@
 #include "marshal.h"
 #include "napi_guard.h"
 #include "optimizer.h"
+#include "snapshot_wrap.h"
 
 namespace {
 
@@ -62,6 +63,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports)
     exports.Set("selfCheck", Napi::Function::New(env, SelfCheckJs, "selfCheck"));
     exports.Set("version", Napi::Function::New(env, VersionJs, "version"));
     exports.Set("IncrementalEngine", marshal::DefineIncrementalEngine(env));
+    exports.Set("scanCoreMempool", Napi::Function::New(env, marshal::ScanCoreMempoolJs, "scanCoreMempool"));
+    exports.Set("scanCoreMempoolFile", Napi::Function::New(env, marshal::ScanCoreMempoolFileJs, "scanCoreMempoolFile"));
     return exports;
 }
 

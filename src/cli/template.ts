@@ -10,14 +10,14 @@
  */
 import { parseArgs } from 'node:util';
 
-import { z } from 'zod';
-
 import { OptimizerError, buildTemplates, type OptimizerResult, type TemplateSelection } from '../optimizer/binding/native.js';
 import { SnapshotError, readSnapshotFile, type MempoolSnapshot } from '../optimizer/snapshot/snapshot.js';
 import { OPTION_RANGES, type OptionRange } from '../optimizer/binding/optionRanges.js';
-import { generateMempool, toCoreJson } from '../optimizer/snapshot/syntheticMempool.js';
 import { writeFile } from 'node:fs/promises';
 import { at } from '../util/at.js';
+
+// Loaded only by the commands that use them (issue 25: the whole process counts): zod for a shared
+// snapshot's block template, the generator for `generate`. zod alone was most of the module loading.
 
 export const USAGE = `Usage: btc-template template FILE [options]
        btc-template generate N FILE [--seed S]
@@ -113,12 +113,13 @@ function describe(sel: TemplateSelection, bound: number, snapshot: MempoolSnapsh
   };
 }
 
-/** The shared format's `blockTemplate`: the txids of the node's own template for the snapshot. */
-const NodeBlockTemplate = z.object({ txids: z.array(z.string()), producer: z.unknown().optional() });
-
 /** The node's own template, when the snapshot carries one (shared format `blockTemplate`). */
-function nodeTemplate(snapshot: MempoolSnapshot, r: OptimizerResult): Record<string, unknown> | undefined {
-  const parsed = NodeBlockTemplate.safeParse(snapshot.meta?.blockTemplate);
+async function nodeTemplate(snapshot: MempoolSnapshot, r: OptimizerResult): Promise<Record<string, unknown> | undefined> {
+  if (snapshot.meta?.blockTemplate === undefined) return undefined;
+  const { z } = await import('zod');
+  /** The shared format's `blockTemplate`: the txids of the node's own template for the snapshot. */
+  const NodeBlockTemplate = z.object({ txids: z.array(z.string()), producer: z.unknown().optional() });
+  const parsed = NodeBlockTemplate.safeParse(snapshot.meta.blockTemplate);
   if (!parsed.success) return undefined;
   const bt = parsed.data;
   const index = new Map(snapshot.txids.map((t, i) => [t, i]));
@@ -155,6 +156,7 @@ async function generate(args: string[], rawSeed: string | undefined, io: CliIo):
   if (extra !== undefined) throw new UsageError(`unexpected argument "${extra}"`);
   const txCount = positiveInt('N', rawCount, { min: 1, max: 1_000_000, integer: true }) ?? 1;
   const seed = positiveInt('--seed', rawSeed, { min: 0, max: 2 ** 32 - 1, integer: true }) ?? 1;
+  const { generateMempool, toCoreJson } = await import('../optimizer/snapshot/syntheticMempool.js');
   try {
     await writeFile(file, toCoreJson(generateMempool({ txCount, seed })));
   } catch (err) {
@@ -253,7 +255,7 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<num
     for (const [phase, ms] of Object.entries(r.timingsMs)) progress(`native ${phase}: ${ms.toFixed(2)} ms`);
     const bound = r.upperBound.feeSat;
     const diff = r.optimized.feeSat - r.baselineV31.feeSat;
-    const node = nodeTemplate(snapshot, r);
+    const node = await nodeTemplate(snapshot, r);
     const report = {
       file,
       format: snapshot.format,

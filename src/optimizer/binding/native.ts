@@ -231,6 +231,10 @@ interface NativeBinding {
   selfCheck(input: OptimizerInput, options: OptimizerOptions, every: number): string;
   version(): string;
   IncrementalEngine: new () => NativeIncrementalEngine;
+  /** The getrawmempool reader (native/snapshot_wrap.h; typed by snapshot/nativeScan.ts); absent from builds before it. */
+  scanCoreMempool?: (bytes: Uint8Array) => unknown;
+  /** The same, on a file it maps into memory (null: not mapped, the caller reads it). */
+  scanCoreMempoolFile?: (path: string) => unknown;
 }
 
 /** The native incremental engine's methods (see incrementalEngine.ts for the typed wrapper). */

@@ -1,0 +1,22 @@
+// The native getrawmempool reader (snapshot_reader.h) as the JavaScript functions `scanCoreMempool`
+// and `scanCoreMempoolFile`.
+#pragma once
+
+#include <napi.h>
+
+namespace marshal {
+
+/**
+ * scanCoreMempool(bytes: Uint8Array): the columns of src/optimizer/snapshot/nativeScan.ts
+ * (txids as one string of n x 64 hex characters), or undefined when the reader gave up.
+ */
+Napi::Value ScanCoreMempoolJs(const Napi::CallbackInfo& info);
+
+/**
+ * scanCoreMempoolFile(path: string): the same columns read from the file mapped into memory;
+ * undefined when the reader gave up; null when the file was not mapped (missing, empty, gzip, ...):
+ * the caller reads it with Node.
+ */
+Napi::Value ScanCoreMempoolFileJs(const Napi::CallbackInfo& info);
+
+}  // namespace marshal

@@ -1,0 +1,82 @@
+/**
+ * The native getrawmempool reader (native/snapshot_reader.cpp, issue 25): the file's bytes straight
+ * into the optimizer's typed arrays, txid rank included, with the contract of the TypeScript scan
+ * (coreMempoolScan.ts): exactly what `parseCoreMempool(JSON.parse(text))` gives, or "gave up" so the
+ * general path answers (or names the error). Without the addon, or with a build from before the
+ * reader, it says so and the caller takes the TypeScript scan.
+ */
+import { loadBinding } from '../binding/native.js';
+import type { ScannedCoreMempool } from './coreMempoolScan.js';
+
+const TXID_HEX = 64;
+
+export interface NativeScannedMempool extends ScannedCoreMempool {
+  /** Rank of each txid in Core's order (as `txidRanks`). */
+  txidRank: Uint32Array;
+}
+
+/** What the addon returns (snapshot_wrap.cpp): the txids as one string of n x 64 hex characters. */
+interface RawScan extends Omit<NativeScannedMempool, 'txids'> {
+  txids: string;
+}
+
+function isRawScan(v: unknown): v is RawScan {
+  if (typeof v !== 'object' || v === null) return false;
+  const r = v as Partial<Record<keyof RawScan, unknown>>;
+  return (
+    typeof r.txids === 'string' &&
+    r.feeSat instanceof Float64Array &&
+    r.baseFeeSat instanceof Float64Array &&
+    r.weightWu instanceof Uint32Array &&
+    r.sigopCost instanceof Uint32Array &&
+    r.parentOffsets instanceof Uint32Array &&
+    r.parentIndices instanceof Uint32Array &&
+    r.txidRank instanceof Uint32Array &&
+    typeof r.stats === 'object' &&
+    r.stats !== null
+  );
+}
+
+/** The addon, or undefined when it does not load. */
+function addon(): ReturnType<typeof loadBinding> | undefined {
+  try {
+    return loadBinding();
+  } catch {
+    return undefined;
+  }
+}
+
+/** The addon's answer as columns, with the txids split out of their one string. */
+function columns(raw: unknown): NativeScannedMempool {
+  if (!isRawScan(raw)) throw new Error('the native snapshot reader returned an unexpected shape');
+  const n = raw.feeSat.length;
+  // Slices of one flat string: V8 makes each a view, not a copy (150k txids in a few ms).
+  const txids = new Array<string>(n);
+  for (let i = 0; i < n; i++) txids[i] = raw.txids.slice(TXID_HEX * i, TXID_HEX * (i + 1));
+  return { ...raw, txids };
+}
+
+/**
+ * Read `getrawmempool true` JSON bytes (not gzip) natively.
+ * @returns the columns; 'gave-up' when the general path must answer; 'unavailable' without the native reader
+ * @example const r = scanCoreMempoolNative(await readFile('mempool.json'))
+ */
+export function scanCoreMempoolNative(bytes: Uint8Array): NativeScannedMempool | 'gave-up' | 'unavailable' {
+  const read = addon()?.scanCoreMempool;
+  if (!read) return 'unavailable';
+  const raw = read(bytes);
+  return raw === undefined ? 'gave-up' : columns(raw);
+}
+
+/**
+ * The same on a file the addon maps into memory (no copy of its bytes into a buffer).
+ * @returns 'not-mapped' for a file it could not map or that is gzip (missing, empty, not regular,
+ *   no mmap): the caller reads it with Node, which also words any error
+ * @example const r = scanCoreMempoolFileNative('mempool.json')
+ */
+export function scanCoreMempoolFileNative(path: string): NativeScannedMempool | 'gave-up' | 'not-mapped' | 'unavailable' {
+  const read = addon()?.scanCoreMempoolFile;
+  if (!read) return 'unavailable';
+  const raw = read(path);
+  return raw === undefined ? 'gave-up' : raw === null ? 'not-mapped' : columns(raw);
+}
