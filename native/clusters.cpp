@@ -161,14 +161,7 @@ Graph RenumberByCluster(const Graph& in, Clusters& cl, std::vector<uint32_t>& or
             for (uint32_t p : in.Parents(original[i])) g.parents[e++] = internal[p];
         }
         g.parent_offsets[n] = e;
-        g.child_offsets.assign(size_t{n} + 1, 0);
-        for (uint32_t p : g.parents) ++g.child_offsets[p + 1];
-        for (uint32_t i = 0; i < n; ++i) g.child_offsets[i + 1] += g.child_offsets[i];
-        g.children.resize(g.parents.size());
-        std::vector<uint32_t> fill(g.child_offsets.begin(), g.child_offsets.end() - 1);
-        for (uint32_t c = 0; c < n; ++c) {
-            for (uint32_t p : g.Parents(c)) g.children[fill[p]++] = c;
-        }
+        FillChildren(g);
         // The clusters of the internal graph: same ids and offsets, identity transaction lists.
         for (uint32_t c = 0; c < cl.count; ++c) {
             for (uint32_t i = cl.offsets[c]; i < cl.offsets[c + 1]; ++i) {

@@ -194,4 +194,17 @@ Graph ValidateInput(const InputView& in)
     return g;
 }
 
+void FillChildren(Graph& g)
+{
+    const uint32_t n = g.n;
+    g.child_offsets.assign(size_t{n} + 1, 0);
+    for (uint32_t p : g.parents) ++g.child_offsets[p + 1];
+    for (uint32_t i = 0; i < n; ++i) g.child_offsets[i + 1] += g.child_offsets[i];
+    g.children.resize(g.parents.size());
+    std::vector<uint32_t> fill(g.child_offsets.begin(), g.child_offsets.end() - 1);
+    for (uint32_t c = 0; c < n; ++c) {
+        for (uint32_t p : g.Parents(c)) g.children[fill[p]++] = c;
+    }
+}
+
 }  // namespace opt

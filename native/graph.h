@@ -82,6 +82,10 @@ struct Graph {
     }
 };
 
+/** The children lists (the transposed parent CSR) of an internal graph whose parents are set.
+ *  O(n + e). */
+void FillChildren(Graph& g);
+
 /** Check every input array and build the Graph (input order, no children yet). Throws InputError
  *  naming the first offending transaction or array. Complexity: O(n + e), e = parent links. */
 Graph ValidateInput(const InputView& in);

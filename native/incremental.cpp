@@ -306,6 +306,20 @@ uint32_t IncrementalEngine::WriteInput(uint32_t n, bool full)
     return dirty_count;
 }
 
+InputView IncrementalEngine::InputArrays() const
+{
+    InputView in;
+    in.fee = m_fee;
+    in.weight = m_weight;
+    in.sigops = m_sigops;
+    in.parent_offsets = m_poff;
+    in.parent_indices = m_pidx;
+    in.txid_rank = m_rank;
+    in.warm_order = m_warm;
+    in.warm_reuse = m_reuse;
+    return in;
+}
+
 void IncrementalEngine::Remember(IncrementalResult& out, uint32_t n)
 {
     // This cycle's linearization is the next one's warm order; every slot is clean now.
@@ -365,15 +379,7 @@ IncrementalResult IncrementalEngine::Build(const Options& o, bool full)
             out.dirty_slots = WriteInput(n, full);
             m_prev_valid = false;
             m_arrays_valid = true;
-            InputView in;
-            in.fee = m_fee;
-            in.weight = m_weight;
-            in.sigops = m_sigops;
-            in.parent_offsets = m_poff;
-            in.parent_indices = m_pidx;
-            in.txid_rank = m_rank;
-            in.warm_order = m_warm;
-            in.warm_reuse = m_reuse;
+            const InputView in = InputArrays();
             const auto prepared = std::chrono::steady_clock::now();
             m_next = Prepare(in, o, &timings);
             timings.validate += std::chrono::duration<double, std::milli>(prepared - started).count();

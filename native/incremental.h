@@ -124,6 +124,8 @@ private:
     /** The cycle's input arrays, reuse marks and warm order; returns how many indices were read
      *  from their slots (changed ones). */
     uint32_t WriteInput(uint32_t n, bool full);
+    /** The cycle's input as WriteInput left it. */
+    InputView InputArrays() const;
     /** Index i's data and parents from the last Build's index oi; false (nothing written) if a
      *  parent is gone. */
     bool CopyClean(uint32_t i, uint32_t oi);

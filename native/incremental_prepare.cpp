@@ -53,14 +53,7 @@ void Finish(Graph& g, Clusters& cl)
 {
     const uint32_t n = g.n;
     g.parent_offsets.push_back(static_cast<uint32_t>(g.parents.size()));
-    g.child_offsets.assign(size_t{n} + 1, 0);
-    for (uint32_t p : g.parents) ++g.child_offsets[p + 1];
-    for (uint32_t i = 0; i < n; ++i) g.child_offsets[i + 1] += g.child_offsets[i];
-    g.children.resize(g.parents.size());
-    std::vector<uint32_t> fill(g.child_offsets.begin(), g.child_offsets.end() - 1);
-    for (uint32_t c = 0; c < n; ++c) {
-        for (uint32_t p : g.Parents(c)) g.children[fill[p]++] = c;
-    }
+    FillChildren(g);
     cl.count = static_cast<uint32_t>(cl.offsets.size() - 1);
     cl.txs.resize(n);
     cl.cluster_of.resize(n);
@@ -203,15 +196,7 @@ bool IncrementalEngine::PrepareIncremental(uint32_t n)
         // The claim above, checked: Prepare of the same table's input gives the same object.
         WriteInput(n, false);
         m_arrays_valid = true;
-        InputView in;
-        in.fee = m_fee;
-        in.weight = m_weight;
-        in.sigops = m_sigops;
-        in.parent_offsets = m_poff;
-        in.parent_indices = m_pidx;
-        in.txid_rank = m_rank;
-        in.warm_order = m_warm;
-        in.warm_reuse = m_reuse;
+        const InputView in = InputArrays();
         Options o;
         const Prepared scratch = Prepare(in, o, nullptr);
         OPT_ASSUME(SamePrepared(scratch, next));
