@@ -10,24 +10,21 @@
  * file on disk -> JSON.parse -> typed arrays -> native cycle.
  * Prints one table and writes bench/results/optimizer.json.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Bench } from 'tinybench';
 
 import { buildTemplates, type OptimizerInput, type OptimizerResult } from '../src/optimizer/binding/native.js';
 import { parseCoreMempool, readSnapshotFile, type MempoolSnapshot } from '../src/optimizer/snapshot/snapshot.js';
 import { generateMempool, toCoreJson } from './generator.js';
+import { MEMPOOL_SNAPSHOT_DIR, mainnetSnapshotFiles } from '../test/helpers/mempoolSnapshots.js';
 import { median } from './stats.js';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
-// Next to the repository (/work/main) or one level up from a worktree; MEMPOOL_SNAPSHOT_DIR overrides.
-const DATA =
-  process.env.MEMPOOL_SNAPSHOT_DIR ??
-  [resolve(HERE, '../../shared/data/mempool'), resolve(HERE, '../../../shared/data/mempool')].find((d) => existsSync(d)) ??
-  resolve(HERE, '../../shared/data/mempool');
+const DATA = MEMPOOL_SNAPSHOT_DIR;
 const RESULTS = join(HERE, 'results');
 
 interface Case {
@@ -158,16 +155,15 @@ export async function run(): Promise<void> {
   // Inscriptions-era peaks: so many stamps that the sigop limit (80,000) binds well before the weight limit.
   cases.push(syntheticCase('inscriptions 50k (8 % bare multisig)', 50_000, 'realistic', 9, 0.08));
   cases.push(syntheticCase('inscriptions 100k (10 % bare multisig)', 100_000, 'realistic', 9, 0.1));
-  if (existsSync(DATA)) {
-    for (const f of readdirSync(DATA)
-      .filter((x) => x.startsWith('mainnet-') && x.endsWith('.json.gz'))
-      .sort()) {
+  const files = mainnetSnapshotFiles();
+  if (files.length > 0) {
+    for (const f of files) {
       const t = performance.now();
       const snap = await readSnapshotFile(join(DATA, f));
       cases.push({ name: f.replace(/\.json\.gz$/, ''), input: snap.input, parseMs: performance.now() - t });
     }
   } else {
-    console.log(`(no real snapshots: ${DATA} not found)`);
+    console.log(`(no real snapshots: no mainnet-*.json.gz in ${DATA})`);
   }
   const rows = [];
   for (const c of cases) rows.push(await measure(c));

@@ -8,20 +8,18 @@
  * and the time of the bound (its exact solve) and of the whole native cycle, median of 3 calls.
  * Prints one table and writes bench/results/optimum.json.
  */
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { buildTemplates, type OptimizerInput, type OptimizerResult } from '../src/optimizer/binding/native.js';
 import { parseCoreMempool, readSnapshotFile } from '../src/optimizer/snapshot/snapshot.js';
 import { generateMempool, toCoreJson } from './generator.js';
+import { MEMPOOL_SNAPSHOT_DIR, mainnetSnapshotFiles } from '../test/helpers/mempoolSnapshots.js';
 import { median } from './stats.js';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
-const DATA =
-  process.env.MEMPOOL_SNAPSHOT_DIR ??
-  [resolve(HERE, '../../shared/data/mempool'), resolve(HERE, '../../../shared/data/mempool')].find((d) => existsSync(d)) ??
-  resolve(HERE, '../../shared/data/mempool');
+const DATA = MEMPOOL_SNAPSHOT_DIR;
 const RESULTS = join(HERE, 'results');
 const RUNS = 3;
 
@@ -33,14 +31,13 @@ function synthetic(txCount: number, seed: number, bareMultisigShare = 0): Optimi
 export async function run(): Promise<void> {
   console.log('\n## optimum (fee, bound, gap and time per mempool)\n');
   const cases: { name: string; input: OptimizerInput }[] = [];
-  if (existsSync(DATA)) {
-    for (const f of readdirSync(DATA)
-      .filter((x) => x.startsWith('mainnet-') && x.endsWith('.json.gz'))
-      .sort()) {
+  const files = mainnetSnapshotFiles();
+  if (files.length > 0) {
+    for (const f of files) {
       cases.push({ name: f.replace(/\.json\.gz$/, ''), input: (await readSnapshotFile(join(DATA, f))).input });
     }
   } else {
-    console.log(`(no real snapshots: ${DATA} not found)`);
+    console.log(`(no real snapshots: no mainnet-*.json.gz in ${DATA})`);
   }
   cases.push({ name: 'synthetic 150k', input: synthetic(150_000, 150_000) });
   cases.push({ name: 'stamps 150k (2 % bare multisig)', input: synthetic(150_000, 150, 0.02) });

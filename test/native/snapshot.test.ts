@@ -3,9 +3,9 @@
  * txid order, and every template property on the real mainnet snapshots in ../shared/data/mempool
  * (skipped with a message when absent).
  */
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 
@@ -14,15 +14,11 @@ import { at } from '../../src/util/at.js';
 import {
   SnapshotError, computeTxidRank, parseCoreMempool, parseSharedSnapshot, readSnapshotFile, warmOrderFromPrevious,
 } from '../../src/optimizer/snapshot/snapshot.js';
+import { MEMPOOL_SNAPSHOT_DIR, mainnetSnapshotFiles } from '../helpers/mempoolSnapshots.js';
 import { CORE_LIMITS, checkResult, miningOrder, referenceV31, rng } from './oracle.js';
 
-// The shared folder sits next to the repository (/work/main) or one level up from a worktree
-// (/work/wt/<name>); MEMPOOL_SNAPSHOT_DIR overrides both.
-const DATA =
-  process.env.MEMPOOL_SNAPSHOT_DIR ??
-  [resolve(import.meta.dirname, '../../../shared/data/mempool'), resolve(import.meta.dirname, '../../../../shared/data/mempool')].find((d) => existsSync(d)) ??
-  resolve(import.meta.dirname, '../../../shared/data/mempool');
-const realFiles = existsSync(DATA) ? readdirSync(DATA).filter((f) => f.startsWith('mainnet-') && f.endsWith('.json.gz')) : [];
+const DATA = MEMPOOL_SNAPSHOT_DIR;
+const realFiles = mainnetSnapshotFiles();
 const tmp = mkdtempSync(join(tmpdir(), 'snapshot-test-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 

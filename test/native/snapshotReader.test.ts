@@ -7,9 +7,9 @@
  * when absent), on synthetic mempools, and on random corruptions of a valid file. Runs under
  * ASan/UBSan with `npm run test:native:debug`.
  */
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 
@@ -17,27 +17,16 @@ import { scanCoreMempool } from '../../src/optimizer/snapshot/coreMempoolScan.js
 import { scanCoreMempoolFileNative, scanCoreMempoolNative } from '../../src/optimizer/snapshot/nativeScan.js';
 import { parseCoreMempool, readSnapshotFile, type MempoolSnapshot } from '../../src/optimizer/snapshot/snapshot.js';
 import { generateMempool, toCoreJson } from '../../src/optimizer/snapshot/syntheticMempool.js';
+import { MEMPOOL_SNAPSHOT_DIR, mainnetSnapshotFiles, reference } from '../helpers/mempoolSnapshots.js';
 import { rng } from './oracle.js';
 
-const DATA =
-  process.env.MEMPOOL_SNAPSHOT_DIR ??
-  [resolve(import.meta.dirname, '../../../shared/data/mempool'), resolve(import.meta.dirname, '../../../../shared/data/mempool')].find((d) => existsSync(d)) ??
-  resolve(import.meta.dirname, '../../../shared/data/mempool');
-const realFiles = existsSync(DATA) ? readdirSync(DATA).filter((f) => f.startsWith('mainnet-') && f.endsWith('.json.gz')) : [];
+const DATA = MEMPOOL_SNAPSHOT_DIR;
+const realFiles = mainnetSnapshotFiles();
 const tmp = mkdtempSync(join(tmpdir(), 'snapshot-reader-test-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 const A = 'aa'.repeat(32);
 const B = 'bb'.repeat(32);
-
-/** What the general path gives for the text, or the error it throws. */
-function reference(text: string): { snapshot: MempoolSnapshot } | { error: unknown } {
-  try {
-    return { snapshot: parseCoreMempool(JSON.parse(text)) };
-  } catch (error) {
-    return { error };
-  }
-}
 
 /** A snapshot's fields as the readers return them (txid rank included). */
 function fields(s: MempoolSnapshot) {

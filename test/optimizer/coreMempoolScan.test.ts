@@ -10,21 +10,13 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { scanCoreMempool } from '../../src/optimizer/snapshot/coreMempoolScan.js';
-import { parseCoreMempool, readSnapshotFile, type MempoolSnapshot } from '../../src/optimizer/snapshot/snapshot.js';
+import { parseCoreMempool, readSnapshotFile } from '../../src/optimizer/snapshot/snapshot.js';
 import { generateMempool, toCoreJson } from '../../src/optimizer/snapshot/syntheticMempool.js';
+import { reference } from '../helpers/mempoolSnapshots.js';
 import { rng } from '../native/oracle.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'core-scan-test-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-
-/** What the general path gives for the text, or the error it throws. */
-function reference(text: string): { snapshot: MempoolSnapshot } | { error: unknown } {
-  try {
-    return { snapshot: parseCoreMempool(JSON.parse(text)) };
-  } catch (error) {
-    return { error };
-  }
-}
 
 /** The scan's fields, shaped like the general path's snapshot (txidRank aside: computed by the caller). */
 function scanned(text: string) {
