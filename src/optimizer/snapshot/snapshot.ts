@@ -14,7 +14,7 @@
  * ceil(weight / 4), the sigop cost is derived as ceil(vsize / 5) (Core: adjusted weight = 20 x
  * sigops), counted in `derivedSigops`.
  */
-import { open } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { gunzip } from 'node:zlib';
 import { promisify } from 'node:util';
 
@@ -243,33 +243,6 @@ function fromNative({ txids, baseFeeSat, stats, ...input }: NativeScannedMempool
 }
 
 /**
- * The whole file in one buffer, read with as few calls as the kernel allows: fs.readFile reads in
- * 512 KiB chunks, one thread-pool round trip each (160 of them for an 80 MB snapshot).
- */
-async function readWhole(path: string): Promise<Buffer> {
-  const fh = await open(path, 'r');
-  try {
-    const { size } = await fh.stat();
-    // One byte more than the size, so the read that finds the end needs no larger buffer.
-    let bytes = Buffer.allocUnsafe(Math.max(size + 1, 64 * 1024));
-    let length = 0;
-    for (;;) {
-      if (length === bytes.length) {
-        const grown = Buffer.allocUnsafe(bytes.length * 2); // the file grew while being read
-        bytes.copy(grown, 0, 0, length);
-        bytes = grown;
-      }
-      const { bytesRead } = await fh.read(bytes, length, bytes.length - length, null);
-      if (bytesRead === 0) break;
-      length += bytesRead;
-    }
-    return bytes.subarray(0, length);
-  } finally {
-    await fh.close();
-  }
-}
-
-/**
  * Read a snapshot file (either format; gzip detected by its magic bytes) and convert it.
  * @throws SnapshotError ERR_SNAPSHOT_READ, ERR_SNAPSHOT_GZIP, ERR_SNAPSHOT_JSON, ERR_SNAPSHOT_FORMAT
  */
@@ -282,7 +255,7 @@ export async function readSnapshotFile(path: string, options: ReadSnapshotOption
   if (typeof mapped !== 'string') return fromNative(mapped);
   let bytes: Buffer;
   try {
-    bytes = await readWhole(path);
+    bytes = await readFile(path);
   } catch (err) {
     throw new SnapshotError('ERR_SNAPSHOT_READ', `cannot read ${path}: ${(err as Error).message}`, { cause: err });
   }
