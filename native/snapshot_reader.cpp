@@ -4,6 +4,7 @@
 #include "snapshot_reader.h"
 
 #include "json_scanner.h"
+#include "parallel.h"
 #include "txid_table.h"
 
 #include <algorithm>
@@ -11,9 +12,6 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
-#include <exception>
-#include <system_error>
-#include <thread>
 
 #ifndef _WIN32
 #include <fcntl.h>
@@ -259,27 +257,8 @@ private:
     /** LinkParents and RankTxids side by side: they share only the txids, which both read. */
     void LinkAndRank()
     {
-        std::exception_ptr rank_error;
-        std::thread ranker;
-        try {
-            ranker = std::thread([&] {
-                try {
-                    RankTxids();
-                } catch (...) {
-                    rank_error = std::current_exception();  // e.g. std::bad_alloc, rethrown below
-                }
-            });
-        } catch (const std::system_error&) {
-            RankTxids();  // no thread to be had: one after the other
-        }
-        try {
-            LinkParents();
-        } catch (...) {
-            if (ranker.joinable()) ranker.join();
-            throw;
-        }
-        if (ranker.joinable()) ranker.join();
-        if (rank_error) std::rethrow_exception(rank_error);
+        opt::RunBoth(
+            true, [&] { LinkParents(); }, [&] { RankTxids(); });
     }
 
     /** Parent txids to indices; a parent not in the file is dropped, as parseCoreMempool does (linkParents). */
