@@ -42,6 +42,13 @@ function processCpuMicros(pid: number): number {
   const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
   return (ticks * 1e6) / CLOCK_TICKS_PER_SECOND;
 }
+/** The payments database's commits and the writes in them so far (the replica's /metrics). */
+async function dbCommits(url: string): Promise<{ commits: number; writes: number }> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const read = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN);
+  return { commits: read('payments_db_commits'), writes: read('payments_db_commit_writes') };
+}
+
 /** sysconf(_SC_CLK_TCK): 100 on Linux. */
 const CLOCK_TICKS_PER_SECOND = 100;
 
@@ -125,12 +132,19 @@ try {
   const pid = child.pid ?? 0;
   await load(url, headers.slice(REQUESTS));
   await autocannon({ url: `${url}/health`, connections: 16, amount: 500 });
+  const db0 = await dbCommits(url);
   let cpu0 = processCpuMicros(pid);
   const fromUs = monotonicUs();
   const result = await load(url, headers.slice(0, REQUESTS));
   windows.paid = { fromUs, toUs: monotonicUs(), requests: REQUESTS };
   const paidUs = (processCpuMicros(pid) - cpu0) / REQUESTS;
+  const db1 = await dbCommits(url);
   console.log(`one replica under --cpu-prof: ${JSON.stringify(result)}`);
+  const commits = db1.commits - db0.commits;
+  console.log(
+    `payments database (group commit): ${commits} commits for ${REQUESTS} paid requests, ` +
+      `${((db1.writes - db0.writes) / commits).toFixed(1)} writes per commit, ${(commits / REQUESTS).toFixed(2)} commits per paid request`,
+  );
   cpu0 = processCpuMicros(pid);
   const freeFromUs = monotonicUs();
   const free = await autocannon({ url: `${url}/health`, connections: 16, amount: REQUESTS });

@@ -120,6 +120,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     mempool: app.mempool,
     optimizer: app.optimizer,
     streamClients: () => ({ dashboard: dashboard.clientCount, mempool: stream.clientCount }),
+    ledgerCommits: () => app.payments.ledgerCommits(),
   });
   // The first check is awaited (bounded by its timeout), so a live node is known reached once the app is ready.
   app.addHook('onReady', async () => {

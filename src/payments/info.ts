@@ -25,6 +25,8 @@ export interface PaymentsInfo {
   /** For /health: one line that says whether money moves. */
   settlementNote: string;
   ledgerCounts(): Record<LedgerStatus, number>;
+  /** Commits of the payments database since the start and the writes they held (/metrics). */
+  ledgerCommits(): { commits: number; writes: number };
   /** Retries pending settlements now (also runs at start and on a timer). */
   reconcile(): Promise<ReconcileResult>;
   /** Purges expired replay-store records and old ledger rows now (also on a timer). */
@@ -105,6 +107,7 @@ export function paymentsInfo(p: InfoParts): PaymentsInfo {
     capabilities: paymentsCapabilities(mode, payTo, networks),
     settlementNote,
     ledgerCounts: () => ledger.countByStatus(),
+    ledgerCommits: () => ({ ...p.storage.commits }),
     reconcile: () => (settler ? settler.reconcile() : Promise.resolve({ attempted: 0, settled: 0, failed: 0, pending: 0 })),
     purge: p.purge,
     health: () => {

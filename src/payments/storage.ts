@@ -34,6 +34,8 @@ export interface PaymentStorage {
   recovery: Recovery;
   /** How long a crashed owner blocks a payment id (or a shared claim): the facilitator budget plus a minute for the handler. */
   pendingLeaseMs: number;
+  /** Commits of the payments database so far and the writes in them (group commit: writes per commit). */
+  commits: WriteQueue['totals'];
   /** Flushes and closes everything opened here. */
   close(): Promise<void>;
 }
@@ -72,6 +74,7 @@ export async function openPaymentStorage(
     state,
     recovery,
     pendingLeaseMs,
+    commits: writes.totals,
     close: async () => {
       await shared?.stop();
       await store.close();

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { refresh, startTestWorld, type TestWorld } from '../helpers/testWorld.js';
+import { challengeOf, newAccount, paymentHeader, requirementFor, signPayment } from '../payments/helpers.js';
 
 /** The value of one sample line (`name{labels} value`), or undefined. */
 function sample(text: string, name: string, labels = ''): number | undefined {
@@ -50,5 +51,21 @@ describe('GET /metrics', () => {
     expect(sample(text, 'stream_clients', 'kind="dashboard"')).toBe(0);
     expect(sample(text, 'stream_clients', 'kind="mempool"')).toBe(0);
     expect(text).toContain('process_cpu_user_seconds_total');
+  });
+
+  it('behavior: the payments database commits and the writes they held (group commit) count a paid request', async () => {
+    const before = (await world.app.inject({ method: 'GET', url: '/metrics' })).body;
+    const challenge = challengeOf(await world.app.inject({ method: 'GET', url: '/v1/block-height' }));
+    const paid = await world.app.inject({
+      method: 'GET',
+      url: '/v1/block-height',
+      headers: { 'payment-signature': paymentHeader(await signPayment(newAccount(), requirementFor(challenge))) },
+    });
+    expect(paid.statusCode).toBe(200);
+    const after = (await world.app.inject({ method: 'GET', url: '/metrics' })).body;
+    const grew = (name: string) => (sample(after, name) ?? Number.NaN) - (sample(before, name) ?? Number.NaN);
+    // Its ledger row (and, one process without Redis, its claim and kept answer): at least one commit, one write each.
+    expect(grew('payments_db_commits')).toBeGreaterThanOrEqual(1);
+    expect(grew('payments_db_commit_writes')).toBeGreaterThanOrEqual(grew('payments_db_commits'));
   });
 });

@@ -114,4 +114,23 @@ describe('SQLite store backed by the ledger', () => {
     expect(await q.run(level)).toBe(2);
     expect(level()).toBe(2);
   });
+
+  it('behavior: an outcome waits for the next durable write and commits in its transaction (one commit, with the fsync), or alone, without it, when none comes', async () => {
+    const d = tempDir();
+    dirs.push(d);
+    const db = openPaymentsDb(d.dir);
+    dbs.push(db);
+    const q = new WriteQueue(db);
+    const level = () => db.pragma('synchronous', { simple: true });
+    // Queued alone, then a ledger row a turn later (as the next paid request's): one transaction.
+    const outcome = q.run(level, 'outcome');
+    await new Promise((r) => setImmediate(r));
+    const durable = q.run(level);
+    expect(await Promise.all([outcome, durable])).toEqual([2, 2]);
+    expect(q.totals).toEqual({ commits: 1, writes: 2 });
+    // No durable write comes: the outcome still commits, after the wait, without the fsync.
+    expect(await q.run(level, 'outcome')).toBe(1);
+    expect(q.totals).toEqual({ commits: 2, writes: 3 });
+    expect(level()).toBe(2);
+  });
 });

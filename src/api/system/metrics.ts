@@ -31,6 +31,8 @@ export interface MetricsSources {
   optimizer: OptimizerHandle;
   /** Open live connections by kind: `dashboard` feeds, paid `mempool` streams. */
   streamClients(): Record<'dashboard' | 'mempool', number>;
+  /** Commits of the payments database and the writes they held, since the start (group commit). */
+  ledgerCommits(): { commits: number; writes: number };
 }
 
 export class ServiceMetrics {
@@ -109,6 +111,18 @@ export class ServiceMetrics {
       collect() {
         for (const [kind, count] of Object.entries(sources.streamClients())) this.set({ kind }, count);
       },
+    });
+    new Gauge({
+      name: 'payments_db_commits',
+      help: 'Commits of the payments database since the start (ledger rows, settlement outcomes, claims: several per commit under load)',
+      registers,
+      collect: gaugeOf(() => sources.ledgerCommits().commits),
+    });
+    new Gauge({
+      name: 'payments_db_commit_writes',
+      help: 'Writes held by those commits (divided by payments_db_commits: the group commit batch size)',
+      registers,
+      collect: gaugeOf(() => sources.ledgerCommits().writes),
     });
     service.on('cycle', this.onCycle);
   }
