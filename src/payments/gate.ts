@@ -1,7 +1,8 @@
 /**
  * The payment gate for one paid request, as the sequence it runs (the states: state/machine.ts):
  *
- * - `preHandler`: price → challenge or payment header → payment identifier → verify → claim (or,
+ * - `preHandler`: price → challenge or payment header → payment identifier → verify → the payer's
+ *   paid budget and the claim, asked together (past the budget: 429, the claim given back) (or,
  *   a payment already taken for this very request, answer again: kept answer or recompute) →
  *   the facilitator's verdict → the handler runs.
  * - `onSend`: charges only what was served. A failed handler (4xx/5xx), a JSON-RPC answer with a
@@ -111,7 +112,25 @@ export class PaymentGate {
     const expiresAtMs = (verified.validBefore + NONCE_RETENTION_SECONDS) * 1000;
     const key: PaymentKey = { nonceKey: verified.nonceKey, requestHash, paymentId, fingerprint, validBefore: verified.validBefore, expiresAtMs };
     const a: Identified = { ctx, priceUsd, payload: read.payload, verified, key, offer, machine: new PaymentMachine() };
-    return this.claimed(request, reply, a, await this.d.state.claim(key, id.kind === 'done'));
+    return this.claimed(request, reply, a, await this.spendAndClaim(request, reply, a, id.kind === 'done'));
+  }
+
+  /**
+   * The payer's paid budget and the claim, asked together (with Redis: one round trip for both,
+   * auto-pipelined, instead of one after the other). Past the budget the request is 429 and a claim
+   * it took is given back at once: nothing was charged, the payer may retry.
+   */
+  private async spendAndClaim(request: FastifyRequest, reply: FastifyReply, a: Identified, idDone: boolean): Promise<ClaimOutcome> {
+    const [spent, claim] = await Promise.allSettled([this.d.limits?.verified(request, reply, a.verified.payer), this.d.state.claim(a.key, idDone)]);
+    if (spent.status === 'fulfilled') {
+      if (claim.status === 'rejected') throw claim.reason;
+      return claim.value;
+    }
+    if (claim.status === 'fulfilled' && claim.value.kind === 'claimed') {
+      a.machine.fire(claim.value.takenOver ? 'take-over' : 'claim');
+      await this.release(a);
+    }
+    throw spent.reason;
   }
 
   /** Charges after a successful answer; gives the claim back otherwise. */
@@ -145,7 +164,7 @@ export class PaymentGate {
     return { offered, resource };
   }
 
-  /** Checked by the verifier against our offer and the URL we quote (never a client-supplied forwarded host). Null: refused. */
+  /** Checked by the verifier against our offer and the URL we quote (never a client-supplied forwarded host). Null: refused (counted as unpaid). */
   private async verify(request: FastifyRequest, reply: FastifyReply, payload: PaymentPayload, offer: Offer): Promise<VerifiedPayment | null> {
     const verified = this.d.verifier.verify(payload, offer.offered, Math.floor(this.d.now() / 1000));
     if (!verified.ok || payload.resource?.url !== offer.resource.url) {
@@ -154,7 +173,6 @@ export class PaymentGate {
       this.refuse(reply, offer, verified.ok ? PaymentError.RESOURCE : verified.reason);
       return null;
     }
-    await this.d.limits?.verified(request, reply, verified.payer);
     return verified;
   }
 

@@ -263,3 +263,38 @@ describe.skipIf(!redisOk)('rate limit shared through Redis (REDIS_URL)', () => {
     expect(res.json().error.code).toBe('RATE_LIMITED');
   });
 });
+
+describe.skipIf(!redisOk)('paid budget beside the shared claim (REDIS_URL)', () => {
+  let redis: RedisServer;
+  let world: TestWorld;
+  beforeAll(async () => {
+    redis = await startRedis();
+    world = await startTestWorld({
+      initialTxs: 5,
+      seed: 9,
+      env: { REDIS_URL: redis.url, PAYMENTS_ENABLED: 'true', RATE_LIMIT_MAX: '1000', RATE_LIMIT_PAID_MAX: '1', RATE_LIMIT_WINDOW_SEC: '1' },
+    });
+  });
+  afterAll(async () => {
+    await world?.close();
+    await redis?.stop();
+  });
+
+  it('behavior: a payment refused 429 past its payer’s budget is not kept claimed: sent again once the window passed, it is served and charged once', async () => {
+    const get = (headers: Record<string, string> = {}) => world.app.inject({ method: 'GET', url: '/v1/block-height', headers, remoteAddress: '10.2.0.1' });
+    const account = newAccount();
+    const pay = async () => paymentHeader(await signPayment(account, requirementFor(challengeOf(await get()))));
+    expect((await get({ 'payment-signature': await pay() })).statusCode).toBe(200);
+    const second = await pay();
+    const before = world.app.payments.ledgerCounts();
+    const over = await get({ 'payment-signature': second });
+    expect(over.statusCode).toBe(429);
+    expect(world.app.payments.ledgerCounts()).toEqual(before);
+    // The budget and the claim were asked together; the claim was given back with the 429.
+    await new Promise((r) => setTimeout(r, 1100));
+    const again = await get({ 'payment-signature': second });
+    expect(again.statusCode).toBe(200);
+    expect(again.headers['payment-response']).toBeTruthy();
+    expect(world.app.payments.ledgerCounts().unsettled).toBe(before.unsettled + 1);
+  });
+});
