@@ -2,7 +2,8 @@
  * The facilitator's HTTP transport: an undici `Pool` of kept-alive connections to its origin.
  * Global `fetch` (Request/Response, web streams) cost about a tenth of a replica's time under paid
  * load, and node:http's client (ClientRequest, the agent, IncomingMessage) still about 150 µs of
- * CPU per call here; undici's `request` about a quarter of that (bench/paidProfile.ts). Each call
+ * CPU per call here; undici's `request` about a quarter of that, and its `dispatch` with our own
+ * handler (no Readable per answer, `AnswerReader` below) less again (bench/paidProfile.ts). Each call
  * is bounded by one timer of ours over the whole exchange (an AbortSignal per call would cost as
  * much as the call), undici's own timeouts set to the same budget as a backstop. A body larger
  * than `MAX_BODY_BYTES` is refused (a facilitator's answers are a few hundred bytes).
@@ -38,22 +39,14 @@ export class FacilitatorHttp {
   /** One request to `path` under the base URL; the whole exchange (connect, send, read) within `timeoutMs`. */
   call(path: string, method: 'GET' | 'POST', headers: Record<string, string>, body: string | null, timeoutMs: number): Promise<HttpAnswer> {
     return new Promise<HttpAnswer>((resolve, reject) => {
-      let done = false;
-      const finish = (fn: () => void) => {
-        if (done) return;
-        done = true;
-        clearTimeout(timer);
-        fn();
-      };
-      const timer = setTimeout(() => finish(() => reject(new HttpFailure('TimeoutError', `no answer within ${timeoutMs} ms`))), timeoutMs);
-      this.pool
-        .request({ path: `${this.prefix}${path}`, method, headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs })
-        .then(async (res) => {
-          if (done) return void res.body.dump().catch(() => undefined);
-          const text = await readBody(res);
-          finish(() => resolve({ status: res.statusCode, text }));
-        })
-        .catch((err: unknown) => finish(() => reject(failureOf(err))));
+      const answer = new AnswerReader(resolve, reject);
+      const timer = setTimeout(() => answer.fail(new HttpFailure('TimeoutError', `no answer within ${timeoutMs} ms`)), timeoutMs);
+      answer.onEnd = () => clearTimeout(timer);
+      try {
+        this.pool.dispatch({ path: `${this.prefix}${path}`, method, headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs }, answer);
+      } catch (err) {
+        answer.fail(failureOf(err));
+      }
     });
   }
 
@@ -63,25 +56,61 @@ export class FacilitatorHttp {
   }
 }
 
-async function readBody(res: Dispatcher.ResponseData): Promise<string> {
-  const length = Number(res.headers['content-length'] ?? 0);
-  if (length > MAX_BODY_BYTES) {
-    res.body.destroy();
-    throw new HttpFailure('Error', 'answer too large');
+/**
+ * The answer read straight from undici's dispatch callbacks into one buffer: `pool.request` would
+ * wrap each answer in a Readable stream and read it back through `text()`, the larger part of the
+ * transport's CPU per call (bench/paidProfile.ts). Settles once: the answer, or the first failure
+ * (which aborts the exchange: a late answer is dropped, the connection not reused).
+ */
+class AnswerReader implements Dispatcher.DispatchHandler {
+  private controller: Dispatcher.DispatchController | null = null;
+  private status = 0;
+  private readonly chunks: Buffer[] = [];
+  private size = 0;
+  private done = false;
+  /** Called once when the exchange settles, either way. */
+  onEnd: () => void = () => undefined;
+
+  constructor(
+    private readonly resolve: (answer: HttpAnswer) => void,
+    private readonly reject: (err: HttpFailure) => void,
+  ) {}
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.done) controller.abort(new Error('abandoned'));
   }
-  if (length > 0) return res.body.text();
-  // No length (chunked): counted as it comes.
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of res.body as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) {
-      res.body.destroy();
-      throw new HttpFailure('Error', 'answer too large');
-    }
-    chunks.push(chunk);
+
+  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+    this.status = statusCode;
+    if (Number(headers['content-length'] ?? 0) > MAX_BODY_BYTES) this.fail(new HttpFailure('Error', 'answer too large'));
   }
-  return Buffer.concat(chunks).toString('utf8');
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.size += chunk.length;
+    if (this.size > MAX_BODY_BYTES) this.fail(new HttpFailure('Error', 'answer too large'));
+    else this.chunks.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    if (this.done) return;
+    this.done = true;
+    this.onEnd();
+    this.resolve({ status: this.status, text: Buffer.concat(this.chunks, this.size).toString('utf8') });
+  }
+
+  onResponseError(controller: Dispatcher.DispatchController, err: Error): void {
+    this.fail(failureOf(err));
+  }
+
+  /** Settles with `err` and aborts what is still running. */
+  fail(err: HttpFailure): void {
+    if (this.done) return;
+    this.done = true;
+    this.onEnd();
+    this.reject(err);
+    if (this.controller && !this.controller.aborted) this.controller.abort(err);
+  }
 }
 
 function failureOf(err: unknown): HttpFailure {

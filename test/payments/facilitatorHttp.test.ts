@@ -21,6 +21,11 @@ beforeAll(async () => {
       seen.push({ method: req.method ?? '', url: req.url ?? '', auth: req.headers.authorization, body });
       if (req.url?.endsWith('/silent')) return; // never answers
       if (req.url?.endsWith('/huge')) return void res.end('x'.repeat(2 * 1024 * 1024));
+      if (req.url?.endsWith('/huge-chunked')) {
+        // No content-length: the size is only known as it comes.
+        for (let i = 0; i < 3; i++) res.write('x'.repeat(512 * 1024));
+        return void res.end();
+      }
       if (req.url?.endsWith('/chunked')) {
         res.write('{"isValid":');
         return void res.end('true}');
@@ -54,6 +59,10 @@ describe('facilitator transport', () => {
     expect((silent as HttpFailure).name).toBe('TimeoutError');
     const huge = await http.call('/huge', 'GET', {}, null, 2000).catch((e: unknown) => e);
     expect(huge).toMatchObject({ name: 'Error', message: 'answer too large' });
+    const hugeChunked = await http.call('/huge-chunked', 'GET', {}, null, 2000).catch((e: unknown) => e);
+    expect(hugeChunked).toMatchObject({ name: 'Error', message: 'answer too large' });
+    // Each failure ended its own exchange only: the next call is answered.
+    expect((await http.call('/verify', 'POST', {}, '{}', 2000)).status).toBe(200);
     http.close();
     const closed = new FacilitatorHttp(`http://127.0.0.1:${await freePort()}`);
     expect(await closed.call('/verify', 'POST', {}, '{}', 2000).catch((e: unknown) => (e as Error).name)).toBe('Error');
