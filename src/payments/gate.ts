@@ -116,9 +116,10 @@ export class PaymentGate {
   }
 
   /**
-   * The payer's paid budget and the claim, asked together (with Redis: one round trip for both,
-   * auto-pipelined, instead of one after the other). Past the budget the request is 429 and a claim
-   * it took is given back at once: nothing was charged, the payer may retry.
+   * The payer's paid budget and the claim, asked together: one wait instead of two in a row (with
+   * Redis both commands leave in the same event-loop turn, on the limiter's connection and the
+   * payments' one). Past the budget the request is 429 and a claim it took is given back at once:
+   * nothing was charged, the payer may retry.
    */
   private async spendAndClaim(request: FastifyRequest, reply: FastifyReply, a: Identified, idDone: boolean): Promise<ClaimOutcome> {
     const [spent, claim] = await Promise.allSettled([this.d.limits?.verified(request, reply, a.verified.payer), this.d.state.claim(a.key, idDone)]);

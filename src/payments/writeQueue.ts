@@ -50,7 +50,7 @@ export class WriteQueue {
   private scheduled = false;
   /** Only outcomes are queued: they commit when this fires, unless a durable write takes them first. */
   private outcomeTimer: NodeJS.Timeout | null = null;
-  /** Commits made and writes in them, since the start (batch sizes: bench/paidProfile.ts reads them through /health). */
+  /** Commits made and writes in them, since the start (/metrics; bench/paidProfile.ts prints writes per commit). */
   readonly totals = { commits: 0, writes: 0 };
   private readonly transaction: (ops: Op[]) => Outcome[];
   /** The database commits with an fsync (FULL): outcome-only batches then switch to NORMAL for their commit. */
