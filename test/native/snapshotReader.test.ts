@@ -45,6 +45,8 @@ function threeWay(text: string): Outcome {
   const native = scanCoreMempoolNative(bytes);
   const ts = scanCoreMempool(bytes);
   expect(native, 'the addon has no snapshot reader: rebuild it (npm run build:native)').not.toBe('unavailable');
+  // Read in two halves side by side (from a member key past the middle): the same answer.
+  expect(scanCoreMempoolNative(bytes, { splitFromBytes: 0 }), text.slice(0, 300)).toEqual(native);
   // The two scans are ports of each other: they give up on the same bytes.
   expect(native === 'gave-up', text.slice(0, 300)).toBe(ts === undefined);
   if ('error' in ref) {
@@ -141,10 +143,25 @@ describe('native snapshot reader', () => {
       '[1,2]',
       '',
     ];
+    const C = 'cc'.repeat(32);
+    // a duplicate across the halves of a split read (each half's own table has no duplicate)
+    refused.push(`{"${A}":{"vsize":1,"fee":1},"${B}":{"vsize":1,"fee":1},"${A.toUpperCase()}":{"vsize":2,"fee":1}}`);
+    // a valid first half and a second half that is not
+    refused.push(`{"${A}":{"vsize":1,"fee":1},"${B}":{"vsize":1,"fee":1},"${C}":{"vsize":2,"fee":1,"x":tru}}`);
     for (const text of refused) {
+      expect(scanCoreMempoolNative(Buffer.from(text, 'utf8'), { splitFromBytes: 0 }), text).toBe('gave-up');
       expect(scanCoreMempoolNative(Buffer.from(text, 'utf8')), text).toBe('gave-up');
       expect(scanCoreMempool(Buffer.from(text, 'utf8')), text).toBeUndefined();
     }
+  });
+
+  it('behavior: a split read whose split point is a nested key (not a transaction) is read whole by the first half', () => {
+    const C = 'cc'.repeat(32);
+    // The first `}` past the middle is followed by `,"<64 hex>":{`, one level down.
+    const body = `{"${A}":{"vsize":1,"fee":1,"x":{"k":{},"${B}":{"vsize":2,"fee":1}}},"${C}":{"vsize":3,"fee":1,"depends":["${A}"]}}`;
+    const text = ' '.repeat(body.length) + body;
+    expect(threeWay(text)).toBe('read');
+    expect(threeWay(`${text.slice(0, -1)}  }`)).toBe('read');
   });
 
   it('property: a corrupted file is read as the general path reads it, or handed to it; the TypeScript scan decides the same', () => {

@@ -37,8 +37,21 @@ function isRawScan(v: unknown): v is RawScan {
   );
 }
 
+/** The reader's two functions as the addon exports them (snapshot_wrap.h); `splitFromBytes`: files
+ *  from that size on are read in two halves side by side (tests pass 0 to split every file). */
+interface Reader {
+  scanCoreMempool?: (bytes: Uint8Array, splitFromBytes?: number) => unknown;
+  scanCoreMempoolFile?: (path: string, splitFromBytes?: number) => unknown;
+}
+
+/** Options of the native reads. */
+export interface NativeScanOptions {
+  /** Read files of at least this many bytes in two halves side by side (default: the addon's, 1 MiB). */
+  splitFromBytes?: number;
+}
+
 /** The addon, or undefined when it does not load. */
-function addon(): ReturnType<typeof loadBinding> | undefined {
+function addon(): Reader | undefined {
   try {
     return loadBinding();
   } catch {
@@ -61,10 +74,10 @@ function columns(raw: unknown): NativeScannedMempool {
  * @returns the columns; 'gave-up' when the general path must answer; 'unavailable' without the native reader
  * @example const r = scanCoreMempoolNative(await readFile('mempool.json'))
  */
-export function scanCoreMempoolNative(bytes: Uint8Array): NativeScannedMempool | 'gave-up' | 'unavailable' {
+export function scanCoreMempoolNative(bytes: Uint8Array, options: NativeScanOptions = {}): NativeScannedMempool | 'gave-up' | 'unavailable' {
   const read = addon()?.scanCoreMempool;
   if (!read) return 'unavailable';
-  const raw = read(bytes);
+  const raw = read(bytes, options.splitFromBytes);
   return raw === undefined ? 'gave-up' : columns(raw);
 }
 
@@ -74,9 +87,9 @@ export function scanCoreMempoolNative(bytes: Uint8Array): NativeScannedMempool |
  *   no mmap): the caller reads it with Node, which also words any error
  * @example const r = scanCoreMempoolFileNative('mempool.json')
  */
-export function scanCoreMempoolFileNative(path: string): NativeScannedMempool | 'gave-up' | 'not-mapped' | 'unavailable' {
+export function scanCoreMempoolFileNative(path: string, options: NativeScanOptions = {}): NativeScannedMempool | 'gave-up' | 'not-mapped' | 'unavailable' {
   const read = addon()?.scanCoreMempoolFile;
   if (!read) return 'unavailable';
-  const raw = read(path);
+  const raw = read(path, options.splitFromBytes);
   return raw === undefined ? 'gave-up' : raw === null ? 'not-mapped' : columns(raw);
 }
