@@ -59,14 +59,30 @@ function addon(): Reader | undefined {
   }
 }
 
-/** The addon's answer as columns, with the txids split out of their one string. */
+/** The txids of one flat string of n x 64 hex characters. */
+function splitTxids(flat: string, n: number): string[] {
+  // Slices of one flat string: V8 makes each a view, not a copy.
+  const txids = new Array<string>(n);
+  for (let i = 0; i < n; i++) txids[i] = flat.slice(TXID_HEX * i, TXID_HEX * (i + 1));
+  return txids;
+}
+
+/**
+ * The addon's answer as columns. The txids are split out of their one string when first read (once):
+ * 150k strings are young-generation garbage the collector copies several times (tens of ms, issue 25),
+ * and a run that prints no txid (the CLI without --txids) never needs them.
+ */
 function columns(raw: unknown): NativeScannedMempool {
   if (!isRawScan(raw)) throw new Error('the native snapshot reader returned an unexpected shape');
-  const n = raw.feeSat.length;
-  // Slices of one flat string: V8 makes each a view, not a copy (150k txids in a few ms).
-  const txids = new Array<string>(n);
-  for (let i = 0; i < n; i++) txids[i] = raw.txids.slice(TXID_HEX * i, TXID_HEX * (i + 1));
-  return { ...raw, txids };
+  const { txids: flat, ...rest } = raw;
+  let txids: string[] | undefined;
+  return {
+    ...rest,
+    get txids() {
+      txids ??= splitTxids(flat, rest.feeSat.length);
+      return txids;
+    },
+  };
 }
 
 /**
