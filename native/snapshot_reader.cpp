@@ -394,35 +394,59 @@ private:
         }
     }
 
+    /** The 64 lowercase hex characters of txid i (of the whole file). */
+    const char* HexAt(size_t i) const
+    {
+        for (const Part* part : m_parts) {
+            if (i < part->Size()) return part->cols.txids.data() + TXID_HEX * i;
+            i -= part->Size();
+        }
+        return nullptr;  // not reached: i < m_n
+    }
+
+    /** Word w (0-3) of a txid's key in Core's order: its internal bytes 8w..8w+7 (internal byte j is
+     *  display byte 31 - j), big-endian, so keys compare as memcmp over the internal bytes. */
+    static uint64_t KeyWord(const char* hex, size_t w)
+    {
+        auto nibble = [](char c) { return static_cast<uint64_t>((c & 0xf) + (c >> 6) * 9); };  // '0'-'9', 'a'-'f'
+        uint64_t word = 0;
+        for (size_t k = 0; k < 8; k++) {
+            const size_t pos = 2 * (31 - (8 * w + k));
+            word = (word << 8) | (nibble(hex[pos]) << 4) | nibble(hex[pos + 1]);
+        }
+        return word;
+    }
+
     /** Rank in Core's txid order: memcmp over the internal bytes, the display bytes reversed
-     *  (txidOrder.ts). Two equal txids in different parts (each part's table refuses its own) give up. */
+     *  (txidOrder.ts). Sorted on each key's first word, the rest compared only on a tie (random txids
+     *  have none): a quarter of the hex decoded, 16-byte elements. Two equal txids in different parts
+     *  (each part's table refuses its own) give up. */
     void RankTxids()
     {
         struct Keyed {
-            std::array<uint64_t, 4> key;
+            uint64_t head;
             uint32_t index;
         };
         std::vector<Keyed> keyed(m_n);
-        auto nibble = [](char c) { return static_cast<uint64_t>((c & 0xf) + (c >> 6) * 9); };  // '0'-'9', 'a'-'f'
         size_t i = 0;
         for (const Part* part : m_parts) {
-            for (size_t local = 0; local < part->Size(); local++, i++) {
-                const char* hex = part->cols.txids.data() + TXID_HEX * local;
-                keyed[i].index = static_cast<uint32_t>(i);
-                // Internal byte j is display byte 31 - j; key word w holds internal bytes 8w..8w+7, big-endian.
-                for (size_t w = 0; w < 4; w++) {
-                    uint64_t word = 0;
-                    for (size_t k = 0; k < 8; k++) {
-                        const size_t pos = 2 * (31 - (8 * w + k));
-                        word = (word << 8) | (nibble(hex[pos]) << 4) | nibble(hex[pos + 1]);
-                    }
-                    keyed[i].key[w] = word;
-                }
-            }
+            const char* hex = part->cols.txids.data();
+            for (size_t local = 0; local < part->Size(); local++, i++, hex += TXID_HEX) keyed[i] = {KeyWord(hex, 0), static_cast<uint32_t>(i)};
         }
-        std::sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) { return a.key < b.key; });
+        // -1, 0, 1 as the rest of two keys with the same first word compare.
+        auto tail = [&](uint32_t a, uint32_t b) {
+            const char* x = HexAt(a);
+            const char* y = HexAt(b);
+            for (size_t w = 1; w < 4; w++) {
+                const uint64_t u = KeyWord(x, w);
+                const uint64_t v = KeyWord(y, w);
+                if (u != v) return u < v ? -1 : 1;
+            }
+            return 0;
+        };
+        std::sort(keyed.begin(), keyed.end(), [&](const Keyed& a, const Keyed& b) { return a.head != b.head ? a.head < b.head : tail(a.index, b.index) < 0; });
         for (size_t pos = 1; pos < keyed.size(); pos++)
-            if (keyed[pos - 1].key == keyed[pos].key) throw GiveUp{};
+            if (keyed[pos - 1].head == keyed[pos].head && tail(keyed[pos - 1].index, keyed[pos].index) == 0) throw GiveUp{};
         m_out.txid_rank.assign(m_n, 0);
         for (size_t pos = 0; pos < m_n; pos++) m_out.txid_rank[keyed[pos].index] = static_cast<uint32_t>(pos);
     }

@@ -112,6 +112,8 @@ describe('native snapshot reader', () => {
       // numbers through the slow path (exponents, long mantissas), -0, and a weight beyond 32 bits (stored modulo 2^32, as a Uint32Array does)
       `{"${A}":{"vsize":1.5e2,"weight":6e2,"fees":{"base":-0,"modified":1.23456789012345678e-3}},"${B}":{"vsize":5e9,"weight":4294967297,"fee":0.000000005,"modifiedfee":-0.000000005},"${'cc'.repeat(32)}":{"vsize":1,"fee":-0.000000001,"modifiedfee":-0.000000006}}`,
       `{"${A}":{"weight":400,"weight":800,"fees":{"base":1},"fees":{"base":2,"modified":3},"depends":["${B}"],"depends":[]},"${B}":{"vsize":1,"fee":1}}`,
+      // txids alike in their last 16 hex characters (the first 8 bytes of Core's order) are ranked on the rest
+      JSON.stringify(Object.fromEntries(['03', '01', 'ff', '02'].map((d, i) => [`${d.repeat(8)}${'0e'.repeat(16)}${'f7'.repeat(8)}`, { vsize: 100 + i, fee: 0.00001 }]))),
     ];
     for (const text of cases) expect(threeWay(text), text).toBe('read');
   });
