@@ -8,7 +8,9 @@
  * also runs that checkout's compiled CLI on the same file in the same run (e.g. main's, for a
  * before/after). Also printed: the load average, Node's own start-up (`node -e 0`) and, where the
  * environment sets NODE_EXTRA_CA_CERTS (Node parses those certificates at start-up, before any of
- * our code), the CLI without it; and the native read in one reader beside the two-halves read.
+ * our code), the CLI without it; the CPU time of start-up, module loading and the run (without
+ * NODE_EXTRA_CA_CERTS), which a busy machine leaves readable; and the native read in one reader
+ * beside the two-halves read.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -79,6 +81,32 @@ async function series(checkout: string, file: string, env: NodeJS.ProcessEnv = p
   return { wallMs: med((r) => r.wallMs), nativeMs: med((r) => r.nativeMs), readMs: med((r) => r.readMs), parseMs: med((r) => r.parseMs) };
 }
 
+/** CPU time (user + system) of a fresh process running a checkout's CLI in-process: its start-up,
+ *  the CLI's module loading, and the run (parse, cycle, report); robust where wall time is not (a
+ *  busy machine). */
+const CPU_SCRIPT = `const c0 = process.cpuUsage();
+const ms = (c) => (c.user + c.system) / 1000;
+const { runCli } = await import(process.argv[1] + '/dist/cli/template.js');
+const c1 = process.cpuUsage();
+await runCli(['template', process.argv[2]], { stdout: () => {}, stderr: (t) => process.stderr.write(t) });
+const c2 = process.cpuUsage();
+process.stdout.write(JSON.stringify([ms(c0), ms(c1) - ms(c0), ms(c2) - ms(c1)]));`;
+
+async function cpuOf(checkout: string, file: string, env: NodeJS.ProcessEnv): Promise<number[]> {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', CPU_SCRIPT, checkout, file], { stdio: ['ignore', 'pipe', 'inherit'], env });
+  const chunks: Buffer[] = [];
+  child.stdout.on('data', (c: Buffer) => chunks.push(c));
+  await new Promise((resolve) => child.on('close', resolve));
+  return JSON.parse(Buffer.concat(chunks).toString('utf8')) as number[];
+}
+
+async function cpuLine(label: string, checkout: string, file: string, env: NodeJS.ProcessEnv): Promise<string> {
+  const runs: number[][] = [];
+  for (let k = 0; k < RUNS; k++) runs.push(await cpuOf(checkout, file, env));
+  const min = (i: number) => r1(Math.min(...runs.map((r) => r[i] ?? NaN)));
+  return `${label}: CPU time (min of ${RUNS}) start-up ${min(0)} ms | CLI modules ${min(1)} ms | parse + cycle + report ${min(2)} ms`;
+}
+
 function line(label: string, r: CliRun): string {
   return (
     `${label}: whole process ${r1(r.wallMs)} ms | native cycle ${r1(r.nativeMs)} ms | ratio ${(r.wallMs / r.nativeMs).toFixed(2)} (goal ≤ 2) | ` +
@@ -114,6 +142,9 @@ export async function run(): Promise<void> {
       if (compare) console.log(line(`  compared (${compare})`, await series(compare, file, withoutExtraCerts())));
       console.log(line('  this checkout', await series(root, file, withoutExtraCerts())));
     }
+    const cpuEnv = withoutExtraCerts();
+    if (compare) console.log(await cpuLine(`compared (${compare})`, compare, file, cpuEnv));
+    console.log(await cpuLine('this checkout', root, file, cpuEnv));
 
     // The read itself, in this process, on the same file.
     const ways: Record<'mapped' | 'oneReader' | 'bytes' | 'ts' | 'general', number[]> = { mapped: [], oneReader: [], bytes: [], ts: [], general: [] };
