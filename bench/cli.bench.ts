@@ -6,11 +6,15 @@
  * native reader on the file's bytes, the TypeScript scan (the fallback without the addon) and
  * JSON.parse + parseCoreMempool (the general path). `CLI_COMPARE_ROOT=/path/to/other/checkout`
  * also runs that checkout's compiled CLI on the same file in the same run (e.g. main's, for a
- * before/after).
+ * before/after). Also printed: the load average, Node's own start-up (`node -e 0`) and, where the
+ * environment sets NODE_EXTRA_CA_CERTS (Node parses those certificates at start-up, before any of
+ * our code), the CLI without it; the CPU time of start-up, module loading and the run (without
+ * NODE_EXTRA_CA_CERTS), which a busy machine leaves readable; and the native read in one reader
+ * beside the two-halves read.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { scanCoreMempool } from '../src/optimizer/snapshot/coreMempoolScan.js';
@@ -41,10 +45,25 @@ interface CliRun {
   parseMs: number;
 }
 
-/** One run of a checkout's compiled CLI: wall time from spawn to exit, and the timings it reports. */
-async function runCli(checkout: string, file: string): Promise<CliRun> {
+/** The environment without NODE_EXTRA_CA_CERTS. */
+function withoutExtraCerts(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  delete env.NODE_EXTRA_CA_CERTS;
+  return env;
+}
+
+/** Wall time of one process from spawn to exit (stdout ignored). */
+async function wallOf(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [join(checkout, 'bin/btc-template.mjs'), 'template', file], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, args, { stdio: 'ignore', env });
+  await new Promise((resolve) => child.on('close', resolve));
+  return performance.now() - t0;
+}
+
+/** One run of a checkout's compiled CLI: wall time from spawn to exit, and the timings it reports. */
+async function runCli(checkout: string, file: string, env: NodeJS.ProcessEnv = process.env): Promise<CliRun> {
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [join(checkout, 'bin/btc-template.mjs'), 'template', file], { stdio: ['ignore', 'pipe', 'inherit'], env });
   const chunks: Buffer[] = [];
   child.stdout.on('data', (c: Buffer) => chunks.push(c));
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
@@ -55,11 +74,37 @@ async function runCli(checkout: string, file: string): Promise<CliRun> {
   return { wallMs, nativeMs: t.native_total ?? NaN, readMs: t.read ?? NaN, parseMs: t.parse ?? NaN };
 }
 
-async function series(checkout: string, file: string): Promise<CliRun> {
+async function series(checkout: string, file: string, env: NodeJS.ProcessEnv = process.env): Promise<CliRun> {
   const runs: CliRun[] = [];
-  for (let k = 0; k < RUNS; k++) runs.push(await runCli(checkout, file));
+  for (let k = 0; k < RUNS; k++) runs.push(await runCli(checkout, file, env));
   const med = (f: (r: CliRun) => number) => median(runs.map(f));
   return { wallMs: med((r) => r.wallMs), nativeMs: med((r) => r.nativeMs), readMs: med((r) => r.readMs), parseMs: med((r) => r.parseMs) };
+}
+
+/** CPU time (user + system) of a fresh process running a checkout's CLI in-process: its start-up,
+ *  the CLI's module loading, and the run (parse, cycle, report); robust where wall time is not (a
+ *  busy machine). */
+const CPU_SCRIPT = `const c0 = process.cpuUsage();
+const ms = (c) => (c.user + c.system) / 1000;
+const { runCli } = await import(process.argv[1] + '/dist/cli/template.js');
+const c1 = process.cpuUsage();
+await runCli(['template', process.argv[2]], { stdout: () => {}, stderr: (t) => process.stderr.write(t) });
+const c2 = process.cpuUsage();
+process.stdout.write(JSON.stringify([ms(c0), ms(c1) - ms(c0), ms(c2) - ms(c1)]));`;
+
+async function cpuOf(checkout: string, file: string, env: NodeJS.ProcessEnv): Promise<number[]> {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', CPU_SCRIPT, checkout, file], { stdio: ['ignore', 'pipe', 'inherit'], env });
+  const chunks: Buffer[] = [];
+  child.stdout.on('data', (c: Buffer) => chunks.push(c));
+  await new Promise((resolve) => child.on('close', resolve));
+  return JSON.parse(Buffer.concat(chunks).toString('utf8')) as number[];
+}
+
+async function cpuLine(label: string, checkout: string, file: string, env: NodeJS.ProcessEnv): Promise<string> {
+  const runs: number[][] = [];
+  for (let k = 0; k < RUNS; k++) runs.push(await cpuOf(checkout, file, env));
+  const min = (i: number) => r1(Math.min(...runs.map((r) => r[i] ?? NaN)));
+  return `${label}: CPU time (min of ${RUNS}) start-up ${min(0)} ms | CLI modules ${min(1)} ms | parse + cycle + report ${min(2)} ms`;
 }
 
 function line(label: string, r: CliRun): string {
@@ -82,12 +127,27 @@ export async function run(): Promise<void> {
     writeFileSync(file, toCoreJson(generateMempool({ txCount: TX_COUNT, seed: 1 })));
     const mb = (statSync(file).size / 1e6).toFixed(1);
     console.log(`file: ${mb} MB Core getrawmempool JSON (seed 1)`);
+    const load = loadavg().map((x) => x.toFixed(2));
+    console.log(`load average (1, 5, 15 min): ${load.join(', ')} on ${availableParallelism()} cores`);
+    const startups: number[] = [];
+    for (let k = 0; k < RUNS; k++) startups.push(await wallOf(['-e', '0']));
+    console.log(`Node start-up alone (node -e 0): ${r1(median(startups))} ms`);
     const compare = process.env.CLI_COMPARE_ROOT;
     if (compare) console.log(line(`compared (${compare})`, await series(compare, file)));
     console.log(line('this checkout', await series(root, file)));
+    if (process.env.NODE_EXTRA_CA_CERTS !== undefined) {
+      const bare: number[] = [];
+      for (let k = 0; k < RUNS; k++) bare.push(await wallOf(['-e', '0'], withoutExtraCerts()));
+      console.log(`without NODE_EXTRA_CA_CERTS (set here; Node parses its certificates at start-up): Node start-up alone ${r1(median(bare))} ms`);
+      if (compare) console.log(line(`  compared (${compare})`, await series(compare, file, withoutExtraCerts())));
+      console.log(line('  this checkout', await series(root, file, withoutExtraCerts())));
+    }
+    const cpuEnv = withoutExtraCerts();
+    if (compare) console.log(await cpuLine(`compared (${compare})`, compare, file, cpuEnv));
+    console.log(await cpuLine('this checkout', root, file, cpuEnv));
 
     // The read itself, in this process, on the same file.
-    const ways: Record<'mapped' | 'bytes' | 'ts' | 'general', number[]> = { mapped: [], bytes: [], ts: [], general: [] };
+    const ways: Record<'mapped' | 'oneReader' | 'bytes' | 'ts' | 'general', number[]> = { mapped: [], oneReader: [], bytes: [], ts: [], general: [] };
     const time = (list: number[], read: () => unknown) => {
       const t0 = performance.now();
       const got = read();
@@ -96,13 +156,14 @@ export async function run(): Promise<void> {
     };
     for (let k = 0; k < RUNS; k++) {
       time(ways.mapped, () => scanCoreMempoolFileNative(file));
+      time(ways.oneReader, () => scanCoreMempoolFileNative(file, { splitFromBytes: Infinity }));
       time(ways.bytes, () => scanCoreMempoolNative(readFileSync(file)));
       time(ways.ts, () => scanCoreMempool(readFileSync(file)));
       time(ways.general, () => parseCoreMempool(JSON.parse(readFileSync(file, 'utf8'))));
     }
     const m = (list: number[]) => r1(median(list));
     console.log(
-      `snapshot read in-process (file to columns, read included): native on the mapped file ${m(ways.mapped)} ms | ` +
+      `snapshot read in-process (file to columns, read included): native on the mapped file ${m(ways.mapped)} ms (in one reader instead of two halves: ${m(ways.oneReader)} ms) | ` +
         `native on its bytes ${m(ways.bytes)} ms | TypeScript scan (txid rank not included) ${m(ways.ts)} ms | JSON.parse + parseCoreMempool ${m(ways.general)} ms ` +
         `(mapped: ${(median(ways.general) / median(ways.mapped)).toFixed(1)}× faster than JSON.parse, ${(median(ways.ts) / median(ways.mapped)).toFixed(1)}× than the TypeScript scan)`,
     );

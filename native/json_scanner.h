@@ -11,6 +11,10 @@
 #include <cstring>
 #include <system_error>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace snapshot::scan {
 
 /** Thrown inside the scan to give up; never escapes ScanCoreMempool. */
@@ -51,6 +55,21 @@ inline constexpr std::array<double, 23> POW10 = [] {
 
 inline bool IsDigit(uint8_t c) { return c >= '0' && c <= '9'; }
 
+/** Whether all eight bytes of `x` are hex characters (HEX[c] != 0), with no table: per byte, as long
+ *  as no byte has its high bit set (checked first), (c | 0x80) - k has its high bit set iff c >= k,
+ *  and (k | 0x80) - c iff c <= k, with no borrow between bytes. */
+inline bool AllHex(uint64_t x)
+{
+    constexpr uint64_t ONES = 0x0101010101010101ULL;
+    constexpr uint64_t H = 0x8080808080808080ULL;
+    auto at_least = [](uint64_t v, uint8_t k) { return ((v | H) - ONES * k) & H; };
+    auto at_most = [](uint64_t v, uint8_t k) { return ((ONES * k | H) - v) & H; };
+    const uint64_t folded = x | ONES * 0x20;  // 'A'-'F' to 'a'-'f'; no other byte lands there
+    const uint64_t digit = at_least(x, '0') & at_most(x, '9');
+    const uint64_t letter = at_least(folded, 'a') & at_most(folded, 'f');
+    return (x & H) == 0 && (digit | letter) == H;
+}
+
 /** The fields read, by name (KEY_NAMES in coreMempoolScan.ts); OTHER for any other key. */
 enum class Key : uint8_t { FEES,
                            FEE,
@@ -82,6 +101,8 @@ public:
 
     void Ws()
     {
+        // Compact JSON has none: one test for the common case (every whitespace byte is <= 0x20).
+        if (p < n && b[p] > 0x20) return;
         while (p < n && (b[p] == 0x20 || b[p] == 0x0a || b[p] == 0x0d || b[p] == 0x09)) p++;
     }
 
@@ -97,6 +118,22 @@ public:
      *  backslash or a control character (SWAR: exact "any byte" tests), then byte by byte. */
     void SkipPlain()
     {
+#if defined(__SSE2__)
+        // Sixteen bytes at a time where SSE2 is there (every x86-64): c <= 0x1f iff min(c, 0x1f) == c.
+        const __m128i quote = _mm_set1_epi8(QUOTE);
+        const __m128i backslash = _mm_set1_epi8(BACKSLASH);
+        const __m128i control = _mm_set1_epi8(0x1f);
+        while (p + 16 <= n) {
+            const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + p));
+            const __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, backslash)), _mm_cmpeq_epi8(_mm_min_epu8(x, control), x));
+            const auto mask = static_cast<unsigned>(_mm_movemask_epi8(stop));
+            if (mask != 0) {
+                p += static_cast<size_t>(__builtin_ctz(mask));
+                return;
+            }
+            p += 16;
+        }
+#endif
         constexpr uint64_t ONES = 0x0101010101010101ULL;
         constexpr uint64_t HIGHS = 0x8080808080808080ULL;
         while (p + 8 <= n) {
@@ -180,7 +217,9 @@ public:
         const size_t start = p;
         const bool negative = At(p) == '-';
         if (negative) p++;
-        double m = 0;
+        // The digits as an integer (wraps past 19 digits, but then the slow path below reads the text):
+        // exact up to 15 digits, as the double sum it replaces.
+        uint64_t m = 0;
         size_t digits = 0;
         size_t fraction = 0;
         uint8_t c = At(p);
@@ -215,7 +254,8 @@ public:
             if (r.ec != std::errc{} || r.ptr != last) throw GiveUp{};  // overflow or underflow: the general path
             return v;
         }
-        const double v = fraction == 0 ? m : m / POW10[fraction];
+        const auto mantissa = static_cast<double>(m);
+        const double v = fraction == 0 ? mantissa : mantissa / POW10[fraction];
         return negative ? -v : v;
     }
 

@@ -42,12 +42,17 @@ struct ScannedMempool {
     ScanStats stats;
 };
 
+/** Files from this size on are read in two halves side by side (the second from a member key past
+ *  the middle), when a second thread can be had: below it, a thread start is not worth it. */
+inline constexpr size_t SPLIT_FROM_BYTES = size_t{1} << 20;
+
 /**
  * Read `getrawmempool true` JSON bytes (not gzip) into `out`. Returns false ("gave up") for
  * anything the general path must answer (see the file comment); `out` is then unspecified.
+ * Read in two halves from `split_from` bytes on (the same result: tests pass 0 to split every file).
  * Complexity: O(size) plus O(n log n) for the txid rank.
  */
-bool ScanCoreMempool(const uint8_t* bytes, size_t size, ScannedMempool& out);
+bool ScanCoreMempool(const uint8_t* bytes, size_t size, ScannedMempool& out, size_t split_from = SPLIT_FROM_BYTES);
 
 enum class FileScan : uint8_t {
     READ,       // `out` holds the file's columns
@@ -62,6 +67,6 @@ enum class FileScan : uint8_t {
  * Like any mapped read, a file truncated by another process during the scan raises SIGBUS: the CLI
  * reads snapshot files that are not being rewritten (the service never reads through this path).
  */
-FileScan ScanCoreMempoolFile(const std::string& path, ScannedMempool& out);
+FileScan ScanCoreMempoolFile(const std::string& path, ScannedMempool& out, size_t split_from = SPLIT_FROM_BYTES);
 
 }  // namespace snapshot

@@ -1,6 +1,7 @@
 // The N-API edge of the snapshot reader: bytes in, typed arrays out (see snapshot_wrap.h).
 #include "snapshot_wrap.h"
 
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -44,6 +45,15 @@ Napi::Value ScanObject(Napi::Env env, const snapshot::ScannedMempool& m)
     return out;
 }
 
+/** The optional `splitFromBytes` argument (tests pass 0 to read every file in two halves). */
+size_t SplitFrom(const Napi::Value& v)
+{
+    if (v.IsUndefined()) return snapshot::SPLIT_FROM_BYTES;
+    const double d = v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : -1;
+    if (!(d >= 0)) throw opt::InputError(opt::ErrorCode::INVALID_ARGUMENT, "splitFromBytes must be a number >= 0");
+    return d >= 9007199254740992.0 ? SIZE_MAX : static_cast<size_t>(d);
+}
+
 }  // namespace
 
 Napi::Value ScanCoreMempoolJs(const Napi::CallbackInfo& info)
@@ -55,7 +65,7 @@ Napi::Value ScanCoreMempoolJs(const Napi::CallbackInfo& info)
         }
         const auto bytes = info[0].As<Napi::Uint8Array>();
         snapshot::ScannedMempool m;
-        if (!snapshot::ScanCoreMempool(bytes.Data(), bytes.ByteLength(), m)) return env.Undefined();
+        if (!snapshot::ScanCoreMempool(bytes.Data(), bytes.ByteLength(), m, SplitFrom(info[1]))) return env.Undefined();
         return ScanObject(env, m);
     });
 }
@@ -66,7 +76,7 @@ Napi::Value ScanCoreMempoolFileJs(const Napi::CallbackInfo& info)
     return Guard(env, [&]() -> Napi::Value {
         if (!info[0].IsString()) throw opt::InputError(opt::ErrorCode::INVALID_ARGUMENT, "scanCoreMempoolFile expects a path");
         snapshot::ScannedMempool m;
-        switch (snapshot::ScanCoreMempoolFile(info[0].As<Napi::String>().Utf8Value(), m)) {
+        switch (snapshot::ScanCoreMempoolFile(info[0].As<Napi::String>().Utf8Value(), m, SplitFrom(info[1]))) {
         case snapshot::FileScan::READ: return ScanObject(env, m);
         case snapshot::FileScan::GAVE_UP: return env.Undefined();
         case snapshot::FileScan::NOT_MAPPED: break;

@@ -7,13 +7,15 @@
 namespace marshal {
 
 /**
- * scanCoreMempool(bytes: Uint8Array): the columns of src/optimizer/snapshot/nativeScan.ts
- * (txids as one string of n x 64 hex characters), or undefined when the reader gave up.
+ * scanCoreMempool(bytes: Uint8Array, splitFromBytes?: number): the columns of
+ * src/optimizer/snapshot/nativeScan.ts (txids as one string of n x 64 hex characters), or undefined
+ * when the reader gave up. Read in two halves side by side from `splitFromBytes` on (default
+ * snapshot::SPLIT_FROM_BYTES; the same result either way).
  */
 Napi::Value ScanCoreMempoolJs(const Napi::CallbackInfo& info);
 
 /**
- * scanCoreMempoolFile(path: string): the same columns read from the file mapped into memory;
+ * scanCoreMempoolFile(path: string, splitFromBytes?: number): the same columns read from the file mapped into memory;
  * undefined when the reader gave up; null when the file was not mapped (missing, empty, gzip, ...):
  * the caller reads it with Node.
  */

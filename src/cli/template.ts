@@ -8,16 +8,17 @@
  * Exit codes: 0 success, 2 bad arguments or unreadable/invalid input (one line on stderr), 1 an
  * internal failure (one line on stderr).
  */
+import { writeSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
 import { OptimizerError, buildTemplates, type OptimizerResult, type TemplateSelection } from '../optimizer/binding/native.js';
 import { SnapshotError, readSnapshotFile, type MempoolSnapshot } from '../optimizer/snapshot/snapshot.js';
 import { OPTION_RANGES, type OptionRange } from '../optimizer/binding/optionRanges.js';
-import { writeFile } from 'node:fs/promises';
 import { at } from '../util/at.js';
 
 // Loaded only by the commands that use them (issue 25: the whole process counts): zod for a shared
-// snapshot's block template, the generator for `generate`. zod alone was most of the module loading.
+// snapshot's block template, the generator and node:fs/promises for `generate`. zod alone was most of
+// the module loading.
 
 export const USAGE = `Usage: btc-template template FILE [options]
        btc-template generate N FILE [--seed S]
@@ -47,8 +48,24 @@ export interface CliIo {
   stderr: (text: string) => void;
 }
 
+/**
+ * Text to fd 1 in synchronous writes, without Node's stdout stream (its stream and socket modules
+ * are milliseconds to load, issue 25). A non-blocking pipe that is full (EAGAIN) takes the rest
+ * through process.stdout, which waits for it.
+ */
+function writeStdout(text: string): void {
+  const bytes = Buffer.from(text, 'utf8');
+  let written = 0;
+  try {
+    while (written < bytes.length) written += writeSync(1, bytes, written);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') throw err;
+    process.stdout.write(bytes.subarray(written));
+  }
+}
+
 const defaultIo: CliIo = {
-  stdout: (t) => process.stdout.write(t),
+  stdout: writeStdout,
   stderr: (t) => process.stderr.write(t),
 };
 
@@ -157,6 +174,7 @@ async function generate(args: string[], rawSeed: string | undefined, io: CliIo):
   const txCount = positiveInt('N', rawCount, { min: 1, max: 1_000_000, integer: true }) ?? 1;
   const seed = positiveInt('--seed', rawSeed, { min: 0, max: 2 ** 32 - 1, integer: true }) ?? 1;
   const { generateMempool, toCoreJson } = await import('../optimizer/snapshot/syntheticMempool.js');
+  const { writeFile } = await import('node:fs/promises');
   try {
     await writeFile(file, toCoreJson(generateMempool({ txCount, seed })));
   } catch (err) {
@@ -239,11 +257,13 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<num
       },
     });
     const parseMs = performance.now() - t0 - readMs;
-    progress(`${snapshot.txids.length} transactions (${snapshot.format} format); running the optimizer`);
+    // The count from a column: the txids are only split out of the native reader's string when read (--txids).
+    const txCount = snapshot.input.feeSat.length;
+    progress(`${txCount} transactions (${snapshot.format} format); running the optimizer`);
     const preset = LIMIT_PRESETS[opts.limits];
     const request = {
       limits: opts.limits,
-      maxTxCount: opts.maxTxCount ?? preset.maxTxCount ?? snapshot.txids.length,
+      maxTxCount: opts.maxTxCount ?? preset.maxTxCount ?? txCount,
       minFeeRateSatVb: opts.minFeeRate ?? preset.minFeeRateSatVb,
       projectedBlocks: opts.blocks ?? 8,
     };
@@ -259,7 +279,7 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<num
     const report = {
       file,
       format: snapshot.format,
-      txCount: snapshot.txids.length,
+      txCount,
       snapshot: {
         ...snapshot.stats,
         ...(snapshot.meta ? { meta: Object.fromEntries(Object.entries(snapshot.meta).filter(([k]) => k !== 'blockTemplate' && k !== 'minedBlock')) } : {}),

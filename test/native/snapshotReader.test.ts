@@ -45,6 +45,8 @@ function threeWay(text: string): Outcome {
   const native = scanCoreMempoolNative(bytes);
   const ts = scanCoreMempool(bytes);
   expect(native, 'the addon has no snapshot reader: rebuild it (npm run build:native)').not.toBe('unavailable');
+  // Read in two halves side by side (from a member key past the middle): the same answer.
+  expect(scanCoreMempoolNative(bytes, { splitFromBytes: 0 }), text.slice(0, 300)).toEqual(native);
   // The two scans are ports of each other: they give up on the same bytes.
   expect(native === 'gave-up', text.slice(0, 300)).toBe(ts === undefined);
   if ('error' in ref) {
@@ -110,6 +112,8 @@ describe('native snapshot reader', () => {
       // numbers through the slow path (exponents, long mantissas), -0, and a weight beyond 32 bits (stored modulo 2^32, as a Uint32Array does)
       `{"${A}":{"vsize":1.5e2,"weight":6e2,"fees":{"base":-0,"modified":1.23456789012345678e-3}},"${B}":{"vsize":5e9,"weight":4294967297,"fee":0.000000005,"modifiedfee":-0.000000005},"${'cc'.repeat(32)}":{"vsize":1,"fee":-0.000000001,"modifiedfee":-0.000000006}}`,
       `{"${A}":{"weight":400,"weight":800,"fees":{"base":1},"fees":{"base":2,"modified":3},"depends":["${B}"],"depends":[]},"${B}":{"vsize":1,"fee":1}}`,
+      // txids alike in their last 16 hex characters (the first 8 bytes of Core's order) are ranked on the rest
+      JSON.stringify(Object.fromEntries(['03', '01', 'ff', '02'].map((d, i) => [`${d.repeat(8)}${'0e'.repeat(16)}${'f7'.repeat(8)}`, { vsize: 100 + i, fee: 0.00001 }]))),
     ];
     for (const text of cases) expect(threeWay(text), text).toBe('read');
   });
@@ -141,10 +145,25 @@ describe('native snapshot reader', () => {
       '[1,2]',
       '',
     ];
+    const C = 'cc'.repeat(32);
+    // a duplicate across the halves of a split read (each half's own table has no duplicate)
+    refused.push(`{"${A}":{"vsize":1,"fee":1},"${B}":{"vsize":1,"fee":1},"${A.toUpperCase()}":{"vsize":2,"fee":1}}`);
+    // a valid first half and a second half that is not
+    refused.push(`{"${A}":{"vsize":1,"fee":1},"${B}":{"vsize":1,"fee":1},"${C}":{"vsize":2,"fee":1,"x":tru}}`);
     for (const text of refused) {
+      expect(scanCoreMempoolNative(Buffer.from(text, 'utf8'), { splitFromBytes: 0 }), text).toBe('gave-up');
       expect(scanCoreMempoolNative(Buffer.from(text, 'utf8')), text).toBe('gave-up');
       expect(scanCoreMempool(Buffer.from(text, 'utf8')), text).toBeUndefined();
     }
+  });
+
+  it('behavior: a split read whose split point is a nested key (not a transaction) is read whole by the first half', () => {
+    const C = 'cc'.repeat(32);
+    // The first `}` past the middle is followed by `,"<64 hex>":{`, one level down.
+    const body = `{"${A}":{"vsize":1,"fee":1,"x":{"k":{},"${B}":{"vsize":2,"fee":1}}},"${C}":{"vsize":3,"fee":1,"depends":["${A}"]}}`;
+    const text = ' '.repeat(body.length) + body;
+    expect(threeWay(text)).toBe('read');
+    expect(threeWay(`${text.slice(0, -1)}  }`)).toBe('read');
   });
 
   it('property: a corrupted file is read as the general path reads it, or handed to it; the TypeScript scan decides the same', () => {

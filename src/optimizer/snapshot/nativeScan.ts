@@ -37,8 +37,21 @@ function isRawScan(v: unknown): v is RawScan {
   );
 }
 
+/** The reader's two functions as the addon exports them (snapshot_wrap.h); `splitFromBytes`: files
+ *  from that size on are read in two halves side by side (tests pass 0 to split every file). */
+interface Reader {
+  scanCoreMempool?: (bytes: Uint8Array, splitFromBytes?: number) => unknown;
+  scanCoreMempoolFile?: (path: string, splitFromBytes?: number) => unknown;
+}
+
+/** Options of the native reads. */
+export interface NativeScanOptions {
+  /** Read files of at least this many bytes in two halves side by side (default: the addon's, 1 MiB). */
+  splitFromBytes?: number;
+}
+
 /** The addon, or undefined when it does not load. */
-function addon(): ReturnType<typeof loadBinding> | undefined {
+function addon(): Reader | undefined {
   try {
     return loadBinding();
   } catch {
@@ -46,14 +59,30 @@ function addon(): ReturnType<typeof loadBinding> | undefined {
   }
 }
 
-/** The addon's answer as columns, with the txids split out of their one string. */
+/** The txids of one flat string of n x 64 hex characters. */
+function splitTxids(flat: string, n: number): string[] {
+  // Slices of one flat string: V8 makes each a view, not a copy.
+  const txids = new Array<string>(n);
+  for (let i = 0; i < n; i++) txids[i] = flat.slice(TXID_HEX * i, TXID_HEX * (i + 1));
+  return txids;
+}
+
+/**
+ * The addon's answer as columns. The txids are split out of their one string when first read (once):
+ * 150k strings are young-generation garbage the collector copies several times (tens of ms, issue 25),
+ * and a run that prints no txid (the CLI without --txids) never needs them.
+ */
 function columns(raw: unknown): NativeScannedMempool {
   if (!isRawScan(raw)) throw new Error('the native snapshot reader returned an unexpected shape');
-  const n = raw.feeSat.length;
-  // Slices of one flat string: V8 makes each a view, not a copy (150k txids in a few ms).
-  const txids = new Array<string>(n);
-  for (let i = 0; i < n; i++) txids[i] = raw.txids.slice(TXID_HEX * i, TXID_HEX * (i + 1));
-  return { ...raw, txids };
+  const { txids: flat, ...rest } = raw;
+  let txids: string[] | undefined;
+  return {
+    ...rest,
+    get txids() {
+      txids ??= splitTxids(flat, rest.feeSat.length);
+      return txids;
+    },
+  };
 }
 
 /**
@@ -61,10 +90,10 @@ function columns(raw: unknown): NativeScannedMempool {
  * @returns the columns; 'gave-up' when the general path must answer; 'unavailable' without the native reader
  * @example const r = scanCoreMempoolNative(await readFile('mempool.json'))
  */
-export function scanCoreMempoolNative(bytes: Uint8Array): NativeScannedMempool | 'gave-up' | 'unavailable' {
+export function scanCoreMempoolNative(bytes: Uint8Array, options: NativeScanOptions = {}): NativeScannedMempool | 'gave-up' | 'unavailable' {
   const read = addon()?.scanCoreMempool;
   if (!read) return 'unavailable';
-  const raw = read(bytes);
+  const raw = read(bytes, options.splitFromBytes);
   return raw === undefined ? 'gave-up' : columns(raw);
 }
 
@@ -74,9 +103,9 @@ export function scanCoreMempoolNative(bytes: Uint8Array): NativeScannedMempool |
  *   no mmap): the caller reads it with Node, which also words any error
  * @example const r = scanCoreMempoolFileNative('mempool.json')
  */
-export function scanCoreMempoolFileNative(path: string): NativeScannedMempool | 'gave-up' | 'not-mapped' | 'unavailable' {
+export function scanCoreMempoolFileNative(path: string, options: NativeScanOptions = {}): NativeScannedMempool | 'gave-up' | 'not-mapped' | 'unavailable' {
   const read = addon()?.scanCoreMempoolFile;
   if (!read) return 'unavailable';
-  const raw = read(path);
+  const raw = read(path, options.splitFromBytes);
   return raw === undefined ? 'gave-up' : raw === null ? 'not-mapped' : columns(raw);
 }

@@ -14,19 +14,12 @@
  * ceil(weight / 4), the sigop cost is derived as ceil(vsize / 5) (Core: adjusted weight = 20 x
  * sigops), counted in `derivedSigops`.
  */
-import { readFile } from 'node:fs/promises';
-import { gunzip } from 'node:zlib';
-import { promisify } from 'node:util';
-
 import { sigopCostFromVsize } from '../../bitcoin/sigops.js';
 import { isTxidHex, txidRanks } from '../../bitcoin/txidOrder.js';
 import { SATS_PER_BTC } from '../../bitcoin/units.js';
 import { at } from '../../util/at.js';
-import { scanCoreMempool } from './coreMempoolScan.js';
 import { scanCoreMempoolFileNative, scanCoreMempoolNative, type NativeScannedMempool } from './nativeScan.js';
 import type { OptimizerInput } from '../binding/native.js';
-
-const gunzipAsync = promisify(gunzip);
 
 export type SnapshotFormat = 'core' | 'shared';
 
@@ -238,8 +231,18 @@ export interface ReadSnapshotOptions {
   onProgress?: (phase: SnapshotPhase, detail: string) => void;
 }
 
-function fromNative({ txids, baseFeeSat, stats, ...input }: NativeScannedMempool): MempoolSnapshot {
-  return { format: 'core', txids, input, baseFeeSat, stats };
+function fromNative(scan: NativeScannedMempool): MempoolSnapshot {
+  const { feeSat, weightWu, sigopCost, parentOffsets, parentIndices, txidRank, baseFeeSat, stats } = scan;
+  return {
+    format: 'core',
+    // Read through: the native reader splits its txids only when they are read.
+    get txids() {
+      return scan.txids;
+    },
+    input: { feeSat, weightWu, sigopCost, parentOffsets, parentIndices, txidRank },
+    baseFeeSat,
+    stats,
+  };
 }
 
 /**
@@ -253,6 +256,8 @@ export async function readSnapshotFile(path: string, options: ReadSnapshotOption
   // one step); a gzip file, or one it cannot map, is read below.
   const mapped = scanCoreMempoolFileNative(path);
   if (typeof mapped !== 'string') return fromNative(mapped);
+  // Loaded only off that path (issue 25: the CLI's whole process counts, module loading included).
+  const { readFile } = await import('node:fs/promises');
   let bytes: Buffer;
   try {
     bytes = await readFile(path);
@@ -262,7 +267,9 @@ export async function readSnapshotFile(path: string, options: ReadSnapshotOption
   if (bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b) {
     progress('gunzip', `${bytes.length} bytes`);
     try {
-      bytes = await gunzipAsync(bytes);
+      const { gunzip } = await import('node:zlib');
+      const { promisify } = await import('node:util');
+      bytes = await promisify(gunzip)(bytes);
     } catch (err) {
       throw new SnapshotError('ERR_SNAPSHOT_GZIP', `${path} is not valid gzip: ${(err as Error).message}`, { cause: err });
     }
@@ -273,6 +280,7 @@ export async function readSnapshotFile(path: string, options: ReadSnapshotOption
   // precise messages). A file the addon mapped and gave up on goes straight there.
   const native = mapped === 'gave-up' ? 'gave-up' : scanCoreMempoolNative(bytes);
   if (native === 'unavailable') {
+    const { scanCoreMempool } = await import('./coreMempoolScan.js');
     const scanned = scanCoreMempool(bytes);
     if (scanned) {
       const { txids, baseFeeSat, stats, ...arrays } = scanned;
