@@ -19,6 +19,8 @@
         "native/bound_choose.cpp",
         "native/bound_lagrange.cpp",
         "native/bound_deepen.cpp",
+        "native/bound_branch.cpp",
+        "native/bound_closure.cpp",
         "native/projected.cpp",
         "native/optimizer.cpp",
         "native/incremental.cpp",

@@ -1,11 +1,15 @@
 // The hull / LP upper bound; see bound.h for why it is valid.
 #include "bound.h"
 
+#include "bound_branch.h"
+#include "bound_closure.h"
 #include "bound_deepen.h"
 #include "bound_exact.h"
 #include "bound_lagrange.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -86,6 +90,15 @@ constexpr int BRANCH_DEPTH = 6;
 
 /** Search nodes and DP states of the residual solve (about 10 ns each). */
 constexpr uint64_t RESIDUAL_BUDGET = 2'000'000;
+
+/** States per layer of the beam search that looks for a better incumbent (bound_choose.h). */
+constexpr size_t HEURISTIC_BEAM = 200;
+
+/** Its first allowance below the LP (sat), doubled per round down to the incumbent. */
+constexpr int64_t HEURISTIC_FIRST = 512;
+
+/** The same for the branch and bound after it, all branches together. */
+constexpr uint64_t BRANCH_BUDGET = 8'000'000;
 
 }  // namespace
 
@@ -183,13 +196,14 @@ UpperBound ComputeUpperBound(const Graph& g, const Clusters& cl, const Lineariza
         pb.D = critical->ff.size;
     }
     const int64_t given = incumbent;
+    // Per transaction its unit's rate: the LP's price (bound_lagrange.h).
+    std::vector<double> rate_of(g.n);
+    for (uint32_t x = 0; x < g.n; ++x) {
+        const Chunk& ch = t.chunks[t.chunk_of[x]];
+        rate_of[x] = relaxed[cl.cluster_of[x]] ? static_cast<double>(g.fee[x]) / static_cast<double>(g.weight[x]) : static_cast<double>(ch.fee) / static_cast<double>(ch.weight);
+    }
     if (sig_binds) {
         // The price of a sigop where the sigop limit binds the LP, and the template it guides.
-        std::vector<double> rate_of(g.n);
-        for (uint32_t x = 0; x < g.n; ++x) {
-            const Chunk& ch = t.chunks[t.chunk_of[x]];
-            rate_of[x] = relaxed[cl.cluster_of[x]] ? static_cast<double>(g.fee[x]) / static_cast<double>(g.weight[x]) : static_cast<double>(ch.fee) / static_cast<double>(ch.weight);
-        }
         const LagrangeChoice lc = ChooseSigopMultiplier(g, rate_of, eligible, capacity, limits.sigops);
         if (lc.mu > 0) {
             constexpr double SCALE = 1 << 20;  // multipliers in 2^-20 sat: any value is valid
@@ -197,6 +211,10 @@ UpperBound ComputeUpperBound(const Graph& g, const Clusters& cl, const Lineariza
             pb.D = 1 << 20;
             pb.F = std::llround(std::max(0.0, lc.lambda) * SCALE);
             pb.M = std::llround(lc.mu * SCALE);
+            // The exact dual per cluster (bound_closure.h) from there: the LP of the whole MILP.
+            const closure::Prices p = closure::MinimizeDual(g, cl, eligible, {}, capacity, limits.sigops, {pb.F, pb.M});
+            pb.F = p.F;
+            pb.M = p.M;
             const GuidedTemplate gt = GuidedGreedy(t, eligible_chunk, lc.mu, capacity, limits.sigops, limits.tx_count);
             if (gt.fee > incumbent) {
                 incumbent = gt.fee;
@@ -213,6 +231,49 @@ UpperBound ComputeUpperBound(const Graph& g, const Clusters& cl, const Lineariza
     ub.search_nodes = dp.nodes;
     ub.solved = ub.exact = dp.exact;
     if (!dp.txs.empty() && dp.fee > given) ub.better = std::move(dp.txs);
+    if (!dp.exact) {
+        // A better incumbent shrinks every allowance: the choice as a beam search (a template, not
+        // a proof), then the deepening again against it.
+        // Its floor deepens like the exact rounds (a small allowance keeps the candidate lists whole).
+        ResidualSolve heur;
+        for (int64_t delta = HEURISTIC_FIRST;; delta *= 2) {
+            const int64_t floor = std::max(incumbent, rs.lp - delta);
+            heur = SolveResidual(g, cl, lin, t, order, pb, floor, RESIDUAL_BUDGET, HEURISTIC_BEAM);
+            ub.search_nodes += heur.nodes;
+            if (std::getenv("OPT_BB_DEBUG") != nullptr) std::fprintf(stderr, "heur floor %lld fee %lld txs %zu free %u nodes %llu\n", (long long)floor, (long long)heur.fee, heur.txs.size(), heur.free_clusters, (unsigned long long)heur.nodes);
+            if ((!heur.txs.empty() && heur.fee > floor) || floor == incumbent) break;
+        }
+        if (!heur.txs.empty() && heur.fee > incumbent) {
+            incumbent = heur.fee;
+            ub.better = std::move(heur.txs);
+            DeepenResult again = SolveDeepening(g, cl, lin, t, order, pb, incumbent, RESIDUAL_BUDGET);
+            ub.search_nodes += again.nodes;
+            if (!again.txs.empty() && again.fee > incumbent) {
+                incumbent = again.fee;
+                ub.better = std::move(again.txs);
+            }
+            dp.cap = std::min(dp.cap, std::max(again.cap, incumbent));
+            dp.exact = again.exact;
+            dp.fee = incumbent;
+            ub.solved = ub.exact = dp.exact;
+        }
+    }
+    if (!dp.exact) {
+        // The gap is the LP's at a lumpy edge: branch on the unit causing it (bound_branch.h).
+        BranchResult bb = SolveBranching(g, cl, lin, t, order, pb, rate_of, dp.cap, rs.lp, incumbent, BRANCH_BUDGET);
+        ub.search_nodes += bb.nodes;
+        ub.branches = bb.branches;
+        if (!bb.txs.empty() && bb.fee > incumbent) {
+            incumbent = bb.fee;
+            ub.better = std::move(bb.txs);
+        }
+        dp.cap = std::min(dp.cap, std::max(bb.cap, incumbent));
+        if (bb.exact) {
+            dp.exact = true;
+            dp.fee = incumbent;
+            ub.solved = ub.exact = true;
+        }
+    }
     if (dp.exact) {
         ub.fee = std::min(ub.lp_fee, dp.fee);
         return ub;

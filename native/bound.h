@@ -48,6 +48,7 @@ struct UpperBound {
     bool solved{false};            // the residual solve finished: fee = max(incumbent, weight-only optimum)
     uint32_t free_clusters{0};     // clusters the residual solve could not fix to one closed set
     uint64_t search_nodes{0};      // its search nodes and DP states
+    uint32_t branches{0};          // branches the branch and bound solved (bound_branch.h; 0: not needed)
     double sigop_price{0};         // mu, sat per sigop cost (0: the sigop limit did not bind the LP)
     std::vector<uint32_t> better;  // a template earning more than the incumbent (parents first), if found
 };

@@ -2,6 +2,8 @@
 #include "bound_choose.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 
 namespace opt::mckp {
@@ -49,7 +51,7 @@ void KeepFront(std::vector<Option>& v, size_t from, uint64_t* work)
 }
 
 Choice ChooseExactly(const std::vector<Option>& opts, const std::vector<size_t>& starts, const std::vector<uint32_t>& ord,
-                     Room room, int64_t target, const Lagrangian& lag, uint64_t budget, uint64_t& nodes)
+                     Room room, int64_t target, const Lagrangian& lag, uint64_t budget, uint64_t& nodes, size_t beam)
 {
     Choice out;
     const size_t nfree = ord.size();
@@ -115,7 +117,12 @@ Choice ChooseExactly(const std::vector<Option>& opts, const std::vector<size_t>&
                 next.push_back(o);
             }
         }
-        KeepFront(next, 0, &nodes);
+        if (beam == 0) {
+            KeepFront(next, 0, &nodes);
+        } else {
+            // A beam (see below) skips the dominance test: its cost is quadratic in the layer.
+            std::sort(next.begin(), next.end(), [](const Option& a, const Option& b) { return a.w < b.w; });
+        }
         // The clusters after j: sweep the states by growing room over their segments by rate
         // (the segments of clusters already chosen are skipped).
         size_t p = 0;
@@ -141,7 +148,17 @@ Choice ChooseExactly(const std::vector<Option>& opts, const std::vector<size_t>&
             if (lp < target) next[i].w = -1;  // hopeless
         }
         next.erase(std::remove_if(next.begin(), next.end(), [](const Option& o) { return o.w < 0; }), next.end());
+        if (beam > 0 && next.size() > beam) {  // the beam: the hopeful states of the best Lagrangian value
+            const auto value = [&](const Option& o) {
+                return static_cast<i128>(o.fee) * lag.D + static_cast<i128>(lag.F) * (room.w - o.w) +
+                       static_cast<i128>(lag.M) * (room.s == std::numeric_limits<int64_t>::max() ? 0 : room.s - o.s);
+            };
+            std::nth_element(next.begin(), next.begin() + static_cast<std::ptrdiff_t>(beam), next.end(),
+                             [&](const Option& a, const Option& b) { return value(a) > value(b); });
+            next.resize(beam);
+        }
         if (nodes > budget) return out;
+        if (beam > 0 && std::getenv("OPT_BB_DEBUG") != nullptr && (j % 200 == 0 || next.empty())) std::fprintf(stderr, "   beam layer %zu/%zu states %zu\n", j, nfree, next.size());
         layers.push_back(next);
     }
     out.finished = true;

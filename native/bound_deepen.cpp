@@ -2,6 +2,8 @@
 #include "bound_deepen.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <utility>
 
@@ -11,7 +13,7 @@ namespace {
 
 /** The first allowance below the LP (sat) and its growth per round. */
 constexpr int64_t DEEPEN_FIRST = 256;
-constexpr int64_t DEEPEN_STEP = 4;
+constexpr int64_t DEEPEN_STEP = 2;
 
 }  // namespace
 
@@ -30,6 +32,7 @@ DeepenResult SolveDeepening(const Graph& g, const Clusters& cl, const Linearizat
         const int64_t floor = last ? incumbent : target;
         ResidualSolve rs = SolveResidual(g, cl, lin, t, order, pb, floor, budget - std::min(out.nodes, budget));
         ++out.rounds;
+        if (std::getenv("OPT_BB_DEBUG") != nullptr) std::fprintf(stderr, "  round delta %lld floor %lld solved %d fee %lld nodes %llu free %u\n", (long long)delta, (long long)floor, (int)rs.solved, (long long)rs.fee, (unsigned long long)rs.nodes, rs.free_clusters);
         out.nodes += rs.nodes;
         const bool solved = rs.solved;
         const int64_t fee = rs.fee;

@@ -1,0 +1,54 @@
+// The exact Lagrangian term of one cluster: the best h(X) = fee(X)*D - F*w(X) - M*s(X) over its
+// closed sets X (a maximum-weight closure, solved as a minimum cut), and the Lagrangian dual of
+// the whole block built from it.
+//
+// Why: the residual solve (bound_exact.h) bounds a cluster's h unit by unit (a chunk's parts at
+// its rate, each transaction's phi), which is exact when sigops are not priced but, where they
+// are, can lie thousands of sat above the cluster's true best (a chunk's fee-paying parent and its
+// sigop-heavy children priced apart). With the exact term per cluster, the dual
+//   L(F, M) = F*C_w + M*C_s + sum over clusters of max_X h(X)
+// minimized over the multipliers is the LP relaxation of the whole MILP (the closure polytope is
+// integral), measured within a few hundred sat of the optimum on the sigop-bound mempools where
+// the unit bound was 1-11k sat above it.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "clusters.h"
+
+namespace opt::closure {
+
+using i128 = __int128;
+
+/** The cluster's transactions are first .. first + h.size() (internal ids, topological). eligible,
+ *  forced: per transaction of the graph (forced: empty or 1 = taken, ancestors included; not
+ *  eligible: never taken, nor its descendants). Returns max h(X) over the closed sets X that
+ *  take every forced transaction and no excluded one (0 for the empty set when nothing is forced).
+ *  Complexity: O(m) when no negative transaction is an ancestor of a positive one, else a
+ *  max-flow over the m transactions and their parent links. */
+i128 MaxClosure(const Graph& g, uint32_t first, std::span<const i128> h, std::span<const uint8_t> eligible,
+                std::span<const uint8_t> forced);
+
+/** The same with the cluster's decisions by local index (given: 0 free, 1 taken, 2 never; the
+ *  taken ones closed under parents). */
+i128 MaxClosureLocal(const Graph& g, uint32_t first, std::span<const i128> h, std::span<const uint8_t> given);
+
+/** The multipliers of the dual in 2^-20 sat: lambda = F / 2^20 per weight unit, mu = M / 2^20 per
+ *  sigop cost. */
+struct Prices {
+    int64_t F{0}, M{0};
+};
+
+/** The dual L(F, M) (scaled by 2^20) over the eligible transactions. */
+i128 Dual(const Graph& g, const Clusters& cl, std::span<const uint8_t> eligible, std::span<const uint8_t> forced,
+          int64_t weight_cap, int64_t sigop_cap, Prices p);
+
+/** Multipliers that lower the dual from start: a coordinate search (golden sections along F, then
+ *  M, repeated). Any result is a valid pair; only the bound's tightness depends on it.
+ *  Complexity: O(evaluations x n) plus the clusters' cuts. */
+Prices MinimizeDual(const Graph& g, const Clusters& cl, std::span<const uint8_t> eligible, std::span<const uint8_t> forced,
+                    int64_t weight_cap, int64_t sigop_cap, Prices start);
+
+}  // namespace opt::closure
