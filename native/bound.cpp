@@ -212,7 +212,7 @@ UpperBound ComputeUpperBound(const Graph& g, const Clusters& cl, const Lineariza
             pb.F = std::llround(std::max(0.0, lc.lambda) * SCALE);
             pb.M = std::llround(lc.mu * SCALE);
             // The exact dual per cluster (bound_closure.h) from there: the LP of the whole MILP.
-            const closure::Prices p = closure::MinimizeDual(g, cl, eligible, {}, capacity, limits.sigops, {pb.F, pb.M});
+            const closure::Prices p = closure::Dual(g, cl, t, relaxed, eligible, eligible, {}, capacity, limits.sigops).Minimize({pb.F, pb.M});
             pb.F = p.F;
             pb.M = p.M;
             const GuidedTemplate gt = GuidedGreedy(t, eligible_chunk, lc.mu, capacity, limits.sigops, limits.tx_count);

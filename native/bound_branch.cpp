@@ -102,8 +102,9 @@ public:
         pb.D = 1 << 20;
         pb.F = std::llround(std::max(0.0, lc.lambda) * SCALE);
         pb.M = sig ? std::llround(std::max(0.0, lc.mu) * SCALE) : 0;
-        const closure::Prices p = closure::MinimizeDual(m_g, m_cl, b.eligible, b.forced, m_root.capacity,
-                                                        sig ? m_root.sigop_cap : std::numeric_limits<int64_t>::max() / 4, {pb.F, pb.M});
+        const closure::Dual dual(m_g, m_cl, m_t, m_root.relaxed, m_root.eligible, b.eligible, b.forced, m_root.capacity,
+                                 sig ? m_root.sigop_cap : std::numeric_limits<int64_t>::max() / 4);
+        const closure::Prices p = dual.Minimize({pb.F, pb.M});
         pb.F = p.F;
         pb.M = sig ? p.M : 0;
         return pb;

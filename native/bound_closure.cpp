@@ -67,7 +67,8 @@ i128 MaxClosureLocal(const Graph& g, uint32_t first, std::span<const i128> h, st
 {
     const auto m = static_cast<uint32_t>(h.size());
     // state: 0 free, 1 taken (given), 2 never (given, or a parent never)
-    std::vector<uint8_t> st(m, 0);
+    static thread_local std::vector<uint8_t> st, need;
+    st.assign(m, 0);
     i128 base = 0, pos = 0;
     bool mixed = false;
     for (uint32_t i = 0; i < m; ++i) {
@@ -85,7 +86,7 @@ i128 MaxClosureLocal(const Graph& g, uint32_t first, std::span<const i128> h, st
     if (pos == 0) return base;
     // Fast path: the positive free transactions and their free ancestors; if none of those
     // ancestors is negative, that set is the best.
-    std::vector<uint8_t> need(m, 0);
+    need.assign(m, 0);
     for (uint32_t i = m; i-- > 0;) {
         if (st[i] != 0) continue;
         if (h[i] > 0) need[i] = 1;
@@ -118,31 +119,70 @@ i128 MaxClosureLocal(const Graph& g, uint32_t first, std::span<const i128> h, st
     return base + pos - MaxFlow(edges, adj, s, t);
 }
 
-i128 Dual(const Graph& g, const Clusters& cl, std::span<const uint8_t> eligible, std::span<const uint8_t> forced,
-          int64_t weight_cap, int64_t sigop_cap, Prices p)
+namespace {
+constexpr int64_t SCALE_D = 1 << 20;
+}  // namespace
+
+Dual::Dual(const Graph& g, const Clusters& cl, const ChunkTable& t, std::span<const uint8_t> relaxed, std::span<const uint8_t> root_eligible,
+           std::span<const uint8_t> eligible, std::span<const uint8_t> forced, int64_t weight_cap, int64_t sigop_cap)
+    : m_g(g), m_cl(cl), m_eligible(eligible), m_forced(forced), m_wcap(weight_cap), m_scap(sigop_cap)
 {
-    constexpr int64_t D = 1 << 20;
-    i128 total = static_cast<i128>(p.F) * weight_cap + static_cast<i128>(p.M) * sigop_cap;
-    std::vector<i128> h;
+    std::vector<uint8_t> plain(cl.count, 1);
     for (uint32_t c = 0; c < cl.count; ++c) {
-        const uint32_t first = cl.offsets[c], m = cl.Size(c);
+        bool p = relaxed[c] == 0;
+        for (uint32_t x = cl.offsets[c]; x < cl.offsets[c + 1] && p; ++x) {
+            p = g.sigops[x] == 0 && (forced.empty() || !forced[x]) && (eligible.empty() ? 1 : eligible[x]) == (root_eligible.empty() ? 1 : root_eligible[x]);
+        }
+        plain[c] = p;
+        if (!p) m_slow.push_back(c);
+    }
+    std::vector<uint32_t> ks;
+    for (uint32_t k = 0; k < t.Count(); ++k) {
+        const Chunk& ch = t.chunks[k];
+        if (plain[ch.cluster] && (eligible.empty() || eligible[t.Txs(k)[0]])) ks.push_back(k);
+    }
+    std::sort(ks.begin(), ks.end(), [&](uint32_t a, uint32_t b) {
+        return static_cast<i128>(t.chunks[a].fee) * t.chunks[b].weight > static_cast<i128>(t.chunks[b].fee) * t.chunks[a].weight;
+    });
+    m_prefix_fee.assign(1, 0);
+    m_prefix_w.assign(1, 0);
+    for (uint32_t k : ks) {
+        m_fee.push_back(t.chunks[k].fee);
+        m_w.push_back(t.chunks[k].weight);
+        m_prefix_fee.push_back(m_prefix_fee.back() + t.chunks[k].fee);
+        m_prefix_w.push_back(m_prefix_w.back() + t.chunks[k].weight);
+    }
+}
+
+i128 Dual::operator()(Prices p) const
+{
+    i128 total = static_cast<i128>(p.F) * m_wcap + static_cast<i128>(p.M) * m_scap;
+    // The plain chunks of h > 0: a prefix of the list by rate.
+    const auto first_out = std::partition_point(m_fee.begin(), m_fee.end(), [&](const int64_t& f) {
+        const size_t i = static_cast<size_t>(&f - m_fee.data());
+        return static_cast<i128>(f) * SCALE_D > static_cast<i128>(p.F) * m_w[i];
+    });
+    const auto k = static_cast<size_t>(first_out - m_fee.begin());
+    total += m_prefix_fee[k] * SCALE_D - static_cast<i128>(p.F) * m_prefix_w[k];
+    static thread_local std::vector<i128> h;
+    for (uint32_t c : m_slow) {
+        const uint32_t first = m_cl.offsets[c], m = m_cl.Size(c);
         h.resize(m);
         for (uint32_t i = 0; i < m; ++i) {
             const uint32_t x = first + i;
-            h[i] = static_cast<i128>(g.fee[x]) * D - static_cast<i128>(p.F) * g.weight[x] - static_cast<i128>(p.M) * g.sigops[x];
+            h[i] = static_cast<i128>(m_g.fee[x]) * SCALE_D - static_cast<i128>(p.F) * m_g.weight[x] - static_cast<i128>(p.M) * m_g.sigops[x];
         }
-        total += MaxClosure(g, first, h, eligible, forced);
+        total += MaxClosure(m_g, first, h, m_eligible, m_forced);
     }
     return total;
 }
 
-Prices MinimizeDual(const Graph& g, const Clusters& cl, std::span<const uint8_t> eligible, std::span<const uint8_t> forced,
-                    int64_t weight_cap, int64_t sigop_cap, Prices start)
+Prices Dual::Minimize(Prices start) const
 {
     Prices best = start;
-    i128 best_v = Dual(g, cl, eligible, forced, weight_cap, sigop_cap, best);
+    i128 best_v = (*this)(best);
     const auto eval = [&](Prices p) {
-        const i128 v = Dual(g, cl, eligible, forced, weight_cap, sigop_cap, p);
+        const i128 v = (*this)(p);
         if (v < best_v) {
             best_v = v;
             best = p;
@@ -159,7 +199,7 @@ Prices MinimizeDual(const Graph& g, const Clusters& cl, std::span<const uint8_t>
         };
         double a = hi - phi * (hi - lo), b = lo + phi * (hi - lo);
         i128 fa = at(a), fb = at(b);
-        for (int it = 0; it < 24 && hi - lo > 1; ++it) {
+        for (int it = 0; it < 22 && hi - lo > 1; ++it) {
             if (fa <= fb) {
                 hi = b;
                 b = a;
@@ -175,10 +215,11 @@ Prices MinimizeDual(const Graph& g, const Clusters& cl, std::span<const uint8_t>
             }
         }
     };
-    for (int round = 0; round < 3; ++round) {
+    const bool sig = m_scap < std::numeric_limits<int64_t>::max() / 4;
+    for (int round = 0; round < 2; ++round) {
         const auto f = static_cast<double>(best.F), mu = static_cast<double>(best.M);
         line(true, f * 0.8, f * 1.25 + 1);
-        if (sigop_cap < std::numeric_limits<int64_t>::max() / 4) line(false, mu * 0.5, mu * 2 + (1 << 20));
+        if (sig) line(false, mu * 0.5, mu * 2 + SCALE_D);
     }
     return best;
 }

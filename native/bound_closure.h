@@ -16,6 +16,7 @@
 #include <span>
 #include <vector>
 
+#include "chunk.h"
 #include "clusters.h"
 
 namespace opt::closure {
@@ -41,14 +42,31 @@ struct Prices {
     int64_t F{0}, M{0};
 };
 
-/** The dual L(F, M) (scaled by 2^20) over the eligible transactions. */
-i128 Dual(const Graph& g, const Clusters& cl, std::span<const uint8_t> eligible, std::span<const uint8_t> forced,
-          int64_t weight_cap, int64_t sigop_cap, Prices p);
+/** The dual L(F, M) (scaled by 2^20) of the eligible transactions (forced: empty, or the ones
+ *  every template of a branch takes). A cluster of a proven linearization without sigops, forced
+ *  or newly excluded transactions takes its chunks of rate above lambda (the chunk diagram is its
+ *  hull): those are one list by rate, summed by a binary search. The others take MaxClosure. */
+class Dual
+{
+public:
+    Dual(const Graph& g, const Clusters& cl, const ChunkTable& t, std::span<const uint8_t> relaxed, std::span<const uint8_t> root_eligible,
+         std::span<const uint8_t> eligible, std::span<const uint8_t> forced, int64_t weight_cap, int64_t sigop_cap);
 
-/** Multipliers that lower the dual from start: a coordinate search (golden sections along F, then
- *  M, repeated). Any result is a valid pair; only the bound's tightness depends on it.
- *  Complexity: O(evaluations x n) plus the clusters' cuts. */
-Prices MinimizeDual(const Graph& g, const Clusters& cl, std::span<const uint8_t> eligible, std::span<const uint8_t> forced,
-                    int64_t weight_cap, int64_t sigop_cap, Prices start);
+    /** L(p). Complexity: O(log m + the other clusters' size and cuts). */
+    i128 operator()(Prices p) const;
+
+    /** Multipliers that lower the dual from start: a coordinate search (golden sections along F,
+     *  then M, twice). Any result is a valid pair; only the bound's tightness depends on it. */
+    Prices Minimize(Prices start) const;
+
+private:
+    const Graph& m_g;
+    const Clusters& m_cl;
+    std::span<const uint8_t> m_eligible, m_forced;
+    int64_t m_wcap, m_scap;
+    std::vector<uint32_t> m_slow;                 // the clusters MaxClosure evaluates
+    std::vector<int64_t> m_fee, m_w;              // the others' eligible chunks by rate, descending
+    std::vector<i128> m_prefix_fee, m_prefix_w;   // their prefix sums
+};
 
 }  // namespace opt::closure
