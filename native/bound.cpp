@@ -8,8 +8,6 @@
 #include "bound_lagrange.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -89,16 +87,8 @@ int64_t BranchFill(const std::vector<Item>& items, std::vector<uint8_t>& mark, i
 constexpr int BRANCH_DEPTH = 6;
 
 /** Search nodes and DP states of the residual solve (about 10 ns each). */
-constexpr uint64_t RESIDUAL_BUDGET = 2'000'000;
+constexpr uint64_t RESIDUAL_BUDGET = 6'000'000;
 
-/** States per layer of the beam search that looks for a better incumbent (bound_choose.h). */
-constexpr size_t HEURISTIC_BEAM = 200;
-
-/** Its first allowance below the LP (sat), doubled per round down to the incumbent. */
-constexpr int64_t HEURISTIC_FIRST = 512;
-
-/** The same for the branch and bound after it, all branches together. */
-constexpr uint64_t BRANCH_BUDGET = 8'000'000;
 
 }  // namespace
 
@@ -232,35 +222,8 @@ UpperBound ComputeUpperBound(const Graph& g, const Clusters& cl, const Lineariza
     ub.solved = ub.exact = dp.exact;
     if (!dp.txs.empty() && dp.fee > given) ub.better = std::move(dp.txs);
     if (!dp.exact) {
-        // A better incumbent shrinks every allowance: the choice as a beam search (a template, not
-        // a proof), then the deepening again against it.
-        // Its floor deepens like the exact rounds (a small allowance keeps the candidate lists whole).
-        ResidualSolve heur;
-        for (int64_t delta = HEURISTIC_FIRST;; delta *= 2) {
-            const int64_t floor = std::max(incumbent, rs.lp - delta);
-            heur = SolveResidual(g, cl, lin, t, order, pb, floor, RESIDUAL_BUDGET, HEURISTIC_BEAM);
-            ub.search_nodes += heur.nodes;
-            if (std::getenv("OPT_BB_DEBUG") != nullptr) std::fprintf(stderr, "heur floor %lld fee %lld txs %zu free %u nodes %llu\n", (long long)floor, (long long)heur.fee, heur.txs.size(), heur.free_clusters, (unsigned long long)heur.nodes);
-            if ((!heur.txs.empty() && heur.fee > floor) || floor == incumbent) break;
-        }
-        if (!heur.txs.empty() && heur.fee > incumbent) {
-            incumbent = heur.fee;
-            ub.better = std::move(heur.txs);
-            DeepenResult again = SolveDeepening(g, cl, lin, t, order, pb, incumbent, RESIDUAL_BUDGET);
-            ub.search_nodes += again.nodes;
-            if (!again.txs.empty() && again.fee > incumbent) {
-                incumbent = again.fee;
-                ub.better = std::move(again.txs);
-            }
-            dp.cap = std::min(dp.cap, std::max(again.cap, incumbent));
-            dp.exact = again.exact;
-            dp.fee = incumbent;
-            ub.solved = ub.exact = dp.exact;
-        }
-    }
-    if (!dp.exact) {
-        // The gap is the LP's at a lumpy edge: branch on the unit causing it (bound_branch.h).
-        BranchResult bb = SolveBranching(g, cl, lin, t, order, pb, rate_of, dp.cap, rs.lp, incumbent, BRANCH_BUDGET);
+        // The gap left: a better incumbent, then the branch and bound (bound_branch.h).
+        BranchResult bb = CloseGap(g, cl, lin, t, order, pb, rate_of, dp, incumbent);
         ub.search_nodes += bb.nodes;
         ub.branches = bb.branches;
         if (!bb.txs.empty() && bb.fee > incumbent) {

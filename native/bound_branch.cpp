@@ -6,8 +6,6 @@
 #include "bound_lagrange.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <cmath>
 #include <limits>
 #include <queue>
@@ -20,7 +18,16 @@ namespace {
 using i128 = __int128;
 
 /** Branches solved at most (each one O(n log n) plus its deepening solve). */
-constexpr uint32_t MAX_BRANCHES = 48;
+constexpr uint32_t MAX_BRANCHES = 16;
+
+/** Search nodes and DP states: of each residual solve of the heuristic, and of the deepening
+ *  again and of the branch and bound (all branches together). */
+constexpr uint64_t HEURISTIC_BUDGET = 3'000'000;
+constexpr uint64_t AGAIN_BUDGET = 6'000'000;
+constexpr uint64_t BRANCH_BUDGET = 6'000'000;
+
+/** States per layer of the heuristic's beam search (bound_choose.h). */
+constexpr size_t HEURISTIC_BEAM = 400;
 
 /** One branching decision: a unit (a chunk of t, or a transaction of a relaxed cluster) all in
  *  (with its ancestors) or all out. */
@@ -211,14 +218,6 @@ BranchResult SolveBranching(const Graph& g, const Clusters& cl, const Linearizat
         ++out.branches;
         DeepenResult dp = br.Solve(pb, out.fee, budget - out.nodes);
         out.nodes += dp.nodes;
-        if (std::getenv("OPT_BB_DEBUG") != nullptr) {
-            const Decision& d = node.path.back();
-            std::fprintf(stderr, "bb depth %zu unit %u%s %s w %lld | cap %lld lp %lld inc %lld exact %d fee %lld dpcap %lld nodes %llu free %u rounds %u M %lld\n",
-                         node.path.size(), d.id, d.chunk ? "c" : "t", d.in ? "in" : "out",
-                         (long long)(d.chunk ? t.chunks[d.id].weight : g.weight[d.id]), (long long)node.cap, (long long)dp.last.lp,
-                         (long long)out.fee, (int)dp.exact, (long long)dp.fee, (long long)dp.cap, (unsigned long long)dp.nodes,
-                         dp.last.free_clusters, dp.rounds, (long long)pb.M);
-        }
         if (dp.exact) {
             if (dp.fee > out.fee) {
                 if (dp.txs.empty()) {  // (the solve always hands its template back; never trust a fee without one)
@@ -241,6 +240,53 @@ BranchResult SolveBranching(const Graph& g, const Clusters& cl, const Linearizat
     }
     out.cap = std::min(cap, std::max(root_cap, out.fee));
     out.exact = out.cap <= out.fee;
+    return out;
+}
+
+BranchResult CloseGap(const Graph& g, const Clusters& cl, const Linearization& lin, const ChunkTable& t,
+                      std::span<const uint32_t> order, const ResidualProblem& pb, std::span<const double> rate_of,
+                      const DeepenResult& dp, int64_t incumbent)
+{
+    BranchResult out;
+    const int64_t lp = dp.last.lp;
+    int64_t cap = std::max(dp.cap, incumbent);
+    // The heuristic: floors from where the deepening ran out, the allowance doubling.
+    ResidualSolve heur;
+    for (int64_t floor = std::max(incumbent, dp.failed_floor);;) {
+        heur = SolveResidual(g, cl, lin, t, order, pb, floor, HEURISTIC_BUDGET, HEURISTIC_BEAM);
+        out.nodes += heur.nodes;
+        if ((!heur.txs.empty() && heur.fee > floor) || floor <= incumbent) break;
+        floor = std::max(incumbent, lp - 2 * (lp - floor));
+    }
+    if (!heur.txs.empty() && heur.fee > incumbent) {
+        const bool shrinks = heur.fee >= dp.failed_floor;  // else the deepening would run out where it did
+        incumbent = heur.fee;
+        out.txs = std::move(heur.txs);
+        if (shrinks) {
+            DeepenResult again = SolveDeepening(g, cl, lin, t, order, pb, incumbent, AGAIN_BUDGET);
+            out.nodes += again.nodes;
+            if (!again.txs.empty() && again.fee > incumbent) {
+                incumbent = again.fee;
+                out.txs = std::move(again.txs);
+            }
+            cap = std::min(cap, std::max(again.cap, incumbent));
+            if (again.exact) {
+                out.exact = true;
+                out.fee = out.cap = incumbent;
+                return out;
+            }
+        }
+    }
+    BranchResult bb = SolveBranching(g, cl, lin, t, order, pb, rate_of, cap, lp, incumbent, BRANCH_BUDGET);
+    out.nodes += bb.nodes;
+    out.branches = bb.branches;
+    if (!bb.txs.empty() && bb.fee > incumbent) {
+        incumbent = bb.fee;
+        out.txs = std::move(bb.txs);
+    }
+    out.fee = incumbent;
+    out.cap = std::max(std::min(cap, bb.cap), incumbent);
+    out.exact = bb.exact || out.cap <= incumbent;
     return out;
 }
 

@@ -20,6 +20,7 @@
 #include <span>
 #include <vector>
 
+#include "bound_deepen.h"
 #include "bound_exact.h"
 
 namespace opt {
@@ -40,5 +41,14 @@ struct BranchResult {
 BranchResult SolveBranching(const Graph& g, const Clusters& cl, const Linearization& lin, const ChunkTable& t,
                             std::span<const uint32_t> order, const ResidualProblem& root, std::span<const double> rate_of,
                             int64_t root_cap, int64_t root_lp, int64_t incumbent, uint64_t budget);
+
+/** After a deepening solve (dp, against incumbent) that did not finish: first a better incumbent
+ *  (the residual solve with a beam search for its choice, from the floor where dp ran out down to
+ *  the incumbent: the floors above were proven empty), and when it beats that floor the deepening
+ *  again against it (every allowance smaller); then, if still open, the branch and bound.
+ *  Complexity: a few residual solves and SolveBranching, each within its budget. */
+BranchResult CloseGap(const Graph& g, const Clusters& cl, const Linearization& lin, const ChunkTable& t,
+                      std::span<const uint32_t> order, const ResidualProblem& pb, std::span<const double> rate_of,
+                      const DeepenResult& dp, int64_t incumbent);
 
 }  // namespace opt

@@ -2,8 +2,6 @@
 #include "bound_choose.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <limits>
 
 namespace opt::mckp {
@@ -57,18 +55,16 @@ public:
     }
 
     /** Mark (dead[i] = 1) the states of next (by weight, ascending) after position j that cannot
-     *  reach target: their fee plus the priced LP of the rest in their room. */
+     *  reach target: their fee plus the priced LP of the rest in their room. Drops the segments of
+     *  the clusters chosen (positions <= j; the positions only grow). */
     void Prune(const std::vector<Option>& next, size_t j, const std::vector<int64_t>& light_w, Room room, int64_t target,
-               std::vector<uint8_t>& dead, uint64_t& nodes) const
+               std::vector<uint8_t>& dead, uint64_t& nodes)
     {
+        std::erase_if(m_segs, [&](const Seg& sg) { return sg.pos <= j; });
         dead.assign(next.size(), 0);
         size_t p = 0;
         int64_t acc_w = 0;
         i128 acc = 0;
-        const auto skip = [&] {
-            while (p < m_segs.size() && m_segs[p].pos <= j) ++p, ++nodes;
-        };
-        skip();
         for (size_t i = next.size(); i-- > 0;) {
             const int64_t x = room.w - next[i].w - light_w[j + 1];
             while (p < m_segs.size() && acc_w + m_segs[p].dw <= x) {
@@ -76,7 +72,6 @@ public:
                 acc += m_segs[p].dval;
                 ++p;
                 ++nodes;
-                skip();
             }
             i128 lp = static_cast<i128>(next[i].fee) * m_D + m_light[j + 1] + acc + static_cast<i128>(m_M) * (room.s - next[i].s);
             if (p < m_segs.size()) {  // the fractional segment, rounded up
@@ -207,7 +202,7 @@ Choice ChooseExactly(const std::vector<Option>& opts, const std::vector<size_t>&
     });
 
     const bool priced = lag.M > 0 && room.s != std::numeric_limits<int64_t>::max();
-    const PricedLp priced_lp(opts, starts, ord, lag.D, priced ? lag.M : 0);
+    PricedLp priced_lp(opts, starts, ord, lag.D, priced ? lag.M : 0);
     std::vector<uint8_t> dead;
 
     // layers[j]: the states after choosing j clusters (back pointers into layers[j - 1]).
@@ -239,12 +234,9 @@ Choice ChooseExactly(const std::vector<Option>& opts, const std::vector<size_t>&
         if (priced) priced_lp.Prune(next, j, light_w, room, target, dead, nodes);
         // The clusters after j: sweep the states by growing room over their segments by rate
         // (the segments of clusters already chosen are skipped).
+        std::erase_if(segs, [&](const Segment& sg) { return sg.pos <= j; });  // (positions only grow)
         size_t p = 0;
         int64_t acc_w = 0, acc_fee = 0;
-        const auto skip = [&] {
-            while (p < segs.size() && segs[p].pos <= j) ++p, ++nodes;
-        };
-        skip();
         for (size_t i = next.size(); i-- > 0;) {
             const int64_t x = room.w - next[i].w - light_w[j + 1];  // >= 0, growing as i falls
             while (p < segs.size() && acc_w + segs[p].dw <= x) {
@@ -252,7 +244,6 @@ Choice ChooseExactly(const std::vector<Option>& opts, const std::vector<size_t>&
                 acc_fee += segs[p].dfee;
                 ++p;
                 ++nodes;
-                skip();
             }
             int64_t lp = next[i].fee + light_fee[j + 1] + acc_fee;
             if (p < segs.size()) {  // the fractional segment, rounded up
@@ -272,7 +263,6 @@ Choice ChooseExactly(const std::vector<Option>& opts, const std::vector<size_t>&
             next.resize(beam);
         }
         if (nodes > budget) return out;
-        if (std::getenv("OPT_BB_DEBUG") != nullptr && (j < 60 || j % 50 == 0 || next.empty()) && beam == 0) std::fprintf(stderr, "   beam %zu layer %zu/%zu states %zu nodes %llu\n", beam, j, nfree, next.size(), (unsigned long long)nodes);
         layers.push_back(next);
     }
     out.finished = true;

@@ -2,8 +2,6 @@
 #include "bound_deepen.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <limits>
 #include <utility>
 
@@ -13,7 +11,7 @@ namespace {
 
 /** The first allowance below the LP (sat) and its growth per round. */
 constexpr int64_t DEEPEN_FIRST = 256;
-constexpr int64_t DEEPEN_STEP = 2;
+constexpr int64_t DEEPEN_STEP_NUM = 5, DEEPEN_STEP_DEN = 4;
 
 }  // namespace
 
@@ -26,19 +24,21 @@ DeepenResult SolveDeepening(const Graph& g, const Clusters& cl, const Linearizat
     const int64_t lp = SolveResidual(g, cl, lin, t, order, pb, std::numeric_limits<int64_t>::max() / 4, 0).lp;
     out.rounds = 1;
     out.cap = std::max(lp, incumbent);
-    for (int64_t delta = DEEPEN_FIRST;; delta *= DEEPEN_STEP) {
+    for (int64_t delta = DEEPEN_FIRST;; delta = delta * DEEPEN_STEP_NUM / DEEPEN_STEP_DEN) {
         const int64_t target = lp - delta;  // the templates earning more than target
         const bool last = target <= incumbent;
         const int64_t floor = last ? incumbent : target;
         ResidualSolve rs = SolveResidual(g, cl, lin, t, order, pb, floor, budget - std::min(out.nodes, budget));
         ++out.rounds;
-        if (std::getenv("OPT_BB_DEBUG") != nullptr) std::fprintf(stderr, "  round delta %lld floor %lld solved %d fee %lld nodes %llu free %u\n", (long long)delta, (long long)floor, (int)rs.solved, (long long)rs.fee, (unsigned long long)rs.nodes, rs.free_clusters);
         out.nodes += rs.nodes;
         const bool solved = rs.solved;
         const int64_t fee = rs.fee;
         std::vector<uint32_t> txs = std::move(rs.txs);
         out.last = std::move(rs);
-        if (!solved) return out;  // the budget ran out: cap holds from the previous round
+        if (!solved) {  // the budget ran out: cap holds from the previous round
+            out.failed_floor = floor;
+            return out;
+        }
         if (fee > floor) {        // the best of all templates earning more than floor: the optimum
             out.exact = true;
             out.fee = out.cap = fee;
@@ -50,7 +50,10 @@ DeepenResult SolveDeepening(const Graph& g, const Clusters& cl, const Linearizat
             out.exact = true;
             return out;
         }
-        if (out.nodes >= budget) return out;
+        if (out.nodes >= budget) {
+            out.failed_floor = floor;
+            return out;
+        }
     }
 }
 

@@ -27,6 +27,7 @@ struct DeepenResult {
     int64_t cap{0};             // no template earns more (a bound, exact or not)
     uint64_t nodes{0};          // search nodes and DP states, all rounds
     uint32_t rounds{0};         // residual solves run (the LP's included)
+    int64_t failed_floor{0};    // when not exact: the floor of the round that ran out of budget
     std::vector<uint32_t> txs;  // a template earning fee when it beats the incumbent
 };
 
