@@ -21,6 +21,7 @@
         "native/bound_deepen.cpp",
         "native/bound_branch.cpp",
         "native/bound_closure.cpp",
+        "native/bound_repair.cpp",
         "native/projected.cpp",
         "native/optimizer.cpp",
         "native/incremental.cpp",

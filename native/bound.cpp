@@ -6,6 +6,7 @@
 #include "bound_deepen.h"
 #include "bound_exact.h"
 #include "bound_lagrange.h"
+#include "bound_repair.h"
 
 #include <algorithm>
 #include <cmath>
@@ -202,11 +203,27 @@ UpperBound ComputeUpperBound(const Graph& g, const Clusters& cl, const Lineariza
             pb.F = std::llround(std::max(0.0, lc.lambda) * SCALE);
             pb.M = std::llround(lc.mu * SCALE);
             // The exact dual per cluster (bound_closure.h) from there: the LP of the whole MILP.
-            const closure::Prices p = closure::Dual(g, cl, t, relaxed, eligible, eligible, {}, capacity, limits.sigops).Minimize({pb.F, pb.M});
+            const closure::Dual dual(g, cl, t, relaxed, eligible, eligible, {}, capacity, limits.sigops);
+            const closure::Prices p = dual.Minimize({pb.F, pb.M});
             pb.F = p.F;
             pb.M = p.M;
-            const GuidedTemplate gt = GuidedGreedy(t, eligible_chunk, lc.mu, capacity, limits.sigops, limits.tx_count);
-            if (gt.fee > incumbent) {
+            // The dual's own sets, repaired into a template (bound_repair.h), at its prices and a
+            // few around them (the sets change by whole clusters between prices).
+            for (const auto& [fs, ms] : {std::pair{1.0, 1.0}, {1.0, 0.95}, {1.0, 1.05}, {0.995, 1.0}, {1.005, 1.0}, {1.0, 0.9}, {1.0, 1.1}}) {
+                const closure::Prices q{std::llround(static_cast<double>(p.F) * fs), std::llround(static_cast<double>(p.M) * ms)};
+                int64_t repaired = 0;
+                std::vector<uint32_t> rt = RepairTemplate(g, dual.Argmax(q), eligible, {capacity, limits.sigops, limits.tx_count},
+                                                          static_cast<double>(q.M) / SCALE, repaired);
+                if (repaired > incumbent) {
+                    incumbent = repaired;
+                    ub.better = std::move(rt);
+                }
+            }
+            // The guided template at that price and around the dual's (the better incumbent wins).
+            const double dual_mu = static_cast<double>(pb.M) / SCALE;
+            for (const double mu : {lc.mu, dual_mu * 0.8, dual_mu * 0.9, dual_mu, dual_mu * 1.1, dual_mu * 1.25}) {
+                const GuidedTemplate gt = GuidedGreedy(t, eligible_chunk, mu, capacity, limits.sigops, limits.tx_count);
+                if (gt.fee <= incumbent) continue;
                 incumbent = gt.fee;
                 ub.better.clear();
                 for (uint32_t k : gt.chunks) {

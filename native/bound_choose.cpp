@@ -54,14 +54,14 @@ public:
         std::sort(m_segs.begin(), m_segs.end(), [](const Seg& a, const Seg& b) { return a.dval * b.dw > b.dval * a.dw; });
     }
 
-    /** Mark (dead[i] = 1) the states of next (by weight, ascending) after position j that cannot
-     *  reach target: their fee plus the priced LP of the rest in their room. Drops the segments of
-     *  the clusters chosen (positions <= j; the positions only grow). */
-    void Prune(const std::vector<Option>& next, size_t j, const std::vector<int64_t>& light_w, Room room, int64_t target,
-               std::vector<uint8_t>& dead, uint64_t& nodes)
+    /** Per state of next (by weight, ascending) after position j: its fee plus the priced LP of
+     *  the rest in its room (scaled by D) into bound. Drops the segments of the clusters chosen
+     *  (positions <= j; the positions only grow). */
+    void Bound(const std::vector<Option>& next, size_t j, const std::vector<int64_t>& light_w, Room room, std::vector<i128>& bound,
+               uint64_t& nodes)
     {
         std::erase_if(m_segs, [&](const Seg& sg) { return sg.pos <= j; });
-        dead.assign(next.size(), 0);
+        bound.assign(next.size(), 0);
         size_t p = 0;
         int64_t acc_w = 0;
         i128 acc = 0;
@@ -78,7 +78,7 @@ public:
                 const Seg& sg = m_segs[p];
                 lp += (sg.dval * (x - acc_w) + sg.dw - 1) / sg.dw;
             }
-            if (lp < static_cast<i128>(target) * m_D) dead[i] = 1;
+            bound[i] = lp;
         }
     }
 
@@ -203,7 +203,7 @@ Choice ChooseExactly(const std::vector<Option>& opts, const std::vector<size_t>&
 
     const bool priced = lag.M > 0 && room.s != std::numeric_limits<int64_t>::max();
     PricedLp priced_lp(opts, starts, ord, lag.D, priced ? lag.M : 0);
-    std::vector<uint8_t> dead;
+    std::vector<i128> bound;  // per state: the smaller of its two LP bounds, scaled by D
 
     // layers[j]: the states after choosing j clusters (back pointers into layers[j - 1]).
     std::vector<std::vector<Option>> layers(1, std::vector<Option>{Option{0, 0}});
@@ -231,7 +231,11 @@ Choice ChooseExactly(const std::vector<Option>& opts, const std::vector<size_t>&
             // A beam (see below) skips the dominance test: its cost is quadratic in the layer.
             std::sort(next.begin(), next.end(), [](const Option& a, const Option& b) { return a.w < b.w; });
         }
-        if (priced) priced_lp.Prune(next, j, light_w, room, target, dead, nodes);
+        if (priced) {
+            priced_lp.Bound(next, j, light_w, room, bound, nodes);
+        } else {
+            bound.assign(next.size(), std::numeric_limits<i128>::max());
+        }
         // The clusters after j: sweep the states by growing room over their segments by rate
         // (the segments of clusters already chosen are skipped).
         std::erase_if(segs, [&](const Segment& sg) { return sg.pos <= j; });  // (positions only grow)
@@ -250,18 +254,21 @@ Choice ChooseExactly(const std::vector<Option>& opts, const std::vector<size_t>&
                 const Segment& sg = segs[p];
                 lp += static_cast<int64_t>((static_cast<i128>(sg.dfee) * (x - acc_w) + sg.dw - 1) / sg.dw);
             }
-            if (lp < target || (priced && dead[i])) next[i].w = -1;  // hopeless
+            bound[i] = std::min(bound[i], static_cast<i128>(lp) * lag.D);
+            if (bound[i] < static_cast<i128>(target) * lag.D) next[i].w = -1;  // hopeless
+        }
+        if (beam > 0 && next.size() > beam) {  // the beam: the hopeful states of the best bound
+            std::vector<size_t> idx;
+            for (size_t i = 0; i < next.size(); ++i) {
+                if (next[i].w >= 0) idx.push_back(i);
+            }
+            if (idx.size() > beam) {
+                std::nth_element(idx.begin(), idx.begin() + static_cast<std::ptrdiff_t>(beam), idx.end(),
+                                 [&](size_t a, size_t b) { return bound[a] > bound[b]; });
+                for (size_t k = beam; k < idx.size(); ++k) next[idx[k]].w = -1;
+            }
         }
         next.erase(std::remove_if(next.begin(), next.end(), [](const Option& o) { return o.w < 0; }), next.end());
-        if (beam > 0 && next.size() > beam) {  // the beam: the hopeful states of the best Lagrangian value
-            const auto value = [&](const Option& o) {
-                return static_cast<i128>(o.fee) * lag.D + static_cast<i128>(lag.F) * (room.w - o.w) +
-                       static_cast<i128>(lag.M) * (room.s == std::numeric_limits<int64_t>::max() ? 0 : room.s - o.s);
-            };
-            std::nth_element(next.begin(), next.begin() + static_cast<std::ptrdiff_t>(beam), next.end(),
-                             [&](const Option& a, const Option& b) { return value(a) > value(b); });
-            next.resize(beam);
-        }
         if (nodes > budget) return out;
         layers.push_back(next);
     }

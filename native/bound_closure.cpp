@@ -47,7 +47,7 @@ i128 MaxFlow(std::vector<Edge>& edges, const std::vector<std::vector<uint32_t>>&
 }  // namespace
 
 i128 MaxClosure(const Graph& g, uint32_t first, std::span<const i128> h, std::span<const uint8_t> eligible,
-                std::span<const uint8_t> forced)
+                std::span<const uint8_t> forced, std::vector<uint8_t>* chosen)
 {
     const auto m = static_cast<uint32_t>(h.size());
     static thread_local std::vector<uint8_t> given;
@@ -60,10 +60,11 @@ i128 MaxClosure(const Graph& g, uint32_t first, std::span<const i128> h, std::sp
             given[i] = 2;
         }
     }
-    return MaxClosureLocal(g, first, h, given);
+    return MaxClosureLocal(g, first, h, given, chosen);
 }
 
-i128 MaxClosureLocal(const Graph& g, uint32_t first, std::span<const i128> h, std::span<const uint8_t> given)
+i128 MaxClosureLocal(const Graph& g, uint32_t first, std::span<const i128> h, std::span<const uint8_t> given,
+                     std::vector<uint8_t>* chosen)
 {
     const auto m = static_cast<uint32_t>(h.size());
     // state: 0 free, 1 taken (given), 2 never (given, or a parent never)
@@ -83,6 +84,10 @@ i128 MaxClosureLocal(const Graph& g, uint32_t first, std::span<const i128> h, st
         if (never) continue;
         if (h[i] > 0) pos += h[i];
     }
+    if (chosen != nullptr) {
+        chosen->assign(m, 0);
+        for (uint32_t i = 0; i < m; ++i) (*chosen)[i] = st[i] == 1;
+    }
     if (pos == 0) return base;
     // Fast path: the positive free transactions and their free ancestors; if none of those
     // ancestors is negative, that set is the best.
@@ -96,7 +101,12 @@ i128 MaxClosureLocal(const Graph& g, uint32_t first, std::span<const i128> h, st
             if (st[q - first] == 0) need[q - first] = 1;
         }
     }
-    if (!mixed) return base + pos;
+    if (!mixed) {
+        if (chosen != nullptr) {
+            for (uint32_t i = 0; i < m; ++i) (*chosen)[i] = (*chosen)[i] || need[i];
+        }
+        return base + pos;
+    }
     // The cut: source -> positive (h), negative -> sink (-h), child -> parent (infinite).
     const uint32_t s = m, t = m + 1;
     std::vector<Edge> edges;
@@ -116,7 +126,22 @@ i128 MaxClosureLocal(const Graph& g, uint32_t first, std::span<const i128> h, st
             if (st[q - first] == 0) add(i, q - first, inf);
         }
     }
-    return base + pos - MaxFlow(edges, adj, s, t);
+    const i128 flow = MaxFlow(edges, adj, s, t);
+    if (chosen != nullptr) {  // the closure: what the source still reaches in the residual graph
+        std::vector<uint32_t> queue{s};
+        std::vector<uint8_t> seen(m + 2, 0);
+        seen[s] = 1;
+        for (size_t q = 0; q < queue.size(); ++q) {
+            for (uint32_t e : adj[queue[q]]) {
+                if (edges[e].cap > 0 && !seen[edges[e].to]) {
+                    seen[edges[e].to] = 1;
+                    queue.push_back(edges[e].to);
+                }
+            }
+        }
+        for (uint32_t i = 0; i < m; ++i) (*chosen)[i] = (*chosen)[i] || (seen[i] && st[i] == 0);
+    }
+    return base + pos - flow;
 }
 
 namespace {
@@ -125,7 +150,7 @@ constexpr int64_t SCALE_D = 1 << 20;
 
 Dual::Dual(const Graph& g, const Clusters& cl, const ChunkTable& t, std::span<const uint8_t> relaxed, std::span<const uint8_t> root_eligible,
            std::span<const uint8_t> eligible, std::span<const uint8_t> forced, int64_t weight_cap, int64_t sigop_cap)
-    : m_g(g), m_cl(cl), m_eligible(eligible), m_forced(forced), m_wcap(weight_cap), m_scap(sigop_cap)
+    : m_g(g), m_cl(cl), m_t(t), m_eligible(eligible), m_forced(forced), m_wcap(weight_cap), m_scap(sigop_cap)
 {
     std::vector<uint8_t> plain(cl.count, 1);
     for (uint32_t c = 0; c < cl.count; ++c) {
@@ -147,6 +172,7 @@ Dual::Dual(const Graph& g, const Clusters& cl, const ChunkTable& t, std::span<co
     m_prefix_fee.assign(1, 0);
     m_prefix_w.assign(1, 0);
     for (uint32_t k : ks) {
+        m_chunk.push_back(k);
         m_fee.push_back(t.chunks[k].fee);
         m_w.push_back(t.chunks[k].weight);
         m_prefix_fee.push_back(m_prefix_fee.back() + t.chunks[k].fee);
@@ -175,6 +201,30 @@ i128 Dual::operator()(Prices p) const
         total += MaxClosure(m_g, first, h, m_eligible, m_forced);
     }
     return total;
+}
+
+std::vector<uint32_t> Dual::Argmax(Prices p) const
+{
+    std::vector<uint32_t> out;
+    for (size_t i = 0; i < m_fee.size(); ++i) {
+        if (static_cast<i128>(m_fee[i]) * SCALE_D <= static_cast<i128>(p.F) * m_w[i]) break;
+        for (uint32_t x : m_t.Txs(m_chunk[i])) out.push_back(x);
+    }
+    std::vector<i128> h;
+    std::vector<uint8_t> chosen;
+    for (uint32_t c : m_slow) {
+        const uint32_t first = m_cl.offsets[c], m = m_cl.Size(c);
+        h.resize(m);
+        for (uint32_t i = 0; i < m; ++i) {
+            const uint32_t x = first + i;
+            h[i] = static_cast<i128>(m_g.fee[x]) * SCALE_D - static_cast<i128>(p.F) * m_g.weight[x] - static_cast<i128>(p.M) * m_g.sigops[x];
+        }
+        MaxClosure(m_g, first, h, m_eligible, m_forced, &chosen);
+        for (uint32_t i = 0; i < m; ++i) {
+            if (chosen[i]) out.push_back(first + i);
+        }
+    }
+    return out;
 }
 
 Prices Dual::Minimize(Prices start) const

@@ -26,15 +26,17 @@ using i128 = __int128;
 /** The cluster's transactions are first .. first + h.size() (internal ids, topological). eligible,
  *  forced: per transaction of the graph (forced: empty or 1 = taken, ancestors included; not
  *  eligible: never taken, nor its descendants). Returns max h(X) over the closed sets X that
- *  take every forced transaction and no excluded one (0 for the empty set when nothing is forced).
+ *  take every forced transaction and no excluded one (0 for the empty set when nothing is forced);
+ *  chosen (optional): per local index, whether a best such set takes it.
  *  Complexity: O(m) when no negative transaction is an ancestor of a positive one, else a
  *  max-flow over the m transactions and their parent links. */
 i128 MaxClosure(const Graph& g, uint32_t first, std::span<const i128> h, std::span<const uint8_t> eligible,
-                std::span<const uint8_t> forced);
+                std::span<const uint8_t> forced, std::vector<uint8_t>* chosen = nullptr);
 
 /** The same with the cluster's decisions by local index (given: 0 free, 1 taken, 2 never; the
  *  taken ones closed under parents). */
-i128 MaxClosureLocal(const Graph& g, uint32_t first, std::span<const i128> h, std::span<const uint8_t> given);
+i128 MaxClosureLocal(const Graph& g, uint32_t first, std::span<const i128> h, std::span<const uint8_t> given,
+                     std::vector<uint8_t>* chosen = nullptr);
 
 /** The multipliers of the dual in 2^-20 sat: lambda = F / 2^20 per weight unit, mu = M / 2^20 per
  *  sigop cost. */
@@ -55,6 +57,10 @@ public:
     /** L(p). Complexity: O(log m + the other clusters' size and cuts). */
     i128 operator()(Prices p) const;
 
+    /** The transactions of the sets the dual takes at p (every cluster's best closed set): a
+     *  closed set that nearly fits the limits when p is near the dual's minimum. */
+    std::vector<uint32_t> Argmax(Prices p) const;
+
     /** Multipliers that lower the dual from start: a coordinate search (golden sections along F,
      *  then M, twice). Any result is a valid pair; only the bound's tightness depends on it. */
     Prices Minimize(Prices start) const;
@@ -62,10 +68,12 @@ public:
 private:
     const Graph& m_g;
     const Clusters& m_cl;
+    const ChunkTable& m_t;
     std::span<const uint8_t> m_eligible, m_forced;
     int64_t m_wcap, m_scap;
     std::vector<uint32_t> m_slow;                 // the clusters MaxClosure evaluates
-    std::vector<int64_t> m_fee, m_w;              // the others' eligible chunks by rate, descending
+    std::vector<uint32_t> m_chunk;                // the others' eligible chunks by rate, descending
+    std::vector<int64_t> m_fee, m_w;              // their fees and weights
     std::vector<i128> m_prefix_fee, m_prefix_w;   // their prefix sums
 };
 
