@@ -90,7 +90,6 @@ constexpr int BRANCH_DEPTH = 6;
 /** Search nodes and DP states of the residual solve (about 10 ns each). */
 constexpr uint64_t RESIDUAL_BUDGET = 12'000'000;
 
-
 }  // namespace
 
 UpperBound ComputeUpperBound(const Graph& g, const Clusters& cl, const Linearization& lin, const ChunkTable& t,

@@ -71,10 +71,10 @@ private:
     const ChunkTable& m_t;
     std::span<const uint8_t> m_eligible, m_forced;
     int64_t m_wcap, m_scap;
-    std::vector<uint32_t> m_slow;                 // the clusters MaxClosure evaluates
-    std::vector<uint32_t> m_chunk;                // the others' eligible chunks by rate, descending
-    std::vector<int64_t> m_fee, m_w;              // their fees and weights
-    std::vector<i128> m_prefix_fee, m_prefix_w;   // their prefix sums
+    std::vector<uint32_t> m_slow;                // the clusters MaxClosure evaluates
+    std::vector<uint32_t> m_chunk;               // the others' eligible chunks by rate, descending
+    std::vector<int64_t> m_fee, m_w;             // their fees and weights
+    std::vector<i128> m_prefix_fee, m_prefix_w;  // their prefix sums
 };
 
 }  // namespace opt::closure

@@ -39,7 +39,7 @@ DeepenResult SolveDeepening(const Graph& g, const Clusters& cl, const Linearizat
             out.failed_floor = floor;
             return out;
         }
-        if (fee > floor) {        // the best of all templates earning more than floor: the optimum
+        if (fee > floor) {  // the best of all templates earning more than floor: the optimum
             out.exact = true;
             out.fee = out.cap = fee;
             out.txs = std::move(txs);

@@ -176,7 +176,7 @@ Summary Summarize(const Graph& g, const View& v, uint32_t first, std::span<const
                 su.closed = su.closed && pp.eligible && pp.phi_pos;
             }
         }
-        const i128 dev = p.phi_pos ? p.lb_out : p.lb_in;  // 0 for a wide unit
+        const i128 dev = p.phi_pos ? p.lb_out : p.lb_in;   // 0 for a wide unit
         su.fixed = su.fixed && (p.forced || dev > allow);  // a forced transaction cannot deviate
     }
     su.loss = v.H - v.cslack - taken;
