@@ -9,6 +9,9 @@ namespace opt::closure {
 
 namespace {
 
+/** The largest cluster whose cut is computed (Edmonds-Karp is cubic in it). */
+constexpr uint32_t MAX_CUT = 256;
+
 /** A residual-graph edge of the cut. */
 struct Edge {
     uint32_t to;
@@ -101,7 +104,9 @@ i128 MaxClosureLocal(const Graph& g, uint32_t first, std::span<const i128> h, st
             if (st[q - first] == 0) need[q - first] = 1;
         }
     }
-    if (!mixed) {
+    // Past MAX_CUT transactions (a hostile cluster) the cut is skipped: the positive ones with their
+    // ancestors are a closed set and their positive sum an upper bound, all the callers need.
+    if (!mixed || m > MAX_CUT) {
         if (chosen != nullptr) {
             for (uint32_t i = 0; i < m; ++i) (*chosen)[i] = (*chosen)[i] || need[i];
         }

@@ -29,7 +29,8 @@ using i128 = __int128;
  *  take every forced transaction and no excluded one (0 for the empty set when nothing is forced);
  *  chosen (optional): per local index, whether a best such set takes it.
  *  Complexity: O(m) when no negative transaction is an ancestor of a positive one, else a
- *  max-flow over the m transactions and their parent links. */
+ *  max-flow over the m transactions and their parent links. Past 256 transactions no cut: the
+ *  sum of the positive h (an upper bound) and, in chosen, the positive ones with their ancestors. */
 i128 MaxClosure(const Graph& g, uint32_t first, std::span<const i128> h, std::span<const uint8_t> eligible,
                 std::span<const uint8_t> forced, std::vector<uint8_t>* chosen = nullptr);
 

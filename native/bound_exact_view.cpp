@@ -10,6 +10,9 @@ namespace opt::residual {
 
 namespace {
 
+/** The largest cluster searched with the exact completion bound (a recursion as deep as the cluster). */
+constexpr size_t EXACT_SEARCH_MAX = 256;
+
 /** Search nodes for one unit's exact best closed part (past it, the sum of phi stands). */
 constexpr uint64_t UNIT_BUDGET = 512;
 
@@ -256,7 +259,9 @@ bool Enumerate(const Graph& g, const View& v, uint32_t first, std::span<const ui
                std::vector<Frame>& fr, std::vector<Option>& out, uint64_t& nodes, uint64_t budget, const Option* want,
                std::vector<uint32_t>* got)
 {
-    if (v.cslack > 0) return EnumerateExact(g, v, first, where, allow, caps, out, nodes, budget, want, got);
+    // (A cluster past the cut's size keeps the unit search: still exact against its allowance, as
+    // allow includes the slack, only less pruned; the recursion stays shallow.)
+    if (v.cslack > 0 && v.pos.size() <= EXACT_SEARCH_MAX) return EnumerateExact(g, v, first, where, allow, caps, out, nodes, budget, want, got);
     const size_t m = v.pos.size();
     fr.assign(m + 1, Frame{});
     std::ptrdiff_t i = 0;
