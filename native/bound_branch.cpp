@@ -18,13 +18,13 @@ namespace {
 using i128 = __int128;
 
 /** Branches solved at most (each one O(n log n) plus its deepening solve). */
-constexpr uint32_t MAX_BRANCHES = 6;
+constexpr uint32_t MAX_BRANCHES = 16;
 
 /** Search nodes and DP states: of each residual solve of the heuristic, and of the deepening
  *  again and of the branch and bound (all branches together). */
 constexpr uint64_t HEURISTIC_BUDGET = 3'000'000;
 constexpr uint64_t AGAIN_BUDGET = 6'000'000;
-constexpr uint64_t BRANCH_BUDGET = 3'000'000;
+constexpr uint64_t BRANCH_BUDGET = 6'000'000;
 
 /** States per layer of the heuristic's beam search (bound_choose.h). */
 constexpr size_t HEURISTIC_BEAM = 400;
