@@ -4,7 +4,7 @@
 // its allowance, LP - target. Given only the incumbent as the target, the allowance is the whole
 // gap; where the sigop limit binds next to a heavy chunk across the block's edge that gap is
 // thousands of sat, thousands of clusters stay free and the solve runs out of budget, proving
-// nothing. Deepening asks first for the templates within delta of the LP (delta = 256, then x4):
+// nothing. Deepening asks first for the templates within delta of the LP (delta = 256, then x 5/4):
 // a small delta fixes nearly every cluster and the solve finishes. If it finds templates there,
 // the best of them is the optimum (any better template lies within delta too); if none, no
 // template earns more than LP - delta, a proven bound. It stops when the target reaches the
