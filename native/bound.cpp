@@ -1,9 +1,12 @@
 // The hull / LP upper bound; see bound.h for why it is valid.
 #include "bound.h"
 
+#include "bound_branch.h"
+#include "bound_closure.h"
 #include "bound_deepen.h"
 #include "bound_exact.h"
 #include "bound_lagrange.h"
+#include "bound_repair.h"
 
 #include <algorithm>
 #include <cmath>
@@ -85,7 +88,7 @@ int64_t BranchFill(const std::vector<Item>& items, std::vector<uint8_t>& mark, i
 constexpr int BRANCH_DEPTH = 6;
 
 /** Search nodes and DP states of the residual solve (about 10 ns each). */
-constexpr uint64_t RESIDUAL_BUDGET = 2'000'000;
+constexpr uint64_t RESIDUAL_BUDGET = 12'000'000;
 
 }  // namespace
 
@@ -183,13 +186,14 @@ UpperBound ComputeUpperBound(const Graph& g, const Clusters& cl, const Lineariza
         pb.D = critical->ff.size;
     }
     const int64_t given = incumbent;
+    // Per transaction its unit's rate: the LP's price (bound_lagrange.h).
+    std::vector<double> rate_of(g.n);
+    for (uint32_t x = 0; x < g.n; ++x) {
+        const Chunk& ch = t.chunks[t.chunk_of[x]];
+        rate_of[x] = relaxed[cl.cluster_of[x]] ? static_cast<double>(g.fee[x]) / static_cast<double>(g.weight[x]) : static_cast<double>(ch.fee) / static_cast<double>(ch.weight);
+    }
     if (sig_binds) {
         // The price of a sigop where the sigop limit binds the LP, and the template it guides.
-        std::vector<double> rate_of(g.n);
-        for (uint32_t x = 0; x < g.n; ++x) {
-            const Chunk& ch = t.chunks[t.chunk_of[x]];
-            rate_of[x] = relaxed[cl.cluster_of[x]] ? static_cast<double>(g.fee[x]) / static_cast<double>(g.weight[x]) : static_cast<double>(ch.fee) / static_cast<double>(ch.weight);
-        }
         const LagrangeChoice lc = ChooseSigopMultiplier(g, rate_of, eligible, capacity, limits.sigops);
         if (lc.mu > 0) {
             constexpr double SCALE = 1 << 20;  // multipliers in 2^-20 sat: any value is valid
@@ -197,8 +201,28 @@ UpperBound ComputeUpperBound(const Graph& g, const Clusters& cl, const Lineariza
             pb.D = 1 << 20;
             pb.F = std::llround(std::max(0.0, lc.lambda) * SCALE);
             pb.M = std::llround(lc.mu * SCALE);
-            const GuidedTemplate gt = GuidedGreedy(t, eligible_chunk, lc.mu, capacity, limits.sigops, limits.tx_count);
-            if (gt.fee > incumbent) {
+            // The exact dual per cluster (bound_closure.h) from there: the LP of the whole MILP.
+            const closure::Dual dual(g, cl, t, relaxed, eligible, eligible, {}, capacity, limits.sigops);
+            const closure::Prices p = dual.Minimize({pb.F, pb.M});
+            pb.F = p.F;
+            pb.M = p.M;
+            // The dual's own sets, repaired into a template (bound_repair.h), at its prices and a
+            // few around them (the sets change by whole clusters between prices).
+            for (const auto& [fs, ms] : {std::pair{1.0, 1.0}, {1.0, 0.95}, {1.0, 1.05}, {0.995, 1.0}, {1.005, 1.0}, {1.0, 0.9}, {1.0, 1.1}}) {
+                const closure::Prices q{std::llround(static_cast<double>(p.F) * fs), std::llround(static_cast<double>(p.M) * ms)};
+                int64_t repaired = 0;
+                std::vector<uint32_t> rt = RepairTemplate(g, dual.Argmax(q), eligible, {capacity, limits.sigops, limits.tx_count},
+                                                          static_cast<double>(q.M) / SCALE, repaired);
+                if (repaired > incumbent) {
+                    incumbent = repaired;
+                    ub.better = std::move(rt);
+                }
+            }
+            // The guided template at that price and around the dual's (the better incumbent wins).
+            const double dual_mu = static_cast<double>(pb.M) / SCALE;
+            for (const double mu : {lc.mu, dual_mu * 0.8, dual_mu * 0.9, dual_mu, dual_mu * 1.1, dual_mu * 1.25}) {
+                const GuidedTemplate gt = GuidedGreedy(t, eligible_chunk, mu, capacity, limits.sigops, limits.tx_count);
+                if (gt.fee <= incumbent) continue;
                 incumbent = gt.fee;
                 ub.better.clear();
                 for (uint32_t k : gt.chunks) {
@@ -213,6 +237,22 @@ UpperBound ComputeUpperBound(const Graph& g, const Clusters& cl, const Lineariza
     ub.search_nodes = dp.nodes;
     ub.solved = ub.exact = dp.exact;
     if (!dp.txs.empty() && dp.fee > given) ub.better = std::move(dp.txs);
+    if (!dp.exact) {
+        // The gap left: a better incumbent, then the branch and bound (bound_branch.h).
+        BranchResult bb = CloseGap(g, cl, lin, t, order, pb, rate_of, dp, incumbent);
+        ub.search_nodes += bb.nodes;
+        ub.branches = bb.branches;
+        if (!bb.txs.empty() && bb.fee > incumbent) {
+            incumbent = bb.fee;
+            ub.better = std::move(bb.txs);
+        }
+        dp.cap = std::min(dp.cap, std::max(bb.cap, incumbent));
+        if (bb.exact) {
+            dp.exact = true;
+            dp.fee = incumbent;
+            ub.solved = ub.exact = true;
+        }
+    }
     if (dp.exact) {
         ub.fee = std::min(ub.lp_fee, dp.fee);
         return ub;

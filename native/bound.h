@@ -15,13 +15,17 @@
 // template takes no other), in the LP and the solve alike.
 // Closing the LP's gap, first: the exact residual solve (bound_exact.h): reduced-cost fixing with
 // Lagrangian multipliers (the LP's critical rate; when the sigop limit binds, also a price per
-// sigop cost, bound_lagrange.h) against an incumbent (the optimized template's fee, or the template
-// guided by that price when it earns more), then the few clusters left solved exactly over their
-// closed sets under every limit, deepening (bound_deepen.h): first the templates within 256 sat of
-// the LP, then 1,024, ..., so a round that finds none proves the bound LP - delta even where the
-// last round runs out of budget. When it finishes within its budget (solved), the bound is the
-// optimum itself, and the solve hands back a template earning it when that beats the incumbent.
-// Else (budget spent) the branching refinement (Martello-Toth style): every template either takes
+// sigop cost, bound_lagrange.h, then both moved to the minimum of the dual taken with every
+// cluster's exact best closed set, bound_closure.h: the LP relaxation of the whole MILP) against an
+// incumbent (the optimized template's fee, the template guided by that price, or the dual's sets
+// repaired into a template, bound_repair.h, whichever earns most), then the clusters left solved
+// exactly over their closed sets under every limit, deepening (bound_deepen.h): first the
+// templates within 256 sat of the LP, then 320, 400, ... (x 5/4), so a round that finds none
+// proves the bound LP - delta even where the last round runs out of budget. Past the budget,
+// CloseGap (bound_branch.h): a beam search for a better incumbent, the deepening again against it,
+// then a branch and bound on the heavy units at the edge. When it finishes within its budget
+// (solved), the bound is the optimum itself, and the solve hands back a template earning it when
+// that beats the incumbent. Else (budget spent) the branching refinement (Martello-Toth style): every template either takes
 // all of the LP's critical item (the first that does not fit) or not; if not, it takes at most the
 // chunk minus its lightest leaf transaction, at most at the chunk's rate (bound.cpp says why). The
 // bound is the larger of the two branches' fills, recursively up to a fixed depth: still a bound,
@@ -48,6 +52,7 @@ struct UpperBound {
     bool solved{false};            // the residual solve finished: fee = max(incumbent, weight-only optimum)
     uint32_t free_clusters{0};     // clusters the residual solve could not fix to one closed set
     uint64_t search_nodes{0};      // its search nodes and DP states
+    uint32_t branches{0};          // branches the branch and bound solved (bound_branch.h; 0: not needed)
     double sigop_price{0};         // mu, sat per sigop cost (0: the sigop limit did not bind the LP)
     std::vector<uint32_t> better;  // a template earning more than the incumbent (parents first), if found
 };

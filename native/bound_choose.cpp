@@ -16,6 +16,107 @@ struct Segment {
     uint32_t pos;  // the cluster's position in the DP's order
 };
 
+/** The LP of the clusters still to choose with a price per sigop cost: for any mu >= 0 the rest
+ *  earns at most max(fee*D - M*s by weight, fractionally) + M * (its sigop room), scaled by D. The
+ *  concave hulls of their candidates by (w, fee*D - M*s), their segments by slope. */
+class PricedLp
+{
+public:
+    PricedLp(const std::vector<Option>& opts, const std::vector<size_t>& starts, const std::vector<uint32_t>& ord, int64_t D, int64_t M)
+        : m_D(D), m_M(M)
+    {
+        const size_t nfree = ord.size();
+        m_light.assign(nfree + 1, 0);
+        std::vector<size_t> hull;
+        const auto val = [&](const Option& o) { return static_cast<i128>(o.fee) * D - static_cast<i128>(M) * o.s; };
+        for (size_t j = nfree; j-- > 0;) {
+            hull.clear();  // upper concave hull by (w, val), increasing part, from the lightest point
+            for (size_t k = starts[ord[j]]; k < starts[ord[j] + 1]; ++k) {
+                const Option& r = opts[k];
+                if (!hull.empty() && val(r) <= val(opts[hull.back()])) continue;
+                if (!hull.empty() && r.w == opts[hull.back()].w) hull.pop_back();
+                while (hull.size() >= 2) {
+                    const Option& a = opts[hull[hull.size() - 2]];
+                    const Option& q = opts[hull.back()];
+                    // drop q when it lies on or below the line a -> r (products of i128 by weights: < 2^127)
+                    if ((val(q) - val(a)) * (r.w - a.w) > (val(r) - val(a)) * (q.w - a.w)) break;
+                    hull.pop_back();
+                }
+                hull.push_back(k);
+            }
+            m_light[j] = m_light[j + 1] + val(opts[hull.front()]);
+            for (size_t h = 1; h < hull.size(); ++h) {
+                const Option& a = opts[hull[h - 1]];
+                const Option& b = opts[hull[h]];
+                m_segs.push_back({b.w - a.w, val(b) - val(a), static_cast<uint32_t>(j)});
+            }
+        }
+        std::sort(m_segs.begin(), m_segs.end(), [](const Seg& a, const Seg& b) { return a.dval * b.dw > b.dval * a.dw; });
+    }
+
+    /** Per state of next (by weight, ascending) after position j: its fee plus the priced LP of
+     *  the rest in its room (scaled by D) into bound. Drops the segments of the clusters chosen
+     *  (positions <= j; the positions only grow). */
+    void Bound(const std::vector<Option>& next, size_t j, const std::vector<int64_t>& light_w, Room room, std::vector<i128>& bound,
+               uint64_t& nodes)
+    {
+        std::erase_if(m_segs, [&](const Seg& sg) { return sg.pos <= j; });
+        bound.assign(next.size(), 0);
+        size_t p = 0;
+        int64_t acc_w = 0;
+        i128 acc = 0;
+        for (size_t i = next.size(); i-- > 0;) {
+            const int64_t x = room.w - next[i].w - light_w[j + 1];
+            while (p < m_segs.size() && acc_w + m_segs[p].dw <= x) {
+                acc_w += m_segs[p].dw;
+                acc += m_segs[p].dval;
+                ++p;
+                ++nodes;
+            }
+            i128 lp = static_cast<i128>(next[i].fee) * m_D + m_light[j + 1] + acc + static_cast<i128>(m_M) * (room.s - next[i].s);
+            if (p < m_segs.size()) {  // the fractional segment, rounded up
+                const Seg& sg = m_segs[p];
+                lp += (sg.dval * (x - acc_w) + sg.dw - 1) / sg.dw;
+            }
+            bound[i] = lp;
+        }
+    }
+
+private:
+    struct Seg {
+        int64_t dw;
+        i128 dval;
+        uint32_t pos;
+    };
+    int64_t m_D, m_M;
+    std::vector<Seg> m_segs;
+    std::vector<i128> m_light;  // per suffix: the hulls' first points' values
+};
+
+/** KeepFront's case of two limits (weight and sigops; v[from..] sorted by weight, then fee
+ *  descending): v[i] is dominated iff a kept option (no heavier) with no more sigops earns as
+ *  much, a prefix maximum over sigops (a Fenwick tree). O(k log k). */
+void KeepFront2(std::vector<Option>& v, size_t from, uint64_t* work)
+{
+    std::vector<int64_t> keys;
+    keys.reserve(v.size() - from);
+    for (size_t i = from; i < v.size(); ++i) keys.push_back(v[i].s);
+    std::sort(keys.begin(), keys.end());
+    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+    std::vector<int64_t> tree(keys.size() + 1, std::numeric_limits<int64_t>::min());
+    size_t out = from;
+    for (size_t i = from; i < v.size(); ++i) {
+        const auto rank = static_cast<size_t>(std::lower_bound(keys.begin(), keys.end(), v[i].s) - keys.begin()) + 1;
+        int64_t best = std::numeric_limits<int64_t>::min();
+        for (size_t r = rank; r > 0; r -= r & (~r + 1)) best = std::max(best, tree[r]);
+        if (best >= v[i].fee) continue;
+        for (size_t r = rank; r < tree.size(); r += r & (~r + 1)) tree[r] = std::max(tree[r], v[i].fee);
+        v[out++] = v[i];
+    }
+    if (work != nullptr) *work += v.size() - from;
+    v.resize(out);
+}
+
 }  // namespace
 
 void KeepFront(std::vector<Option>& v, size_t from, uint64_t* work)
@@ -27,6 +128,11 @@ void KeepFront(std::vector<Option>& v, size_t from, uint64_t* work)
         return a.s != b.s ? a.s < b.s : a.n < b.n;
     });
     const bool multi = std::any_of(first, v.end(), [](const Option& o) { return o.s != 0 || o.n != 0; });
+    const bool two = multi && std::all_of(first, v.end(), [](const Option& o) { return o.n == 0; });
+    if (two) {
+        KeepFront2(v, from, work);
+        return;
+    }
     size_t out = from;
     int64_t best = std::numeric_limits<int64_t>::min();
     for (size_t i = from; i < v.size(); ++i) {
@@ -49,7 +155,7 @@ void KeepFront(std::vector<Option>& v, size_t from, uint64_t* work)
 }
 
 Choice ChooseExactly(const std::vector<Option>& opts, const std::vector<size_t>& starts, const std::vector<uint32_t>& ord,
-                     Room room, int64_t target, const Lagrangian& lag, uint64_t budget, uint64_t& nodes)
+                     Room room, int64_t target, const Lagrangian& lag, uint64_t budget, uint64_t& nodes, size_t beam)
 {
     Choice out;
     const size_t nfree = ord.size();
@@ -95,6 +201,10 @@ Choice ChooseExactly(const std::vector<Option>& opts, const std::vector<size_t>&
         return static_cast<i128>(a.dfee) * b.dw > static_cast<i128>(b.dfee) * a.dw;
     });
 
+    const bool priced = lag.M > 0 && room.s != std::numeric_limits<int64_t>::max();
+    PricedLp priced_lp(opts, starts, ord, lag.D, priced ? lag.M : 0);
+    std::vector<i128> bound;  // per state: the smaller of its two LP bounds, scaled by D
+
     // layers[j]: the states after choosing j clusters (back pointers into layers[j - 1]).
     std::vector<std::vector<Option>> layers(1, std::vector<Option>{Option{0, 0}});
     std::vector<Option> next;
@@ -115,15 +225,22 @@ Choice ChooseExactly(const std::vector<Option>& opts, const std::vector<size_t>&
                 next.push_back(o);
             }
         }
-        KeepFront(next, 0, &nodes);
+        if (beam == 0) {
+            KeepFront(next, 0, &nodes);
+        } else {
+            // A beam (see below) skips the dominance test: its cost is quadratic in the layer.
+            std::sort(next.begin(), next.end(), [](const Option& a, const Option& b) { return a.w < b.w; });
+        }
+        if (priced) {
+            priced_lp.Bound(next, j, light_w, room, bound, nodes);
+        } else {
+            bound.assign(next.size(), std::numeric_limits<i128>::max());
+        }
         // The clusters after j: sweep the states by growing room over their segments by rate
         // (the segments of clusters already chosen are skipped).
+        std::erase_if(segs, [&](const Segment& sg) { return sg.pos <= j; });  // (positions only grow)
         size_t p = 0;
         int64_t acc_w = 0, acc_fee = 0;
-        const auto skip = [&] {
-            while (p < segs.size() && segs[p].pos <= j) ++p, ++nodes;
-        };
-        skip();
         for (size_t i = next.size(); i-- > 0;) {
             const int64_t x = room.w - next[i].w - light_w[j + 1];  // >= 0, growing as i falls
             while (p < segs.size() && acc_w + segs[p].dw <= x) {
@@ -131,14 +248,25 @@ Choice ChooseExactly(const std::vector<Option>& opts, const std::vector<size_t>&
                 acc_fee += segs[p].dfee;
                 ++p;
                 ++nodes;
-                skip();
             }
             int64_t lp = next[i].fee + light_fee[j + 1] + acc_fee;
             if (p < segs.size()) {  // the fractional segment, rounded up
                 const Segment& sg = segs[p];
                 lp += static_cast<int64_t>((static_cast<i128>(sg.dfee) * (x - acc_w) + sg.dw - 1) / sg.dw);
             }
-            if (lp < target) next[i].w = -1;  // hopeless
+            bound[i] = std::min(bound[i], static_cast<i128>(lp) * lag.D);
+            if (bound[i] < static_cast<i128>(target) * lag.D) next[i].w = -1;  // hopeless
+        }
+        if (beam > 0 && next.size() > beam) {  // the beam: the hopeful states of the best bound
+            std::vector<size_t> idx;
+            for (size_t i = 0; i < next.size(); ++i) {
+                if (next[i].w >= 0) idx.push_back(i);
+            }
+            if (idx.size() > beam) {
+                std::nth_element(idx.begin(), idx.begin() + static_cast<std::ptrdiff_t>(beam), idx.end(),
+                                 [&](size_t a, size_t b) { return bound[a] > bound[b]; });
+                for (size_t k = beam; k < idx.size(); ++k) next[idx[k]].w = -1;
+            }
         }
         next.erase(std::remove_if(next.begin(), next.end(), [](const Option& o) { return o.w < 0; }), next.end());
         if (nodes > budget) return out;

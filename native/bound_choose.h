@@ -50,8 +50,10 @@ struct Choice {
  *  order ord, within room, maximizing fee: a DP over Pareto fronts of partial choices, each pruned
  *  when even a relaxation of the clusters still to choose cannot reach target: the LP of their
  *  candidates by weight alone (their lightest candidates, then their hulls' segments by rate, the
- *  last one fractional and rounded up), and the Lagrangian bound lag. */
+ *  last one fractional and rounded up), and the Lagrangian bound lag. beam > 0: a heuristic instead
+ *  (a beam search): each layer keeps at most beam states, those of the best Lagrangian value; its
+ *  choice is feasible but not proven best. */
 Choice ChooseExactly(const std::vector<Option>& opts, const std::vector<size_t>& starts, const std::vector<uint32_t>& ord,
-                     Room room, int64_t target, const Lagrangian& lag, uint64_t budget, uint64_t& nodes);
+                     Room room, int64_t target, const Lagrangian& lag, uint64_t budget, uint64_t& nodes, size_t beam = 0);
 
 }  // namespace opt::mckp

@@ -11,7 +11,7 @@ namespace {
 
 /** The first allowance below the LP (sat) and its growth per round. */
 constexpr int64_t DEEPEN_FIRST = 256;
-constexpr int64_t DEEPEN_STEP = 4;
+constexpr int64_t DEEPEN_STEP_NUM = 5, DEEPEN_STEP_DEN = 4;
 
 }  // namespace
 
@@ -24,7 +24,7 @@ DeepenResult SolveDeepening(const Graph& g, const Clusters& cl, const Linearizat
     const int64_t lp = SolveResidual(g, cl, lin, t, order, pb, std::numeric_limits<int64_t>::max() / 4, 0).lp;
     out.rounds = 1;
     out.cap = std::max(lp, incumbent);
-    for (int64_t delta = DEEPEN_FIRST;; delta *= DEEPEN_STEP) {
+    for (int64_t delta = DEEPEN_FIRST;; delta = delta * DEEPEN_STEP_NUM / DEEPEN_STEP_DEN) {
         const int64_t target = lp - delta;  // the templates earning more than target
         const bool last = target <= incumbent;
         const int64_t floor = last ? incumbent : target;
@@ -35,8 +35,11 @@ DeepenResult SolveDeepening(const Graph& g, const Clusters& cl, const Linearizat
         const int64_t fee = rs.fee;
         std::vector<uint32_t> txs = std::move(rs.txs);
         out.last = std::move(rs);
-        if (!solved) return out;  // the budget ran out: cap holds from the previous round
-        if (fee > floor) {        // the best of all templates earning more than floor: the optimum
+        if (!solved) {  // the budget ran out: cap holds from the previous round
+            out.failed_floor = floor;
+            return out;
+        }
+        if (fee > floor) {  // the best of all templates earning more than floor: the optimum
             out.exact = true;
             out.fee = out.cap = fee;
             out.txs = std::move(txs);
@@ -47,7 +50,10 @@ DeepenResult SolveDeepening(const Graph& g, const Clusters& cl, const Linearizat
             out.exact = true;
             return out;
         }
-        if (out.nodes >= budget) return out;
+        if (out.nodes >= budget) {
+            out.failed_floor = floor;
+            return out;
+        }
     }
 }
 

@@ -4,7 +4,7 @@
 // its allowance, LP - target. Given only the incumbent as the target, the allowance is the whole
 // gap; where the sigop limit binds next to a heavy chunk across the block's edge that gap is
 // thousands of sat, thousands of clusters stay free and the solve runs out of budget, proving
-// nothing. Deepening asks first for the templates within delta of the LP (delta = 256, then x4):
+// nothing. Deepening asks first for the templates within delta of the LP (delta = 256, then x 5/4):
 // a small delta fixes nearly every cluster and the solve finishes. If it finds templates there,
 // the best of them is the optimum (any better template lies within delta too); if none, no
 // template earns more than LP - delta, a proven bound. It stops when the target reaches the
@@ -27,6 +27,7 @@ struct DeepenResult {
     int64_t cap{0};             // no template earns more (a bound, exact or not)
     uint64_t nodes{0};          // search nodes and DP states, all rounds
     uint32_t rounds{0};         // residual solves run (the LP's included)
+    int64_t failed_floor{0};    // when not exact: the floor of the round that ran out of budget
     std::vector<uint32_t> txs;  // a template earning fee when it beats the incumbent
 };
 

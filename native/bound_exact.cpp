@@ -34,6 +34,9 @@ using residual::WIDE;
  *  (a dense cluster of similar rates), and giving up early leaves the budget's time unspent. */
 constexpr uint64_t CLUSTER_BUDGET = 100'000;
 
+/** The same for a heuristic solve (beam > 0), which keeps what it found. */
+constexpr uint64_t HEURISTIC_CLUSTER_BUDGET = 4'000;
+
 /** Free clusters past which the choice is not attempted: the DP's fronts would outgrow any budget
  *  (a gap of thousands of sat around a binding sigop limit), so the work is saved for the caller. */
 constexpr size_t MAX_FREE = 2'000;
@@ -144,7 +147,7 @@ public:
         const bool any_relaxed = std::any_of(pb.relaxed.begin(), pb.relaxed.end(), [](uint8_t r) { return r != 0; });
         // With M = 0 and every cluster proven, the units are the chunks and the LP's sets are the
         // chunks of h > 0: a prefix of the mining order (ineligible chunks, below the min rate, come last).
-        m_window = m_mu.M == 0 && !any_relaxed;
+        m_window = m_mu.M == 0 && !any_relaxed && pb.forced.empty();
     }
 
     /** LP = lambda*C_w + mu*C_s + sum of H_c; in window mode also the LP's sets' totals (the
@@ -155,7 +158,7 @@ public:
         if (!m_window) {
             for (uint32_t c = 0; c < m_cl.count; ++c) {
                 BuildView(m_g, m_cl, m_lin, m_t, m_pb, m_mu, c, m_view);
-                lp += m_view.H;
+                lp += m_view.H - m_view.cslack;
             }
             return lp;
         }
@@ -197,7 +200,7 @@ public:
 
     /** Reduced-cost fixing: each candidate cluster's closed sets cheap enough are enumerated; one
      *  left joins the base, more make it free. false when the solve ends here (res says how). */
-    bool Fix(std::span<const uint32_t> cands, i128 allow, uint64_t budget, Fixing& fx, ResidualSolve& res)
+    bool Fix(std::span<const uint32_t> cands, i128 allow, uint64_t budget, Fixing& fx, ResidualSolve& res, bool heuristic)
     {
         fx.deviates.assign(m_cl.count, 0);
         for (uint32_t c : cands) {
@@ -209,8 +212,13 @@ public:
                 continue;
             }
             const size_t from = fx.opts.size();
-            const uint64_t cluster_budget = std::min(budget, res.nodes + CLUSTER_BUDGET);
-            if (!Enumerate(m_g, m_view, m_cl.offsets[c], pos, allow, m_caps, m_frames, fx.opts, res.nodes, cluster_budget)) return false;
+            // A heuristic keeps the candidates found within a smaller budget (any subset of them
+            // still gives valid templates).
+            const uint64_t cluster_budget = std::min(budget, res.nodes + (heuristic ? HEURISTIC_CLUSTER_BUDGET : CLUSTER_BUDGET));
+            if (!Enumerate(m_g, m_view, m_cl.offsets[c], pos, allow + m_view.cslack, m_caps, m_frames, fx.opts, res.nodes, cluster_budget) &&
+                !heuristic) {
+                return false;
+            }
             if (fx.opts.size() == from) {
                 res.solved = true;  // no closed set of c is cheap enough: nothing beats the incumbent
                 return false;
@@ -224,9 +232,9 @@ public:
                 fx.opts.resize(from);
             } else {
                 fx.starts.push_back(from);
-                fx.free_H.push_back(m_view.H);
+                fx.free_H.push_back(m_view.H - m_view.cslack);
                 fx.free_c.push_back(c);
-                if (fx.free_c.size() > MAX_FREE) {
+                if (fx.free_c.size() > MAX_FREE && !heuristic) {
                     res.free_clusters = static_cast<uint32_t>(fx.free_c.size());
                     return false;
                 }
@@ -244,7 +252,7 @@ public:
 
     /** One candidate per free cluster under the limits, exactly (bound_choose.h); the picks join
      *  fx.decided. false when the budget ran out. */
-    bool Choose(Fixing& fx, int64_t incumbent, uint64_t budget, ResidualSolve& res) const
+    bool Choose(Fixing& fx, int64_t incumbent, uint64_t budget, ResidualSolve& res, size_t beam) const
     {
         fx.starts.push_back(fx.opts.size());
         res.free_clusters = static_cast<uint32_t>(fx.free_H.size());
@@ -269,9 +277,9 @@ public:
             }
             lag.hbest[j] = best;
         }
-        const Choice ch = ChooseExactly(opts, starts, ord, room, incumbent + 1 - fx.base_fee, lag, budget, res.nodes);
+        const Choice ch = ChooseExactly(opts, starts, ord, room, incumbent + 1 - fx.base_fee, lag, budget, res.nodes, beam);
         if (!ch.finished) return false;
-        res.solved = true;
+        res.solved = beam == 0;
         if (ch.best < 0) return false;
         res.fee = std::max(res.fee, fx.base_fee + ch.best);
         for (size_t j = 0; j < ord.size(); ++j) fx.decided.push_back({fx.free_c[ord[j]], fx.opts[opts[ch.picks[j]].pick]});
@@ -288,7 +296,7 @@ public:
             std::vector<Option> unused;
             uint64_t spent = 0;
             const size_t before = txs.size();
-            Enumerate(m_g, m_view, m_cl.offsets[d.cluster], pos, allow, m_caps, m_frames, unused, spent, NO_LIMIT, &d.opt, &txs);
+            Enumerate(m_g, m_view, m_cl.offsets[d.cluster], pos, allow + m_view.cslack, m_caps, m_frames, unused, spent, NO_LIMIT, &d.opt, &txs);
             if (txs.size() == before && d.opt.w != 0) return {};
         }
         if (m_window) {
@@ -357,7 +365,8 @@ private:
 }  // namespace
 
 ResidualSolve SolveResidual(const Graph& g, const Clusters& cl, const Linearization& lin, const ChunkTable& t,
-                            std::span<const uint32_t> mining, const ResidualProblem& pb, int64_t incumbent, uint64_t budget)
+                            std::span<const uint32_t> mining, const ResidualProblem& pb, int64_t incumbent, uint64_t budget,
+                            size_t beam)
 {
     ResidualSolve res;
     Solver solver(g, cl, lin, t, mining, pb);
@@ -372,8 +381,8 @@ ResidualSolve SolveResidual(const Graph& g, const Clusters& cl, const Linearizat
         return res;
     }
     const std::vector<uint32_t> cands = solver.Candidates(allow);
-    if (!solver.Fix(cands, allow, budget, fx, res)) return res;
-    if (!solver.Choose(fx, incumbent, budget, res)) return res;
+    if (!solver.Fix(cands, allow, budget, fx, res, beam > 0)) return res;
+    if (!solver.Choose(fx, incumbent, budget, res, beam)) return res;
     // Check the template before handing it out: closed, within every limit, earning the optimum.
     std::vector<uint32_t> txs = solver.TemplateOf(fx, allow);
     if (!txs.empty() && solver.Valid(txs, res.fee)) res.txs = std::move(txs);

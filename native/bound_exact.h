@@ -37,6 +37,7 @@ constexpr int64_t NO_LIMIT = std::numeric_limits<int64_t>::max();
 struct ResidualProblem {
     std::span<const uint8_t> relaxed;   // per cluster: its units are single transactions
     std::span<const uint8_t> eligible;  // per transaction (the min fee rate); others are never taken
+    std::span<const uint8_t> forced;    // per transaction, or empty: 1 = always taken (a branch; its ancestors too)
     int64_t F{0}, D{1}, M{0};           // lambda = F / D, mu = M / D (M > 0 only with a sigop limit)
     int64_t capacity{0};
     int64_t sigop_cap{NO_LIMIT};  // NO_LIMIT: cannot bind (all eligible sigops fit)
@@ -53,9 +54,12 @@ struct ResidualSolve {
 };
 
 /** lin, t: the linearizations and their chunks (real weight); mining: the chunks by rate (mining
- *  order). Complexity: O(n + budget); with M == 0 and no cluster relaxed, O(the chunks up to the
+ *  order). beam > 0: the choice among the free clusters is a beam search (bound_choose.h), so the
+ *  result is never solved, only a template earning fee when it beats the incumbent (a primal
+ *  heuristic). Complexity: O(n + budget); with M == 0 and no cluster relaxed, O(the chunks up to the
  *  LP's edge + the clusters near it + budget). */
 ResidualSolve SolveResidual(const Graph& g, const Clusters& cl, const Linearization& lin, const ChunkTable& t,
-                            std::span<const uint32_t> mining, const ResidualProblem& pb, int64_t incumbent, uint64_t budget);
+                            std::span<const uint32_t> mining, const ResidualProblem& pb, int64_t incumbent, uint64_t budget,
+                            size_t beam = 0);
 
 }  // namespace opt

@@ -1,12 +1,17 @@
 // A cluster's view, summary and enumeration for the exact residual solve; see bound_exact_view.h.
 #include "bound_exact_view.h"
 
+#include "bound_closure.h"
+
 #include <algorithm>
 #include <limits>
 
 namespace opt::residual {
 
 namespace {
+
+/** The largest cluster searched with the exact completion bound (a recursion as deep as the cluster). */
+constexpr size_t EXACT_SEARCH_MAX = 256;
 
 /** Search nodes for one unit's exact best closed part (past it, the sum of phi stands). */
 constexpr uint64_t UNIT_BUDGET = 512;
@@ -82,7 +87,10 @@ void BuildView(const Graph& g, const Clusters& cl, const Linearization& lin, con
     v.unit_H.clear();
     v.slack.clear();
     v.H = 0;
+    v.cslack = 0;
     v.fixable = true;
+    bool exact_units = true;  // every unit's H is its exact best part, so their sum is the cluster's
+    static thread_local std::vector<i128> tls_h;
     std::vector<i128> hs;
     static thread_local std::vector<int32_t> loc;  // a unit's positions by cluster-local index, else -1
     size_t k = 0;
@@ -100,24 +108,29 @@ void BuildView(const Graph& g, const Clusters& cl, const Linearization& lin, con
         const auto unit = static_cast<uint32_t>(v.unit_H.size());
         const bool eligible = pb.eligible.empty() || pb.eligible[order[k]] != 0;  // per chunk of t
         const bool wide = wu > WIDE;
-        const bool uniform = mu.M == 0 || su == 0;  // every phi has the unit's sign: H = max(0, h(u))
+        // A branch of the search (bound_branch.h) may force transactions in: every closed set of
+        // the branch takes them, so H counts their phi whatever its sign (ceil: still a bound).
+        bool any_forced = false;
+        for (size_t j = k; j < e && !pb.forced.empty(); ++j) any_forced = any_forced || pb.forced[order[j]] != 0;
+        const bool uniform = (mu.M == 0 || su == 0) && !any_forced;  // every phi has the unit's sign: H = max(0, h(u))
         const i128 hu = mu.h(fu, wu, su);
         i128 H = 0;
         for (size_t j = k; j < e; ++j) {
             const uint32_t x = order[j];
             const i128 phi = (static_cast<i128>(fu) * mu.D - static_cast<i128>(mu.F) * wu) * g.weight[x] -
                              static_cast<i128>(mu.M) * g.sigops[x] * wu;  // phi_x * w(u)
-            Pos p{x, unit, eligible, phi > 0, j + 1 == e, mu.h(g.fee[x], g.weight[x], g.sigops[x]), 0, 0};
-            if (eligible && !wide) {
+            const bool forced = any_forced && pb.forced[x] != 0;
+            Pos p{x, unit, eligible, phi > 0 || forced, j + 1 == e, mu.h(g.fee[x], g.weight[x], g.sigops[x]), 0, 0, forced};
+            if (eligible && !wide && !forced) {
                 p.lb_out = phi > 0 ? phi / wu : 0;
                 p.lb_in = phi < 0 ? -phi / wu : 0;
             }
-            if (eligible && !uniform && phi > 0) H += (phi + wu - 1) / wu;
+            if (eligible && !uniform && (phi > 0 || forced)) H += phi > 0 ? (phi + wu - 1) / wu : phi / wu;  // (/ truncates: ceil)
             v.pos.push_back(p);
         }
         if (eligible && uniform) H = hu > 0 ? hu : 0;
         i128 slack = 0;
-        if (eligible && !uniform && e - k > 1 && H > 0) {
+        if (eligible && !uniform && !any_forced && e - k > 1 && H > 0) {
             // Sigops priced inside a chunk: its exact best closed part may be well below the sum.
             hs.clear();
             for (size_t j = k; j < e; ++j) hs.push_back(v.pos[v.pos.size() - (e - j)].h);
@@ -132,7 +145,20 @@ void BuildView(const Graph& g, const Clusters& cl, const Linearization& lin, con
         v.unit_H.push_back(H);
         v.slack.push_back(slack);
         v.H += H;
+        exact_units = exact_units && uniform && !relaxed;
         k = e;
+    }
+    // The cluster's exact best closed set (bound_closure.h) where the units' sum may lie above it:
+    // sigops priced inside a chunk, a relaxed cluster, or a branch's forced transactions. The gap
+    // is the cluster's slack: its losses counted unit by unit exceed the exact ones by it.
+    if (exact_units && pb.forced.empty()) return;
+    std::vector<i128>& hl = tls_h;
+    hl.resize(order.size());
+    for (const Pos& p : v.pos) hl[p.tx - cl.offsets[c]] = p.h;
+    const i128 best = closure::MaxClosure(g, cl.offsets[c], hl, pb.eligible, pb.forced);
+    if (best < v.H) {
+        v.cslack = v.H - best;
+        v.fixable = false;
     }
 }
 
@@ -153,13 +179,77 @@ Summary Summarize(const Graph& g, const View& v, uint32_t first, std::span<const
                 su.closed = su.closed && pp.eligible && pp.phi_pos;
             }
         }
-        const i128 dev = p.phi_pos ? p.lb_out : p.lb_in;  // 0 for a wide unit
-        su.fixed = su.fixed && dev > allow;
+        const i128 dev = p.phi_pos ? p.lb_out : p.lb_in;   // 0 for a wide unit
+        su.fixed = su.fixed && (p.forced || dev > allow);  // a forced transaction cannot deviate
     }
-    su.loss = v.H - taken;
+    su.loss = v.H - v.cslack - taken;
     su.fixed = su.fixed && su.closed && su.loss <= allow && v.fixable;
     return su;
 }
+
+namespace {
+
+/** Enumerate for a cluster whose units' bound lies above its exact best (cslack > 0): the same
+ *  search, each node pruned on the exact loss of its best completion (a maximum closure of the
+ *  undecided transactions given the decisions, bound_closure.h), so no branch dies unseen. */
+bool EnumerateExact(const Graph& g, const View& v, uint32_t first, std::span<const uint32_t> where, i128 allow, const Caps& caps,
+                    std::vector<Option>& out, uint64_t& nodes, uint64_t budget, const Option* want, std::vector<uint32_t>* got)
+{
+    const size_t m = v.pos.size();
+    const i128 best = v.H - v.cslack;  // the cluster's exact best h
+    const i128 allow_x = allow - v.cslack;
+    std::vector<i128> hl(m);
+    for (const Pos& p : v.pos) hl[p.tx - first] = p.h;
+    std::vector<uint8_t> given(m, 0);  // by local index: 0 undecided, 1 in, 2 out
+    bool found = false, over = false;
+    int64_t w = 0, s = 0, cnt = 0, fee = 0;
+    const auto visit = [&](const auto& self, size_t k) -> void {
+        if (over || found) return;
+        if (++nodes > budget) {
+            over = true;
+            return;
+        }
+        if (best - closure::MaxClosureLocal(g, first, hl, given) > allow_x) return;
+        if (k == m) {
+            const Option o{w, fee, caps.sig_model ? s : 0, caps.count_model ? cnt : 0};
+            if (want == nullptr) {
+                out.push_back(o);
+            } else if (o.w == want->w && o.fee == want->fee && o.s == want->s && o.n == want->n) {
+                for (const Pos& p : v.pos) {
+                    if (given[p.tx - first] == 1) got->push_back(p.tx);
+                }
+                found = true;
+            }
+            return;
+        }
+        const Pos& p = v.pos[k];
+        const uint32_t i = p.tx - first;
+        bool can_in = p.eligible;
+        for (uint32_t q : g.Parents(p.tx)) can_in = can_in && given[q - first] == 1;
+        if (can_in && w + g.weight[p.tx] <= caps.w && s + g.sigops[p.tx] <= caps.s && cnt + 1 <= caps.n) {
+            given[i] = 1;
+            w += g.weight[p.tx];
+            s += g.sigops[p.tx];
+            cnt += 1;
+            fee += g.fee[p.tx];
+            self(self, k + 1);
+            w -= g.weight[p.tx];
+            s -= g.sigops[p.tx];
+            cnt -= 1;
+            fee -= g.fee[p.tx];
+        }
+        if (!p.forced) {
+            given[i] = 2;
+            self(self, k + 1);
+        }
+        given[i] = 0;
+    };
+    (void)where;
+    visit(visit, 0);
+    return !over;
+}
+
+}  // namespace
 
 /** Append the cluster's closed sets X with H - h(X) <= allow within the caps to out (or, with
  *  want, find one with want's totals into got): a depth-first search deciding each transaction in
@@ -169,6 +259,9 @@ bool Enumerate(const Graph& g, const View& v, uint32_t first, std::span<const ui
                std::vector<Frame>& fr, std::vector<Option>& out, uint64_t& nodes, uint64_t budget, const Option* want,
                std::vector<uint32_t>* got)
 {
+    // (A cluster past the cut's size keeps the unit search: still exact against its allowance, as
+    // allow includes the slack, only less pruned; the recursion stays shallow.)
+    if (v.cslack > 0 && v.pos.size() <= EXACT_SEARCH_MAX) return EnumerateExact(g, v, first, where, allow, caps, out, nodes, budget, want, got);
     const size_t m = v.pos.size();
     fr.assign(m + 1, Frame{});
     std::ptrdiff_t i = 0;
@@ -191,7 +284,7 @@ bool Enumerate(const Graph& g, const View& v, uint32_t first, std::span<const ui
             continue;
         }
         const Pos& p = v.pos[k];
-        if (f.st == 2) {  // both branches done
+        if (f.st == 2 || (f.st == 1 && p.forced)) {  // both branches done (a forced one has no "out")
             f.st = 0;
             --i;
             continue;
@@ -200,6 +293,10 @@ bool Enumerate(const Graph& g, const View& v, uint32_t first, std::span<const ui
             if (++nodes > budget) return false;
             bool forced_out = !p.eligible;
             for (uint32_t q : g.Parents(p.tx)) forced_out = forced_out || fr[where[q - first]].st == 2;
+            if (forced_out && p.forced) {  // the branch cannot take it: no closed set here
+                --i;
+                continue;
+            }
             f.st = forced_out ? 2 : 1;
         } else {
             f.st = 2;

@@ -28,6 +28,7 @@ struct Pos {
     bool last;           // the last position of its unit
     i128 h;              // fee*D - F*w - M*s, exact
     i128 lb_in, lb_out;  // the loss taking (resp. leaving) x surely causes in its unit, floored
+    bool forced{false};  // every closed set of the problem takes x (ResidualProblem::forced)
 };
 
 /** A cluster prepared for the search: positions, the units' H (rounded up) and their sum. slack:
@@ -37,6 +38,7 @@ struct View {
     std::vector<Pos> pos;
     std::vector<i128> unit_H, slack;
     i128 H{0};
+    i128 cslack{0};      // H minus the cluster's exact best h (bound_closure.h); losses count from that
     bool fixable{true};  // false: a unit's H is its exact best part, so the LP's set is not phi's
 };
 
