@@ -258,7 +258,7 @@ void SortIntoMiningOrder(ChunkTable& t)
     // Apply the permutation (new chunk k = old chunk ids[k]) as a gather into a second table:
     // sequential writes, one random read per chunk, prefetched ahead. The freed table's memory
     // is reused by the next cycle (malloc_tuning.h).
-    std::vector<Chunk> sorted;
+    decltype(t.chunks) sorted;
     sorted.reserve(m);
     for (size_t k = 0; k < PREFETCH_AHEAD; ++k) PrefetchChunk(t, ids, k);
     for (uint32_t k = 0; k < m; ++k) {
