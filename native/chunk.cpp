@@ -126,8 +126,15 @@ ChunkTable RealFromCore(const Graph& g, const Clusters& cl, const ChunkTable& co
         t.chunks.push_back(core.chunks[k]);
     }
     for (; j < ids.size(); ++j) t.chunks.push_back(fresh.chunks[ids[j]]);
-    for (uint32_t k = 0; k < t.Count(); ++k) {
-        for (uint32_t i = t.chunks[k].tx_begin; i < t.chunks[k].tx_end; ++i) t.chunk_of[t.txs[i]] = k;
+    // chunk_of in linearization order (the chunks partition it): each chunk's first position
+    // names it, then one pass in sequence; walking the chunks in mining order jumps to a random
+    // place per chunk.
+    std::vector<uint32_t> first_at(t.txs.size(), UINT32_MAX);
+    for (uint32_t k = 0; k < t.Count(); ++k) first_at[t.chunks[k].tx_begin] = k;
+    uint32_t k = UINT32_MAX;
+    for (size_t i = 0; i < t.txs.size(); ++i) {
+        if (first_at[i] != UINT32_MAX) k = first_at[i];
+        t.chunk_of[t.txs[i]] = k;
     }
     return t;
 }
