@@ -126,8 +126,15 @@ ChunkTable RealFromCore(const Graph& g, const Clusters& cl, const ChunkTable& co
         t.chunks.push_back(core.chunks[k]);
     }
     for (; j < ids.size(); ++j) t.chunks.push_back(fresh.chunks[ids[j]]);
-    for (uint32_t k = 0; k < t.Count(); ++k) {
-        for (uint32_t i = t.chunks[k].tx_begin; i < t.chunks[k].tx_end; ++i) t.chunk_of[t.txs[i]] = k;
+    // chunk_of in linearization order (the chunks partition it): each chunk's first position
+    // names it, then one pass in sequence; walking the chunks in mining order jumps to a random
+    // place per chunk.
+    std::vector<uint32_t> first_at(t.txs.size(), UINT32_MAX);
+    for (uint32_t k = 0; k < t.Count(); ++k) first_at[t.chunks[k].tx_begin] = k;
+    uint32_t k = UINT32_MAX;
+    for (size_t i = 0; i < t.txs.size(); ++i) {
+        if (first_at[i] != UINT32_MAX) k = first_at[i];
+        t.chunk_of[t.txs[i]] = k;
     }
     return t;
 }
@@ -159,52 +166,75 @@ ChunkTable RechunkRemaining(const Graph& g, const ChunkTable& t, std::span<const
 
 namespace {
 
-/** t's chunk ids in Core's mining order (ChunkTable::Before). Key: the top 32 bits of the double
- *  rate (sign, exponent, 20 mantissa bits), complemented so ascending keys are descending rates
- *  (non-negative doubles order like their bit patterns). LSD radix sort, 8 bits per pass, skipping
- *  passes where every key has the same byte. Equal keys mean rates within a relative 2^-20: those
- *  runs are then sorted exactly, on a compact copy of their sort keys (no gather through the
- *  table per comparison): by the full double first (rounding is monotone, so different doubles
- *  order like the exact rates), then, for equal doubles, Core's full comparison. */
+/** Read the chunk `d` places ahead in a gather (two lines: a Chunk may straddle them), so the
+ *  random reads of a permutation overlap instead of waiting one by one. */
+inline void PrefetchChunk(const ChunkTable& t, std::span<const uint32_t> ids, size_t at) noexcept
+{
+    if (at < ids.size()) {
+        const char* c = reinterpret_cast<const char*>(t.chunks.data() + ids[at]);
+        __builtin_prefetch(c);
+        __builtin_prefetch(c + sizeof(Chunk) - 1);
+    }
+}
+constexpr size_t PREFETCH_AHEAD = 16;
+
+/** t's chunk ids in Core's mining order (ChunkTable::Before). Key: the bits of the double rate,
+ *  complemented so ascending keys are descending rates (non-negative doubles order like their bit
+ *  patterns), carried beside the id so no later step reads the table for it. LSD radix sort on
+ *  the key's top 32 bits (sign, exponent, 20 mantissa bits), 8 bits per pass, skipping passes
+ *  where every key has the same byte. Equal top bits mean rates within a relative 2^-20: those
+ *  runs are then sorted by the full key (rounding is monotone, so different doubles order like
+ *  the exact rates), and only runs of equal doubles read the table for Core's full comparison,
+ *  on a compact copy of their sort keys (no gather through the table per comparison). */
 std::vector<uint32_t> MiningOrder(const ChunkTable& t)
 {
     const uint32_t m = t.Count();
     struct Item {
-        uint32_t key;
+        uint64_t key;
         uint32_t id;
     };
-    // The complemented bits of a chunk's double rate.
     const auto full = [](const FeeFrac& fr) { return ~std::bit_cast<uint64_t>(static_cast<double>(fr.fee) / static_cast<double>(fr.size)); };
     std::vector<Item> a(m), b(m);
-    for (uint32_t k = 0; k < m; ++k) a[k] = Item{static_cast<uint32_t>(full(t.Rate(k)) >> 32), k};
-    for (int shift = 0; shift < 32; shift += 8) {
-        std::array<uint32_t, 257> count{};
-        for (const Item& it : a) ++count[((it.key >> shift) & 0xff) + 1];
+    for (uint32_t k = 0; k < m; ++k) a[k] = Item{full(t.Rate(k)), k};
+    std::array<std::array<uint32_t, 257>, 4> counts{};  // every pass's histogram in one read
+    for (const Item& it : a) {
+        for (int d = 0; d < 4; ++d) ++counts[d][((it.key >> (32 + 8 * d)) & 0xff) + 1];
+    }
+    for (int d = 0; d < 4; ++d) {
+        std::array<uint32_t, 257>& count = counts[d];
         if (std::find(count.begin() + 1, count.end(), m) != count.end()) continue;  // one bucket
         for (int i = 0; i < 256; ++i) count[i + 1] += count[i];
+        const int shift = 32 + 8 * d;
         for (const Item& it : a) b[count[(it.key >> shift) & 0xff]++] = it;
         a.swap(b);
+    }
+    for (uint32_t i = 0; i < m;) {  // runs of equal top bits: by the full key
+        uint32_t j = i + 1;
+        while (j < m && (a[j].key >> 32) == (a[i].key >> 32)) ++j;
+        if (j - i > 1) std::sort(a.begin() + i, a.begin() + j, [](const Item& x, const Item& y) { return x.key < y.key; });
+        i = j;
     }
     std::vector<uint32_t> ids(m);
     for (uint32_t i = 0; i < m; ++i) ids[i] = a[i].id;
     struct RunItem {
-        uint64_t full;
         int64_t fee, size, eq_prefix;
         uint32_t max_rank, id;
     };
     std::vector<RunItem> run;
-    for (uint32_t i = 0; i < m;) {
+    for (uint32_t i = 0; i < m;) {  // runs of equal doubles: Core's comparison
         uint32_t j = i + 1;
         while (j < m && a[j].key == a[i].key) ++j;
         if (j - i > 1) {
             run.clear();
-            for (uint32_t q = i; q < j; ++q) {
-                const Chunk& c = t.chunks[ids[q]];
-                const FeeFrac fr = t.Rate(ids[q]);
-                run.push_back(RunItem{full(fr), fr.fee, fr.size, c.eq_prefix, c.max_rank, ids[q]});
+            const std::span<const uint32_t> part{ids.data() + i, size_t{j - i}};
+            for (size_t q = 0; q < PREFETCH_AHEAD; ++q) PrefetchChunk(t, part, q);
+            for (size_t q = 0; q < part.size(); ++q) {
+                PrefetchChunk(t, part, q + PREFETCH_AHEAD);
+                const Chunk& c = t.chunks[part[q]];
+                const FeeFrac fr = t.Rate(part[q]);
+                run.push_back(RunItem{fr.fee, fr.size, c.eq_prefix, c.max_rank, part[q]});
             }
             std::sort(run.begin(), run.end(), [](const RunItem& x, const RunItem& y) {
-                if (x.full != y.full) return x.full < y.full;
                 const int cmp = CompareFeerate({x.fee, x.size}, {y.fee, y.size});
                 if (cmp != 0) return cmp > 0;
                 if (x.eq_prefix != y.eq_prefix) return x.eq_prefix < y.eq_prefix;
@@ -224,16 +254,25 @@ void SortIntoMiningOrder(ChunkTable& t)
 {
     const uint32_t m = t.Count();
     const std::vector<uint32_t> ids = MiningOrder(t);
-    // Apply the permutation (new chunk k = old chunk ids[k]) as a gather into a second table:
-    // sequential writes, one random read per chunk (walking the permutation's cycles in place
-    // made both random). The freed table's memory is reused by the next cycle (malloc_tuning.h).
-    std::vector<Chunk> sorted;
-    sorted.reserve(m);
-    for (uint32_t k = 0; k < m; ++k) sorted.push_back(t.chunks[ids[k]]);
-    t.chunks.swap(sorted);
-    for (uint32_t k = 0; k < m; ++k) {
-        for (uint32_t i = t.chunks[k].tx_begin; i < t.chunks[k].tx_end; ++i) t.chunk_of[t.txs[i]] = k;
+    // chunk_of from the old table, walked in its order (a cluster's transactions are contiguous,
+    // so both txs and chunk_of are read and written nearly in sequence), through each old chunk's
+    // new position; walking the sorted table instead jumps to a random place per chunk.
+    std::vector<uint32_t> pos(m);
+    for (uint32_t k = 0; k < m; ++k) pos[ids[k]] = k;
+    for (uint32_t j = 0; j < m; ++j) {
+        for (uint32_t i = t.chunks[j].tx_begin; i < t.chunks[j].tx_end; ++i) t.chunk_of[t.txs[i]] = pos[j];
     }
+    // Apply the permutation (new chunk k = old chunk ids[k]) as a gather into a second table:
+    // sequential writes, one random read per chunk, prefetched ahead. The freed table's memory
+    // is reused by the next cycle (malloc_tuning.h).
+    decltype(t.chunks) sorted;
+    sorted.reserve(m);
+    for (size_t k = 0; k < PREFETCH_AHEAD; ++k) PrefetchChunk(t, ids, k);
+    for (uint32_t k = 0; k < m; ++k) {
+        PrefetchChunk(t, ids, k + PREFETCH_AHEAD);
+        sorted.push_back(t.chunks[ids[k]]);
+    }
+    t.chunks.swap(sorted);
 }
 
 std::string SanityCheck(const Graph& g, const ChunkTable& t)

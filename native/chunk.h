@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "default_init_allocator.h"
 #include "graph.h"
 #include "linearize.h"
 
@@ -38,7 +39,8 @@ struct Chunk {
 
 struct ChunkTable {
     std::vector<uint32_t> txs;
-    std::vector<Chunk> chunks;
+    // Staged with one slot per transaction and written before read: not zeroed first.
+    std::vector<Chunk, DefaultInitAllocator<Chunk>> chunks;
     std::vector<uint32_t> chunk_of;
     bool real{false};  // chunked and ordered by real weight (the consensus order), else by adj_weight
 

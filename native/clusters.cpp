@@ -2,6 +2,7 @@
 #include "clusters.h"
 
 #include <algorithm>
+#include <numeric>
 #include <string>
 
 #include "parallel.h"
@@ -9,6 +10,9 @@
 namespace opt {
 
 namespace {
+
+/** How far ahead the passes over transactions in input order request their random reads. */
+constexpr uint32_t AHEAD = 16;
 
 /** Find with path halving. */
 uint32_t Find(std::vector<uint32_t>& parent, uint32_t x) noexcept
@@ -25,31 +29,50 @@ uint32_t Find(std::vector<uint32_t>& parent, uint32_t x) noexcept
 Clusters FindClusters(const Graph& g)
 {
     const uint32_t n = g.n;
-    std::vector<uint32_t> uf(n), size(n, 1);
-    for (uint32_t i = 0; i < n; ++i) uf[i] = i;
+    // Link by lowest index: every root is its cluster's lowest transaction, so the numbering pass
+    // below meets the root before the rest of its cluster and reads the id from there (no size or
+    // id-of-root arrays, no random access to them).
+    std::vector<uint32_t> uf(n);
+    std::iota(uf.begin(), uf.end(), 0u);
+    // The input order is random (Core lists its mempool by txid): every link reads the forest at a
+    // random place. Those reads are requested AHEAD transactions early, so they overlap.
     for (uint32_t c = 0; c < n; ++c) {
+        if (c + AHEAD < n) {
+            for (uint32_t p : g.Parents(c + AHEAD)) __builtin_prefetch(&uf[p]);
+        }
         for (uint32_t p : g.Parents(c)) {
-            uint32_t a = Find(uf, c), b = Find(uf, p);
-            if (a == b) continue;
-            if (size[a] < size[b]) std::swap(a, b);
-            uf[b] = a;
-            size[a] += size[b];
+            const uint32_t a = Find(uf, c), b = Find(uf, p);
+            if (a < b) {
+                uf[b] = a;
+            } else if (b < a) {
+                uf[a] = b;
+            }
         }
     }
     Clusters cl;
     cl.cluster_of.resize(n);
-    // Number clusters by their lowest transaction index: the root gets an id on first sight.
-    std::vector<uint32_t>& id_of_root = size;  // reuse: sizes are no longer needed
-    std::fill(id_of_root.begin(), id_of_root.end(), UINT32_MAX);
+    cl.offsets.reserve(size_t{n} + 1);
+    cl.offsets.push_back(0);
+    // Number clusters by their lowest transaction index (the root) and count their sizes.
     for (uint32_t i = 0; i < n; ++i) {
+        if (i + AHEAD < n && uf[i + AHEAD] != i + AHEAD) {  // a member: its root's id, read ahead
+            __builtin_prefetch(&uf[uf[i + AHEAD]]);
+            __builtin_prefetch(&cl.cluster_of[uf[i + AHEAD]]);
+        }
         const uint32_t r = Find(uf, i);
-        if (id_of_root[r] == UINT32_MAX) id_of_root[r] = cl.count++;
-        cl.cluster_of[i] = id_of_root[r];
+        uint32_t c;
+        if (r == i) {
+            c = cl.count++;
+            cl.offsets.push_back(0);
+        } else {
+            c = cl.cluster_of[r];
+        }
+        cl.cluster_of[i] = c;
+        ++cl.offsets[c + 1];
     }
-    cl.offsets.assign(size_t{cl.count} + 1, 0);
-    for (uint32_t i = 0; i < n; ++i) ++cl.offsets[cl.cluster_of[i] + 1];
     for (uint32_t c = 0; c < cl.count; ++c) cl.offsets[c + 1] += cl.offsets[c];
-    std::vector<uint32_t> fill(cl.offsets.begin(), cl.offsets.end() - 1);
+    std::vector<uint32_t>& fill = uf;  // reuse: the forest is no longer needed
+    std::copy(cl.offsets.begin(), cl.offsets.end() - 1, fill.begin());
     cl.txs.resize(n);
     cl.local.resize(n);
     for (uint32_t t = 0; t < n; ++t) {
@@ -62,6 +85,12 @@ Clusters FindClusters(const Graph& g)
 
 namespace {
 
+/** The error for a cycle, naming (by input index) the first transaction Kahn's algorithm left. */
+InputError CycleError(uint32_t culprit)
+{
+    return InputError(ErrorCode::CYCLE, "the parent links contain a cycle (transaction " + std::to_string(culprit) + " is on or below it)");
+}
+
 /** Kahn's algorithm inside each cluster of [c_begin, c_end), on cluster-local counters:
  *  original[offsets[c] + k] = the k-th transaction of cluster c in topological order. missing
  *  (n entries) is scratch, touched only at these clusters' positions. Throws CYCLE. */
@@ -69,11 +98,41 @@ void SortClusters(const Graph& in, const Clusters& cl, uint32_t c_begin, uint32_
                   std::vector<uint32_t>& original)
 {
     std::vector<uint32_t> queue, child_off, child_list, pos;
+    // A cluster's members lie at random places of the input: their parent lists, then the
+    // parents' cluster-local positions, are requested some clusters ahead, stage by stage.
+    auto prefetch_offsets = [&](uint32_t c) {
+        if (c < c_end && cl.Size(c) > 1) {
+            for (uint32_t t : cl.Txs(c)) __builtin_prefetch(&in.parent_offsets[t]);
+        }
+    };
+    auto prefetch_parents = [&](uint32_t c) {
+        if (c < c_end && cl.Size(c) > 1) {
+            for (uint32_t t : cl.Txs(c)) __builtin_prefetch(in.parents.data() + in.parent_offsets[t]);
+        }
+    };
+    auto prefetch_local = [&](uint32_t c) {
+        if (c < c_end && cl.Size(c) > 2) {
+            for (uint32_t t : cl.Txs(c)) {
+                for (uint32_t p : in.Parents(t)) __builtin_prefetch(&cl.local[p]);
+            }
+        }
+    };
+    constexpr uint32_t STAGE = 16;  // clusters between the stages (most are single transactions)
     for (uint32_t c = c_begin; c < c_end; ++c) {
+        prefetch_offsets(c + 3 * STAGE);
+        prefetch_parents(c + 2 * STAGE);
+        prefetch_local(c + STAGE);
         const auto txs = cl.Txs(c);
         const uint32_t base = cl.offsets[c];
         if (txs.size() == 1) {  // most clusters: nothing to sort
             original[base] = txs[0];
+            continue;
+        }
+        if (txs.size() == 2) {  // the next most: one link (parents are deduplicated), or two (a cycle)
+            const bool first_has_parent = !in.Parents(txs[0]).empty();
+            if (first_has_parent && !in.Parents(txs[1]).empty()) throw CycleError(txs[0]);
+            original[base] = txs[first_has_parent ? 1 : 0];
+            original[base + 1] = txs[first_has_parent ? 0 : 1];
             continue;
         }
         // Local children lists: for each tx, count parents; children found via a local CSR.
@@ -103,8 +162,7 @@ void SortClusters(const Graph& in, const Clusters& cl, uint32_t c_begin, uint32_
         if (queue.size() != txs.size()) {
             uint32_t culprit = 0;
             while (missing[base + culprit] == 0) ++culprit;
-            throw InputError(ErrorCode::CYCLE, "the parent links contain a cycle (transaction " + std::to_string(txs[culprit]) +
-                                                   " is on or below it)");
+            throw CycleError(txs[culprit]);
         }
         for (uint32_t k = 0; k < txs.size(); ++k) original[base + k] = txs[queue[k]];
     }
@@ -157,6 +215,11 @@ Graph RenumberByCluster(const Graph& in, Clusters& cl, std::vector<uint32_t>& or
     auto links = [&] {
         uint32_t e = 0;
         for (uint32_t i = 0; i < n; ++i) {
+            // Two stages ahead: the parent list's offsets, then (once they are near) the parents' new indices.
+            if (i + 2 * AHEAD < n) __builtin_prefetch(&in.parent_offsets[original[i + 2 * AHEAD]]);
+            if (i + AHEAD < n) {
+                for (uint32_t p : in.Parents(original[i + AHEAD])) __builtin_prefetch(&internal[p]);
+            }
             g.parent_offsets[i] = e;
             for (uint32_t p : in.Parents(original[i])) g.parents[e++] = internal[p];
         }

@@ -30,8 +30,8 @@ struct Clusters {
     }
 };
 
-/** Union-find over parent links, then a bucket pass by cluster (transactions in index order, not
- *  yet topological). Complexity: O(n + e * alpha(n)). */
+/** Union-find over parent links (linked by lowest index, path halving), then a bucket pass by
+ *  cluster (transactions in index order, not yet topological). Complexity: O(n + e log n). */
 Clusters FindClusters(const Graph& g);
 
 /** Sort each cluster topologically (Kahn's algorithm; a leftover transaction means a cycle: throws

@@ -344,8 +344,8 @@ Result BuildPrepared(const Prepared& p, const Options& o, const Timings& timings
     RecordLinearization(p, lin, r);
     r.timings.linearize = lap.Lap();
 
+    RecordChunks(p, chunks, r);  // before the sort: the table still in cluster order is read in sequence
     SortIntoMiningOrder(chunks);
-    RecordChunks(p, chunks, r);
     r.timings.chunk = lap.Lap();
 
     std::vector<uint32_t> order(chunks.Count());  // chunk ids are mining positions now

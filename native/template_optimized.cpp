@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <utility>
 
 namespace opt {
 
@@ -49,22 +50,29 @@ void TemplateBuilder::IndexExternalParents()
 {
     // Walk the transactions in table order (clusters contiguous, so the graph is read nearly in
     // sequence) rather than chunk by chunk in mining order (a cache miss per chunk, every block).
+    // One walk: the (position, parent) pairs, then a counting sort by position. A chunk's
+    // position (a random read) is looked up only for a transaction with a parent in another chunk.
     const auto m = static_cast<uint32_t>(m_order.size());
     m_ext_offsets.assign(size_t{m} + 1, 0);
-    const auto each_external = [&](auto&& f) {
-        for (uint32_t x : m_t.txs) {
-            const uint32_t k = m_t.chunk_of[x];
-            if (k == NONE || m_pos_of[k] == NONE) continue;
-            for (uint32_t p : m_g.Parents(x)) {
-                if (m_t.chunk_of[p] != k) f(m_pos_of[k], p);
-            }
+    std::vector<std::pair<uint32_t, uint32_t>> external;
+    for (uint32_t x : m_t.txs) {
+        const auto parents = m_g.Parents(x);
+        if (parents.empty()) continue;
+        const uint32_t k = m_t.chunk_of[x];
+        if (k == NONE) continue;
+        uint32_t pos = NONE;
+        for (uint32_t p : parents) {
+            if (m_t.chunk_of[p] == k) continue;
+            if (pos == NONE) pos = m_pos_of[k];
+            if (pos == NONE) break;  // not in the order
+            external.emplace_back(pos, p);
+            ++m_ext_offsets[pos + 1];
         }
-    };
-    each_external([&](uint32_t pos, uint32_t) { ++m_ext_offsets[pos + 1]; });
+    }
     for (uint32_t i = 0; i < m; ++i) m_ext_offsets[i + 1] += m_ext_offsets[i];
     m_ext_parents.resize(m_ext_offsets[m]);
     std::vector<uint32_t> fill(m_ext_offsets.begin(), m_ext_offsets.end() - 1);
-    each_external([&](uint32_t pos, uint32_t p) { m_ext_parents[fill[pos]++] = p; });
+    for (const auto& [pos, p] : external) m_ext_parents[fill[pos]++] = p;
 }
 
 void TemplateBuilder::Remove(const Selection& sel)

@@ -46,6 +46,14 @@ describe('errors', () => {
     expect(thrown(() => buildTemplates(self)).message).toBe('transaction 2 lists itself as a parent');
   });
 
+  it('error: ERR_OPTIMIZER_CYCLE for a two-transaction cycle (each the parent of the other), naming the lower index', () => {
+    // 0 <- 1 and 1 <- 0; 2 and 3 alone
+    const pair = { ...base(), parentOffsets: new Uint32Array([0, 1, 2, 2, 2]), parentIndices: new Uint32Array([1, 0]) };
+    const e = thrown(() => buildTemplates(pair));
+    expect(e.code).toBe('ERR_OPTIMIZER_CYCLE');
+    expect(e.message).toMatch(/cycle \(transaction 0 is on or below it\)/);
+  });
+
   it('error: ERR_OPTIMIZER_INDEX_OUT_OF_RANGE names the entry', () => {
     const e = thrown(() => buildTemplates({ ...base(), parentIndices: new Uint32Array([0, 9]) }));
     expect(e.code).toBe('ERR_OPTIMIZER_INDEX_OUT_OF_RANGE');
