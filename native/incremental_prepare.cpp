@@ -169,23 +169,40 @@ bool IncrementalEngine::PrepareIncremental(uint32_t n)
     uint32_t oc = 0, sc = 0;
     uint32_t sc_min = sub_cl.count > 0 ? region_min(0) : UINT32_MAX;
     m_from_old.clear();
+    // Consecutive intact clusters sit side by side in the old graph: they are copied as one run
+    // (one shift for all), since most clusters are single transactions.
+    uint32_t run_b = 0, run_e = 0, size = 0;
+    const auto flush = [&] {
+        if (run_e == run_b) return;
+        AppendCluster(old.g, run_b, run_e, next.g, static_cast<uint32_t>(next.g.rank.size()), [&](uint32_t x) { return m_new_of_old[x]; });
+        run_b = run_e;
+    };
     while (true) {
         while (oc < old.cl.count && !m_intact[oc]) ++oc;
         const bool take_old = oc < old.cl.count && (sc >= sub_cl.count || m_min_new[oc] < sc_min);
         if (!take_old && sc >= sub_cl.count) break;
-        const uint32_t base = static_cast<uint32_t>(next.g.rank.size());
-        m_from_old.push_back(take_old ? old.cl.offsets[oc] : UINT32_MAX);
         if (take_old) {
-            AppendCluster(old.g, old.cl.offsets[oc], old.cl.offsets[oc + 1], next.g, base, [&](uint32_t x) { return m_new_of_old[x]; });
+            const uint32_t ob = old.cl.offsets[oc], oe = old.cl.offsets[oc + 1];
+            if (ob != run_e) {
+                flush();
+                run_b = run_e = ob;
+            }
+            run_e = oe;
+            m_from_old.push_back(ob);
+            size += oe - ob;
             ++oc;
         } else {
-            AppendCluster(sub_g, sub_cl.offsets[sc], sub_cl.offsets[sc + 1], next.g, base,
-                          [&](uint32_t y) { return m_region_list[m_sub_original[y]]; });
+            flush();
+            const uint32_t sb = sub_cl.offsets[sc], se = sub_cl.offsets[sc + 1];
+            AppendCluster(sub_g, sb, se, next.g, size, [&](uint32_t y) { return m_region_list[m_sub_original[y]]; });
+            m_from_old.push_back(UINT32_MAX);
+            size += se - sb;
             ++sc;
             sc_min = sc < sub_cl.count ? region_min(sc) : UINT32_MAX;
         }
-        next.cl.offsets.push_back(static_cast<uint32_t>(next.g.rank.size()));
+        next.cl.offsets.push_back(size);
     }
+    flush();
     if (next.g.rank.size() != n) return false;
     next.original = next.g.rank;  // the new graph's ranks are the input indices (txid order)
     for (int64_t f : next.g.fee) total_fee += static_cast<double>(f);
