@@ -27,7 +27,9 @@
         "native/incremental.cpp",
         "native/incremental_prepare.cpp",
         "native/snapshot_reader.cpp",
-        "native/snapshot_wrap.cpp"
+        "native/snapshot_wrap.cpp",
+        "native/merkle.cpp",
+        "native/merkle_wrap.cpp"
       ],
       "include_dirs": [
         "<!(node -p \"require('node-addon-api').include_dir\")",

@@ -8,7 +8,11 @@
  * in the same run, and the event loop's lag during the updates vs idle.
  *
  * Target (issue 14): an incremental update published in ≤ 50 ms, the event loop never blocked
- * by more than a few ms. Results: bench/results/incremental.json.
+ * by more than a few ms. Issue 25: p99 ≤ 0.25 of the full cycle, and ≥ 50× faster than
+ * mempool.space's cluster mempool (`applyMempoolChange` + `getBlocks`) on the same changes: their
+ * builder is loaded at run time from MEMPOOL_SPACE_DIR (bench/peers/mempoolSpace.ts; skipped with
+ * a message where absent), built from the same first state and given the first PEER_STEPS (default
+ * 8) steps' changes in order. Results: bench/results/incremental.json.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,12 +30,17 @@ import type { TemplateCache } from '../src/optimizer/cache/templateCache.js';
 import type { CycleRecord } from '../src/optimizer/cycle.js';
 import { mirrorTx } from '../test/helpers/mirrorTx.js';
 import { generateMempool, rng, type SyntheticMempool } from './generator.js';
+import { loadMempoolSpace, type PeerTx } from './peers/mempoolSpace.js';
 
 /** Mempool size; `TX_COUNT=1000000 npm run bench -- incremental` runs it at a million (issue 25). */
 const TX_COUNT = sizeFromEnv(process.env.TX_COUNT, 150_000);
 const CHANGES = 1_000;
 const STEPS = 30;
 const r1 = (x: number) => Math.round(x * 10) / 10;
+/** Steps replayed on mempool.space's cluster mempool (theirs take seconds each). */
+const PEER_STEPS = Math.min(STEPS, sizeFromEnv(process.env.PEER_STEPS, 8));
+/** Their projected blocks per step, as many as ours (native/graph.h projected_blocks). */
+const PEER_BLOCKS = 8;
 
 function sizeFromEnv(text: string | undefined, fallback: number): number {
   if (text === undefined || text === '') return fallback;
@@ -113,7 +122,10 @@ export async function run(): Promise<void> {
   const config = loadConfig({ DATA_DIR: dir, OPTIMIZER_INCREMENTAL_MS: '20', LOG_LEVEL: 'silent' });
   const signer = loadReceiptSigner('07'.repeat(32), dir);
   const pool = new OptimizerPool(1);
-  const mempool = new BenchMempool(txsOf(generateMempool({ txCount: TX_COUNT, seed: 11, profile: 'realistic' }), ''));
+  const first = generateMempool({ txCount: TX_COUNT, seed: 11, profile: 'realistic' });
+  const mempool = new BenchMempool(txsOf(first, ''));
+  /** Each step's changes, for the peer's replay. */
+  const changes: Array<{ added: PeerTx[]; removed: string[] }> = [];
   // Arrivals: another synthetic mempool, its txids made distinct by their first character.
   const arrivals = txsOf(generateMempool({ txCount: STEPS * CHANGES, seed: 12, profile: 'realistic' }), 'f');
   const rand = rng(5);
@@ -178,6 +190,18 @@ export async function run(): Promise<void> {
       const tm = performance.now();
       mempool.change(added, removed);
       const t = performance.now();
+      if (step < PEER_STEPS) {
+        changes.push({
+          added: added.map((tx) => ({
+            txid: tx.txid,
+            feeSat: tx.modifiedFeeSat,
+            weightWu: tx.weight,
+            sigopCost: tx.sigopCostLowerBound,
+            parents: [...tx.parents],
+          })),
+          removed: [...removed],
+        });
+      }
       mempool.emit(added, removed);
       while (published.length === before) await sleep(0);
       const latencyMs = performance.now() - t;
@@ -264,18 +288,72 @@ export async function run(): Promise<void> {
     console.log(
       `full cycle of the same state (from scratch + incremental check, no node baseline): ${summary.fullCycleMs} ms (native ${summary.fullCycleNativeMs} ms, main thread ${summary.fullCycleMainThreadMs} ms); first cycle (whole mempool sent): ${summary.firstCycleMs} ms (main thread ${summary.firstCycleMainThreadMs} ms); checks ${stats.checks}, mismatches ${stats.mismatches}`,
     );
+    const ratio = (x: number) => Math.round((x / summary.fullCycleMs) * 100) / 100;
+    console.log(
+      `incremental vs the full cycle of the same state (${summary.fullCycleMs} ms): p50 ${ratio(summary.latencyMs.p50)}, p99 ${ratio(summary.latencyMs.p99)} (target p99 ≤ 0.25: ${ratio(summary.latencyMs.p99) <= 0.25 ? 'met' : 'NOT met'})`,
+    );
     console.table({ 'during the incremental updates': summary.eventLoopLag.updates, 'idle, same duration': summary.eventLoopLag.idle });
     console.log(`event-loop lag during the updates: max ${summary.eventLoopLag.updates.maxMs} ms vs ${summary.eventLoopLag.idle.maxMs} ms idle`);
+    const peer = await peerSteps(
+      first,
+      changes,
+      rows.slice(0, changes.length).map((r) => r.latencyMs),
+    );
     const results = join(new URL('.', import.meta.url).pathname, 'results');
     mkdirSync(results, { recursive: true });
     writeFileSync(
       join(results, TX_COUNT === 150_000 ? 'incremental.json' : `incremental-${TX_COUNT}.json`),
-      `${JSON.stringify({ at: new Date().toISOString(), txCount: TX_COUNT, changesPerStep: CHANGES, ...summary }, null, 2)}\n`,
+      `${JSON.stringify({ at: new Date().toISOString(), txCount: TX_COUNT, changesPerStep: CHANGES, ...summary, mempoolSpaceCluster: peer }, null, 2)}\n`,
     );
   } finally {
     await service.stop();
     await runner.close();
     await pool.close();
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * mempool.space's cluster mempool on the same changes: built from the same first state, then each
+ * recorded step's `applyMempoolChange` + `getBlocks(PEER_BLOCKS)`, timed; printed beside our
+ * diff → published latency of the same steps. null (with a message) where their checkout is absent.
+ */
+async function peerSteps(
+  first: SyntheticMempool,
+  changes: ReadonlyArray<{ added: PeerTx[]; removed: string[] }>,
+  ours: readonly number[],
+): Promise<{ commit: string; steps: number; buildMs: number; stepMsP50: number; stepMsMax: number; ourLatencyMsP50: number; ratioP50: number } | null> {
+  const loaded = await loadMempoolSpace();
+  if (!loaded.ok) {
+    console.log(`mempool.space comparison skipped: ${loaded.why}`);
+    return null;
+  }
+  const ms = loaded.ms;
+  try {
+    const cluster = await ms.cluster(first.input, first.txids);
+    const built = cluster.build();
+    const steps = changes.map((c) => {
+      const applied = cluster.change(c.added, c.removed);
+      const blocks = cluster.getBlocks(PEER_BLOCKS);
+      return { applyMs: applied.ms, getBlocksMs: blocks.ms, totalMs: applied.ms + blocks.ms };
+    });
+    console.table(steps.map((x, i) => ({ applyMs: r1(x.applyMs), getBlocksMs: r1(x.getBlocksMs), totalMs: r1(x.totalMs), oursMs: r1(ours[i] ?? NaN) })));
+    const theirs = steps.map((x) => x.totalMs);
+    const out = {
+      commit: ms.commit,
+      steps: steps.length,
+      buildMs: r1(built.ms),
+      stepMsP50: pct(theirs, 0.5),
+      stepMsMax: r1(Math.max(...theirs)),
+      ourLatencyMsP50: pct([...ours], 0.5),
+      ratioP50: 0,
+    };
+    out.ratioP50 = r1(out.stepMsP50 / out.ourLatencyMsP50);
+    console.log(
+      `mempool.space cluster mempool (${ms.commit}), same first state and the same ${steps.length} steps: applyMempoolChange + getBlocks(${PEER_BLOCKS}) p50 ${out.stepMsP50} ms, max ${out.stepMsMax} ms (their build from scratch ${out.buildMs} ms); ours diff → published p50 ${out.ourLatencyMsP50} ms on those steps: ${out.ratioP50}× faster (target ≥ 50×: ${out.ratioP50 >= 50 ? 'met' : 'NOT met'})`,
+    );
+    return out;
+  } finally {
+    await ms.close();
   }
 }

@@ -9,6 +9,7 @@
 #include "engine_wrap.h"
 #include "malloc_tuning.h"
 #include "marshal.h"
+#include "merkle_wrap.h"
 #include "napi_guard.h"
 #include "optimizer.h"
 #include "snapshot_wrap.h"
@@ -65,6 +66,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports)
     exports.Set("IncrementalEngine", marshal::DefineIncrementalEngine(env));
     exports.Set("scanCoreMempool", Napi::Function::New(env, marshal::ScanCoreMempoolJs, "scanCoreMempool"));
     exports.Set("scanCoreMempoolFile", Napi::Function::New(env, marshal::ScanCoreMempoolFileJs, "scanCoreMempoolFile"));
+    exports.Set("merkleRoot", Napi::Function::New(env, marshal::MerkleRootJs, "merkleRoot"));  // merkle_wrap.h
     return exports;
 }
 

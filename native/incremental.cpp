@@ -325,6 +325,9 @@ void IncrementalEngine::Remember(IncrementalResult& out, uint32_t n)
     // This cycle's linearization is the next one's warm order; every slot is clean now.
     m_prev_pos.resize(n);
     for (uint32_t k = 0; k < n; ++k) m_prev_pos[out.r.linearization[k]] = k;  // index -> position
+    // The same by internal index of this Build's prepared graph (WarmHint reads intact clusters so).
+    m_prev_pos_int.resize(n);
+    for (uint32_t x = 0; x < n; ++x) m_prev_pos_int[x] = m_prev_pos[m_prep.original[x]];
     m_prev_opt = out.r.tx_optimal;
     for (uint32_t s : m_dirty_list) {
         if (s < m_slots.size()) m_slots[s].dirty = false;

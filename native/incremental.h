@@ -97,13 +97,14 @@ private:
     // in order instead of read from its slot; SortIn maps old indices to new ones and back.
     std::vector<double> m_prev_fee;
     std::vector<uint32_t> m_prev_weight, m_prev_sigops, m_prev_poff, m_prev_pidx;
-    std::vector<uint32_t> m_prev_pos;    // index -> position in the last Build's linearization
-    std::vector<uint8_t> m_prev_opt;     // index -> its cluster was proven optimal
-    bool m_prev_valid{false};            // the m_prev_* arrays describe the last Build
-    std::vector<uint32_t> m_src;         // new index -> old index (UINT32_MAX: fresh)
-    std::vector<uint32_t> m_remap;       // old index -> new index (UINT32_MAX: dropped)
-    std::vector<uint32_t> m_dirty_list;  // slots marked dirty since the last Build (may repeat)
-    std::vector<uint8_t> m_dirty_at;     // scratch: new index -> changed
+    std::vector<uint32_t> m_prev_pos;      // index -> position in the last Build's linearization
+    std::vector<uint32_t> m_prev_pos_int;  // the same by internal index of the last Build's m_prep
+    std::vector<uint8_t> m_prev_opt;       // index -> its cluster was proven optimal
+    bool m_prev_valid{false};              // the m_prev_* arrays describe the last Build
+    std::vector<uint32_t> m_src;           // new index -> old index (UINT32_MAX: fresh)
+    std::vector<uint32_t> m_remap;         // old index -> new index (UINT32_MAX: dropped)
+    std::vector<uint32_t> m_dirty_list;    // slots marked dirty since the last Build (may repeat)
+    std::vector<uint8_t> m_dirty_at;       // scratch: new index -> changed
     uint32_t m_alive{0};
     // The last Build's prepared graph (internal indices; original[] are its indices), the one
     // being built (swapped in after a Build), and scratch of the incremental preparation.
@@ -115,6 +116,7 @@ private:
     std::vector<uint8_t> m_region;    // new index -> in a cluster that changed
     std::vector<uint32_t> m_region_list, m_sub_of, m_sub_original;
     std::vector<uint32_t> m_new_of_old;  // old internal index -> new index (UINT32_MAX: removed)
+    std::vector<uint32_t> m_from_old;    // new cluster -> first old internal index if copied intact, else UINT32_MAX
     void MarkDirty(uint32_t s);
     void Unlink(uint32_t s);
     void SortIn();

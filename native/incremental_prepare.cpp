@@ -20,17 +20,25 @@ namespace {
 
 constexpr double MAX_TOTAL_FEE = 9007199254740991.0;  // graph.h: the fee total must stay exact
 
-/** Append transaction x of `from` (its cluster starts at from_base) as internal index `at` of `to`,
- *  whose cluster starts at to_base; its input index is `index`. */
-void AppendTx(const Graph& from, uint32_t x, uint32_t from_base, Graph& to, uint32_t to_base, uint32_t index)
+/** Append the cluster at from's internal indices [b, e) as to's [base, base + e - b): data as
+ *  ranges, links shifted (a cluster's parents and children are inside it, and a shift keeps their
+ *  order, so the children lists are those FillChildren would give). index_of(x): x's input index. */
+template <typename IndexOf>
+void AppendCluster(const Graph& from, uint32_t b, uint32_t e, Graph& to, uint32_t base, IndexOf index_of)
 {
-    to.fee.push_back(from.fee[x]);
-    to.weight.push_back(from.weight[x]);
-    to.adj_weight.push_back(from.adj_weight[x]);
-    to.sigops.push_back(from.sigops[x]);
-    to.rank.push_back(index);
-    to.parent_offsets.push_back(static_cast<uint32_t>(to.parents.size()));
-    for (uint32_t p : from.Parents(x)) to.parents.push_back(p - from_base + to_base);
+    to.fee.insert(to.fee.end(), from.fee.begin() + b, from.fee.begin() + e);
+    to.weight.insert(to.weight.end(), from.weight.begin() + b, from.weight.begin() + e);
+    to.adj_weight.insert(to.adj_weight.end(), from.adj_weight.begin() + b, from.adj_weight.begin() + e);
+    to.sigops.insert(to.sigops.end(), from.sigops.begin() + b, from.sigops.begin() + e);
+    const auto links = [&](const std::vector<uint32_t>& off, const std::vector<uint32_t>& list, std::vector<uint32_t>& to_off,
+                           std::vector<uint32_t>& to_list) {
+        const uint32_t first = off[b], at = static_cast<uint32_t>(to_list.size());
+        for (uint32_t x = b; x < e; ++x) to_off.push_back(off[x] - first + at);
+        for (uint32_t k = first; k < off[e]; ++k) to_list.push_back(list[k] - b + base);
+    };
+    links(from.parent_offsets, from.parents, to.parent_offsets, to.parents);
+    links(from.child_offsets, from.children, to.child_offsets, to.children);
+    for (uint32_t x = b; x < e; ++x) to.rank.push_back(index_of(x));
 }
 
 void ClearGraph(Graph& g, uint32_t n)
@@ -40,20 +48,21 @@ void ClearGraph(Graph& g, uint32_t n)
         v->clear();
         v->reserve(n);
     }
-    g.rank.clear();
-    g.rank.reserve(n);
-    g.parent_offsets.clear();
-    g.parent_offsets.reserve(size_t{n} + 1);
+    for (auto* v : {&g.rank, &g.parent_offsets, &g.child_offsets}) {
+        v->clear();
+        v->reserve(size_t{n} + 1);
+    }
     g.parents.clear();
+    g.children.clear();
 }
 
-/** Children (the transposed CSR) and the internal clusters' identity lists, as RenumberByCluster
- *  leaves them. O(n + e). */
+/** The CSRs' last offsets and the internal clusters' identity lists, as RenumberByCluster leaves
+ *  them. O(n). */
 void Finish(Graph& g, Clusters& cl)
 {
     const uint32_t n = g.n;
     g.parent_offsets.push_back(static_cast<uint32_t>(g.parents.size()));
-    FillChildren(g);
+    g.child_offsets.push_back(static_cast<uint32_t>(g.children.size()));
     cl.count = static_cast<uint32_t>(cl.offsets.size() - 1);
     cl.txs.resize(n);
     cl.cluster_of.resize(n);
@@ -150,8 +159,6 @@ bool IncrementalEngine::PrepareIncremental(uint32_t n)
     // (by lowest region index, the same order) into the new numbering.
     Prepared& next = m_next;
     ClearGraph(next.g, n);
-    next.original.clear();
-    next.original.reserve(n);
     next.cl.offsets.assign(1, 0);
     auto region_min = [&](uint32_t sc) {
         uint32_t lo = UINT32_MAX;
@@ -161,32 +168,43 @@ bool IncrementalEngine::PrepareIncremental(uint32_t n)
     double total_fee = 0;
     uint32_t oc = 0, sc = 0;
     uint32_t sc_min = sub_cl.count > 0 ? region_min(0) : UINT32_MAX;
+    m_from_old.clear();
+    // Consecutive intact clusters sit side by side in the old graph: they are copied as one run
+    // (one shift for all), since most clusters are single transactions.
+    uint32_t run_b = 0, run_e = 0, size = 0;
+    const auto flush = [&] {
+        if (run_e == run_b) return;
+        AppendCluster(old.g, run_b, run_e, next.g, static_cast<uint32_t>(next.g.rank.size()), [&](uint32_t x) { return m_new_of_old[x]; });
+        run_b = run_e;
+    };
     while (true) {
         while (oc < old.cl.count && !m_intact[oc]) ++oc;
         const bool take_old = oc < old.cl.count && (sc >= sub_cl.count || m_min_new[oc] < sc_min);
         if (!take_old && sc >= sub_cl.count) break;
-        const uint32_t base = static_cast<uint32_t>(next.original.size());
         if (take_old) {
-            const uint32_t ob = old.cl.offsets[oc];
-            for (uint32_t x = ob; x < old.cl.offsets[oc + 1]; ++x) {
-                const uint32_t i = m_new_of_old[x];
-                AppendTx(old.g, x, ob, next.g, base, i);
-                next.original.push_back(i);
+            const uint32_t ob = old.cl.offsets[oc], oe = old.cl.offsets[oc + 1];
+            if (ob != run_e) {
+                flush();
+                run_b = run_e = ob;
             }
+            run_e = oe;
+            m_from_old.push_back(ob);
+            size += oe - ob;
             ++oc;
         } else {
-            const uint32_t sb = sub_cl.offsets[sc];
-            for (uint32_t y = sb; y < sub_cl.offsets[sc + 1]; ++y) {
-                const uint32_t i = m_region_list[m_sub_original[y]];
-                AppendTx(sub_g, y, sb, next.g, base, i);
-                next.original.push_back(i);
-            }
+            flush();
+            const uint32_t sb = sub_cl.offsets[sc], se = sub_cl.offsets[sc + 1];
+            AppendCluster(sub_g, sb, se, next.g, size, [&](uint32_t y) { return m_region_list[m_sub_original[y]]; });
+            m_from_old.push_back(UINT32_MAX);
+            size += se - sb;
             ++sc;
             sc_min = sc < sub_cl.count ? region_min(sc) : UINT32_MAX;
         }
-        next.cl.offsets.push_back(static_cast<uint32_t>(next.original.size()));
+        next.cl.offsets.push_back(size);
     }
-    if (next.original.size() != n) return false;
+    flush();
+    if (next.g.rank.size() != n) return false;
+    next.original = next.g.rank;  // the new graph's ranks are the input indices (txid order)
     for (int64_t f : next.g.fee) total_fee += static_cast<double>(f);
     if (total_fee > MAX_TOTAL_FEE) return false;  // the full path reports it, naming the transaction
     Finish(next.g, next.cl);
@@ -208,17 +226,32 @@ bool IncrementalEngine::PrepareIncremental(uint32_t n)
 void IncrementalEngine::WarmHint(uint32_t n)
 {
     // Each transaction by its position in the last Build's linearization (new ones left out), and
-    // its reuse mark: what WriteInput gives Prepare, in internal indices.
+    // its reuse mark: what WriteInput gives Prepare, in internal indices. An intact cluster is
+    // clean, has one mark (its cluster's optimality) and its positions are read in its old
+    // internal order, sequentially; only the changed region is looked up per transaction.
     Prepared& next = m_next;
+    const Prepared& old = m_prep;
     m_bucket.assign(m_prev_n, UINT32_MAX);
     next.warm_reuse.resize(n);
-    for (uint32_t x = 0; x < n; ++x) {
-        const uint32_t i = next.original[x];
-        const uint32_t oi = m_src[i];
-        const bool dirty = m_dirty_at[i] != 0 || oi == UINT32_MAX;
-        next.warm_reuse[x] = dirty ? 0 : (m_prev_opt[oi] ? 1 : 2);
-        const uint32_t pos = oi == UINT32_MAX ? UINT32_MAX : m_prev_pos[oi];
-        if (pos < m_prev_n) m_bucket[pos] = x;
+    for (uint32_t c = 0; c < next.cl.count; ++c) {
+        const uint32_t b = next.cl.offsets[c], e = next.cl.offsets[c + 1], ob = m_from_old[c];
+        if (ob != UINT32_MAX) {
+            const uint8_t mark = m_prev_opt[old.original[ob]] ? 1 : 2;
+            std::fill(next.warm_reuse.begin() + b, next.warm_reuse.begin() + e, mark);
+            for (uint32_t x = b; x < e; ++x) {
+                const uint32_t pos = m_prev_pos_int[ob + (x - b)];
+                if (pos < m_prev_n) m_bucket[pos] = x;
+            }
+            continue;
+        }
+        for (uint32_t x = b; x < e; ++x) {
+            const uint32_t i = next.original[x];
+            const uint32_t oi = m_src[i];
+            const bool dirty = m_dirty_at[i] != 0 || oi == UINT32_MAX;
+            next.warm_reuse[x] = dirty ? 0 : (m_prev_opt[oi] ? 1 : 2);
+            const uint32_t pos = oi == UINT32_MAX ? UINT32_MAX : m_prev_pos[oi];
+            if (pos < m_prev_n) m_bucket[pos] = x;
+        }
     }
     next.warm.clear();
     for (uint32_t x : m_bucket) {

@@ -47,6 +47,21 @@ export interface ClusterBuilder {
   build(): { ms: number };
   /** Their projected blocks from the built state. */
   getBlocks(n: number): { ms: number; blocks: { txids: string[] }[] };
+  /**
+   * One mempool change on the built state, as their mempool.ts applies it: the mempool object
+   * updated first (added in, removed out), then `applyMempoolChange({ added, removed })`. Removed
+   * txids not in their mempool are ignored. Timed: their `applyMempoolChange` only.
+   */
+  change(added: readonly PeerTx[], removed: readonly string[]): { ms: number };
+}
+
+/** A transaction to add to their mempool: parents by txid (in their mempool or earlier in the same batch). */
+export interface PeerTx {
+  txid: string;
+  feeSat: number;
+  weightWu: number;
+  sigopCost: number;
+  parents: readonly string[];
 }
 
 type Loaded = { ok: true; ms: MempoolSpace } | { ok: false; why: string };
@@ -148,29 +163,29 @@ export async function loadMempoolSpace(dir = process.env.MEMPOOL_SPACE_DIR): Pro
         default?: { ClusterMempool?: unknown };
       };
       const Ctor = (mod.ClusterMempool ?? mod.default?.ClusterMempool) as
-        (new (mempool: Record<string, unknown>) => { getBlocks(n: number): { txids?: string[]; transactions?: string[] }[] }) | undefined;
+        | (new (mempool: Record<string, unknown>) => {
+            getBlocks(n: number): { txids?: string[]; transactions?: string[] }[];
+            applyMempoolChange(diff: { added: unknown[]; removed: unknown[]; accelerations: Record<string, never> }): void;
+          })
+        | undefined;
       if (!Ctor) throw new Error('cluster-mempool.ts exports no ClusterMempool');
       const n = input.feeSat.length;
       // Their transaction shape, as far as the cluster mempool reads it: txid, fee, weight, sigops,
       // vsizes, and vin (one input per in-mempool parent; each edge its own outpoint).
-      const nextVout: number[] = new Array<number>(n).fill(0);
-      const mempool: Record<string, unknown> = {};
-      for (let i = 0; i < n; i++) {
-        const sigops = input.sigopCost?.[i] ?? 0;
-        const weight = at(input.weightWu, i);
-        const fee = at(input.feeSat, i);
+      const nextVout = new Map<string, number>();
+      let rootVout = 0;
+      const theirTx = (txid: string, fee: number, weight: number, sigops: number, parents: readonly string[]) => {
         const vsize = weight / 4;
         const adj = adjustedVsize(weight, sigops);
-        const parents = Array.from(input.parentIndices.subarray(at(input.parentOffsets, i), at(input.parentOffsets, i + 1)));
         const vin = parents.length
           ? parents.map((p) => {
-              const vout = at(nextVout, p);
-              nextVout[p] = vout + 1;
-              return { txid: at(txids, p), vout, is_coinbase: false };
+              const vout = nextVout.get(p) ?? 0;
+              nextVout.set(p, vout + 1);
+              return { txid: p, vout, is_coinbase: false };
             })
-          : [{ txid: '0'.repeat(64), vout: i, is_coinbase: false }];
-        mempool[at(txids, i)] = {
-          txid: at(txids, i),
+          : [{ txid: '0'.repeat(64), vout: rootVout++, is_coinbase: false }];
+        return {
+          txid,
           fee,
           weight,
           sigops,
@@ -184,6 +199,11 @@ export async function loadMempoolSpace(dir = process.env.MEMPOOL_SPACE_DIR): Pro
           status: { confirmed: false },
           order: 0,
         };
+      };
+      const mempool: Record<string, unknown> = {};
+      for (let i = 0; i < n; i++) {
+        const parents = Array.from(input.parentIndices.subarray(at(input.parentOffsets, i), at(input.parentOffsets, i + 1)), (p) => at(txids, p));
+        mempool[at(txids, i)] = theirTx(at(txids, i), at(input.feeSat, i), at(input.weightWu, i), input.sigopCost?.[i] ?? 0, parents);
       }
       let state: InstanceType<typeof Ctor> | undefined;
       return {
@@ -197,6 +217,21 @@ export async function loadMempoolSpace(dir = process.env.MEMPOOL_SPACE_DIR): Pro
           const t = performance.now();
           const blocks = state.getBlocks(count);
           return { ms: performance.now() - t, blocks: blocks.map((b) => ({ txids: b.txids ?? b.transactions ?? [] })) };
+        },
+        change(added, removed) {
+          if (!state) throw new Error('build() first');
+          const gone: unknown[] = [];
+          for (const txid of removed) {
+            const tx = mempool[txid];
+            if (tx === undefined) continue;
+            gone.push(tx);
+            delete mempool[txid];
+          }
+          const fresh = added.map((tx) => theirTx(tx.txid, tx.feeSat, tx.weightWu, tx.sigopCost, tx.parents));
+          for (const tx of fresh) mempool[tx.txid] = tx;
+          const t = performance.now();
+          state.applyMempoolChange({ added: fresh, removed: gone, accelerations: {} });
+          return { ms: performance.now() - t };
         },
       };
     },

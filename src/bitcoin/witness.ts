@@ -54,7 +54,11 @@ export function merkleRoot(ids: readonly string[]): string {
  * block order: the coinbase's wtxid counts as zero, the witness reserved value is 32 zero bytes.
  */
 export function witnessCommitmentScript(wtxids: readonly string[]): string {
-  const root = internal(merkleRoot([ZERO_HASH, ...wtxids]));
-  const commitment = sha256d(Buffer.concat([root, Buffer.alloc(32)]));
+  return witnessCommitmentOfRoot(merkleRoot([ZERO_HASH, ...wtxids]));
+}
+
+/** The same output script from the witness merkle root (display hex) of ZERO_HASH and the wtxids. */
+export function witnessCommitmentOfRoot(rootHex: string): string {
+  const commitment = sha256d(Buffer.concat([internal(rootHex), Buffer.alloc(32)]));
   return WITNESS_COMMITMENT_PREFIX + commitment.toString('hex');
 }

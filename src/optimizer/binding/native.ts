@@ -235,6 +235,8 @@ interface NativeBinding {
   scanCoreMempool?: (bytes: Uint8Array) => unknown;
   /** The same, on a file it maps into memory (null: not mapped, the caller reads it). */
   scanCoreMempoolFile?: (path: string) => unknown;
+  /** Bitcoin's merkle root (native/merkle_wrap.h): ids in display hex, concatenated; absent from builds before it. */
+  merkleRoot?: (idsHex: string) => string;
 }
 
 /** The native incremental engine's methods (see incrementalEngine.ts for the typed wrapper). */
@@ -290,6 +292,21 @@ export function loadBinding(): NativeBinding {
       '  - no C++20 compiler: install g++ 10 or newer (build-essential) and rebuild',
     ].join('\n'),
   );
+}
+
+/**
+ * The merkle root (display hex) of ids in display hex, hashed natively (OpenSSL's SHA-256 in the
+ * addon: a template's tree is thousands of sha256d, too many for one `createHash` each on the event
+ * loop); undefined when the addon cannot be loaded or predates it (the caller hashes in JavaScript).
+ */
+export function nativeMerkleRoot(ids: readonly string[]): string | undefined {
+  let merkleRoot: NativeBinding['merkleRoot'];
+  try {
+    merkleRoot = loadBinding().merkleRoot;
+  } catch {
+    return undefined;
+  }
+  return merkleRoot?.(ids.join(''));
 }
 
 function invalid(name: string, expected: string, actual: unknown): OptimizerError {

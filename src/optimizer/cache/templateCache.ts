@@ -5,8 +5,8 @@
  * engine's worker gives one directly; `buildTemplateCache` makes one from a mempool snapshot and
  * a native result) and the baseline, in O(template) work plus the signature.
  */
-import { witnessCommitmentScript } from '../../bitcoin/witness.js';
-import type { OptimizerResult, TemplateSelection } from '../binding/native.js';
+import { merkleRoot, witnessCommitmentOfRoot, ZERO_HASH } from '../../bitcoin/witness.js';
+import { nativeMerkleRoot, type OptimizerResult, type TemplateSelection } from '../binding/native.js';
 import { txidsDigest, type ReceiptSigner, type SignedReceipt } from './receipts.js';
 import type { CycleSnapshot } from '../snapshot/mirrorSnapshot.js';
 import { findTxidKey, lookupFromSnapshot, type TxLookup } from './txLookup.js';
@@ -182,7 +182,8 @@ export function templateWitness(txids: readonly string[], wtxidOf: WtxidOf | und
     if (!wtxid) return null;
     wtxids.push(wtxid);
   }
-  return { wtxids, commitment: witnessCommitmentScript(wtxids) };
+  const leaves = [ZERO_HASH, ...wtxids];
+  return { wtxids, commitment: witnessCommitmentOfRoot(nativeMerkleRoot(leaves) ?? merkleRoot(leaves)) };
 }
 
 /** The output of a from-scratch cycle on a snapshot (index-keyed native result → txids and a txid-keyed lookup). O(n). */
