@@ -197,15 +197,20 @@ i128 Dual::operator()(Prices p) const
     total += m_prefix_fee[k] * SCALE_D - static_cast<i128>(p.F) * m_prefix_w[k];
     static thread_local std::vector<i128> h;
     for (uint32_t c : m_slow) {
-        const uint32_t first = m_cl.offsets[c], m = m_cl.Size(c);
-        h.resize(m);
-        for (uint32_t i = 0; i < m; ++i) {
-            const uint32_t x = first + i;
-            h[i] = static_cast<i128>(m_g.fee[x]) * SCALE_D - static_cast<i128>(p.F) * m_g.weight[x] - static_cast<i128>(p.M) * m_g.sigops[x];
-        }
-        total += MaxClosure(m_g, first, h, m_eligible, m_forced);
+        Priced(c, p, h);
+        total += MaxClosure(m_g, m_cl.offsets[c], h, m_eligible, m_forced);
     }
     return total;
+}
+
+void Dual::Priced(uint32_t c, Prices p, std::vector<i128>& h) const
+{
+    const uint32_t first = m_cl.offsets[c], m = m_cl.Size(c);
+    h.resize(m);
+    for (uint32_t i = 0; i < m; ++i) {
+        const uint32_t x = first + i;
+        h[i] = static_cast<i128>(m_g.fee[x]) * SCALE_D - static_cast<i128>(p.F) * m_g.weight[x] - static_cast<i128>(p.M) * m_g.sigops[x];
+    }
 }
 
 std::vector<uint32_t> Dual::Argmax(Prices p) const
@@ -219,11 +224,7 @@ std::vector<uint32_t> Dual::Argmax(Prices p) const
     std::vector<uint8_t> chosen;
     for (uint32_t c : m_slow) {
         const uint32_t first = m_cl.offsets[c], m = m_cl.Size(c);
-        h.resize(m);
-        for (uint32_t i = 0; i < m; ++i) {
-            const uint32_t x = first + i;
-            h[i] = static_cast<i128>(m_g.fee[x]) * SCALE_D - static_cast<i128>(p.F) * m_g.weight[x] - static_cast<i128>(p.M) * m_g.sigops[x];
-        }
+        Priced(c, p, h);
         MaxClosure(m_g, first, h, m_eligible, m_forced, &chosen);
         for (uint32_t i = 0; i < m; ++i) {
             if (chosen[i]) out.push_back(first + i);

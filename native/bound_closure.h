@@ -67,6 +67,9 @@ public:
     Prices Minimize(Prices start) const;
 
 private:
+    /** Cluster c's transactions priced at p (fee minus priced weight and sigops, scaled), into h. */
+    void Priced(uint32_t c, Prices p, std::vector<i128>& h) const;
+
     const Graph& m_g;
     const Clusters& m_cl;
     const ChunkTable& m_t;
