@@ -307,7 +307,7 @@ void AdoptBetterTemplate(const Prepared& p, const Options& o, const ConsensusOrd
     const ChunkTable mine = RechunkRemaining(p.g, co.Table(), keep);
     Selection sel;
     for (uint32_t k = 0; k < mine.Count(); ++k) sel.AddChunk(mine, k);
-    if (sel.fee <= r.optimized.fee || !WithinRequestLimits(mine, sel, lim)) return;
+    if (sel.fee <= r.optimized.fee || !WithinRequestLimits(co.Table(), sel, lim)) return;
     TemplateLimits no_search = lim;  // block 1 is sel: the search already ran and found less
     no_search.search_budget = 0;
     Projection again = ProjectBlocks(p.g, co.Table(), co.Order(), no_search, &sel, &mine, o.projected_blocks, o.projected_search_budget);
@@ -357,7 +357,7 @@ Result BuildPrepared(const Prepared& p, const Options& o, const Timings& timings
     r.timings.chunk += lap.Lap();
 
     const TemplateLimits lim = LimitsOf(o);
-    r.v31_within_limits = WithinRequestLimits(chunks, r.v31, lim);
+    r.v31_within_limits = WithinRequestLimits(co.Table(), r.v31, lim);  // v31's txs, judged by the bound's chunks
     // Block 1 (the optimized template) and the later projected blocks share one builder. The
     // bound needs only block 1's fee: the helper computes it while this thread builds blocks 2..N.
     Projector projector(p.g, co.Table(), co.Order(), lim, r.v31_within_limits ? &r.v31 : nullptr, &chunks, o.projected_blocks,

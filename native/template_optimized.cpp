@@ -87,11 +87,15 @@ void TemplateBuilder::Remove(const Selection& sel)
     }
 }
 
-bool WithinRequestLimits(const ChunkTable& t, const Selection& sel, const TemplateLimits& lim)
+bool WithinRequestLimits(const ChunkTable& consensus, const Selection& sel, const TemplateLimits& lim)
 {
     if (static_cast<int64_t>(sel.txs.size()) > lim.tx_count) return false;
-    for (uint32_t k : sel.chunks) {
-        if (static_cast<__int128>(t.chunks[k].fee) * 4000 < static_cast<__int128>(lim.min_rate_sat_kvb) * t.chunks[k].weight) return false;
+    if (lim.min_rate_sat_kvb <= 0) return true;
+    for (uint32_t x : sel.txs) {
+        const uint32_t k = consensus.chunk_of[x];
+        if (k == NONE) return false;
+        const Chunk& ch = consensus.chunks[k];
+        if (static_cast<__int128>(ch.fee) * 4000 < static_cast<__int128>(lim.min_rate_sat_kvb) * ch.weight) return false;
     }
     return true;
 }

@@ -96,7 +96,10 @@ private:
     friend struct Impl;
 };
 
-/** Whether sel satisfies the request limits (tx count, every chunk's rate). O(|sel|). */
-bool WithinRequestLimits(const ChunkTable& t, const Selection& sel, const TemplateLimits& limits);
+/** Whether sel satisfies the request limits: the tx count, and every transaction in a chunk of the
+ *  consensus table `consensus` paying the min fee rate (real weight). The bound and the builder judge
+ *  eligibility on that table, so a selection chunked another way (Core's sigop-adjusted table, a
+ *  re-chunked subset) is judged by the same chunks, not its own. O(|sel|). */
+bool WithinRequestLimits(const ChunkTable& consensus, const Selection& sel, const TemplateLimits& limits);
 
 }  // namespace opt

@@ -6,7 +6,12 @@ import { Buffer } from 'node:buffer';
 import { spawn } from 'node:child_process';
 
 const started = Date.now();
-const child = spawn('node-gyp', ['rebuild'], { stdio: ['ignore', 'pipe', 'pipe'], shell: process.platform === 'win32' });
+// OPTIMIZER_NATIVE_STRICT=1 (CI) builds with warnings as errors. The flag goes to this build only:
+// CXXFLAGS set around `npm ci` would reach every dependency's native build too (better-sqlite3's
+// fails with -Werror).
+const strict = process.env.OPTIMIZER_NATIVE_STRICT === '1';
+const env = strict ? { ...process.env, CXXFLAGS: `${process.env.CXXFLAGS ?? ''} -Werror`.trim() } : process.env;
+const child = spawn('node-gyp', ['rebuild'], { stdio: ['ignore', 'pipe', 'pipe'], shell: process.platform === 'win32', env });
 const output = [];
 child.stdout.on('data', (chunk) => output.push(chunk));
 child.stderr.on('data', (chunk) => output.push(chunk));
@@ -16,7 +21,9 @@ child.on('error', (error) => {
 });
 child.on('close', (code, signal) => {
   if (code === 0) {
-    process.stdout.write(`native optimizer built (build/Release/optimizer.node, ${Math.round((Date.now() - started) / 1000)} s)\n`);
+    process.stdout.write(
+      `native optimizer built (build/Release/optimizer.node${strict ? ', warnings as errors' : ''}, ${Math.round((Date.now() - started) / 1000)} s)\n`,
+    );
     return;
   }
   process.stderr.write(Buffer.concat(output).toString());

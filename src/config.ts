@@ -225,7 +225,7 @@ const VARIABLES = {
   OPTIMIZER_MIN_FEE_RATE_SAT_VB: {
     schema: z.coerce.number().min(0).max(10_000),
     default: '1',
-    doc: 'Lowest chunk fee rate in the optimized template (sat/vB).',
+    doc: "Lowest chunk fee rate in the optimized template (sat per real vB; chunks of clusters linearized by real weight, unlike `-blockmintxfee`'s sigop-adjusted size).",
   },
   OPTIMIZER_THREADS: { schema: positiveInt.max(64), default: '1', doc: 'Worker threads of the optimizer pool.' },
   RECEIPT_SECRET_KEY: {

@@ -123,3 +123,37 @@ describe('upper bound: exact residual solve', () => {
     expect(res.upperBound).toMatchObject({ feeSat: 2_100, lpFeeSat: 2_100, solved: true, freeClusters: 0, searchNodes: 0 });
   });
 });
+
+describe('upper bound: the min fee rate', () => {
+  // Found by the debug fuzz (seed 921753789, round 86). A chain 1 → 2 → 0 → 3 where tx 2 carries
+  // 193 sigops: Core's table (sigop-adjusted size) chunks it as [1] [2 0 3], whose real-weight rate
+  // (16.7 sat/vB) passes 15 sat/vB; the consensus table (real weight) chunks it as [1] [2 0] [3],
+  // and tx 3 alone pays 14.6 sat/vB. The v31 template, judged by Core's chunks, was adopted as the
+  // incumbent and earned 23,302 sat above the bound's 17,454.
+  const input: OptimizerInput = {
+    feeSat: Float64Array.from([3_204, 13_572, 678, 5_848]),
+    weightWu: Uint32Array.from([420, 1_970, 310, 1_606]),
+    sigopCost: Uint32Array.from([0, 0, 193, 0]),
+    parentOffsets: Uint32Array.from([0, 1, 1, 2, 3]),
+    parentIndices: Uint32Array.from([2, 1, 0]),
+    txidRank: Uint32Array.from([2, 1, 0, 3]),
+  };
+  const opts = { weightLimitWu: 8_327, coinbaseReserveWu: 268, maxSigopCost: 3_952, coinbaseSigopCost: 6, maxTxCount: 152, projectedBlocks: 4, seed: 425, threads: 1 };
+
+  it('behavior: a transaction paying below the rate in the consensus chunks stays out, even when Core chunks it with its parents', () => {
+    const res = buildTemplates(input, { ...opts, minFeeRateSatVb: 15 });
+    expect(res.optimized.feeSat).toBeLessThanOrEqual(res.upperBound.feeSat);
+    expect(Array.from(res.optimized.indices).sort()).toEqual([0, 1, 2]);
+    expect(res.upperBound).toMatchObject({ feeSat: 17_454, exact: true });
+    // The v31 template holds tx 3, so the no-worse guarantee does not apply to it.
+    expect(Array.from(res.baselineV31.indices)).toContain(3);
+    expect(res.v31WithinRequestLimits).toBe(false);
+  });
+
+  it('behavior: at 14 sat/vB tx 3 pays the rate and every transaction is in, at the bound', () => {
+    const res = buildTemplates(input, { ...opts, minFeeRateSatVb: 14 });
+    expect(res.optimized.feeSat).toBe(23_302);
+    expect(res.upperBound).toMatchObject({ feeSat: 23_302, exact: true });
+    expect(res.v31WithinRequestLimits).toBe(true);
+  });
+});

@@ -106,7 +106,11 @@ export interface OptimizerResult {
   baselineV31: TemplateSelection;
   /** Bitcoin Core v30 ancestor-score `addPackageTxs`. */
   baselineV30: TemplateSelection;
-  /** Whether the v31 template itself satisfies maxTxCount and minFeeRateSatVb (the no-worse guarantee applies). */
+  /**
+   * Whether the v31 template itself satisfies maxTxCount and minFeeRateSatVb (the no-worse
+   * guarantee applies). Its transactions are judged by the consensus chunks (real weight), as the
+   * optimized template and the bound are, not by Core's sigop-adjusted chunks.
+   */
   v31WithinRequestLimits: boolean;
   /**
    * Upper bound on the fee of any template within the same limits as the optimized one (weight,
