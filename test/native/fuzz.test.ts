@@ -41,11 +41,12 @@ describe('native fuzz against the TypeScript oracle', () => {
       expect(Array.from(res.baselineV31.indices), context).toEqual(v31.txs);
       expect(res.baselineV30.feeSat, context).toBe(referenceV30(input, lim).fee);
       expect(selfCheck(input, opts, 3), context).toBe('');
-      if (small && opts.minFeeRateSatVb === 0) {
-        // The brute force knows every limit but the min fee rate (eligibility by chunk rate).
+      if (small) {
+        // The brute force knows every limit, the min fee rate included (eligibility by the chunks of
+        // an optimal linearization by real weight); the LP oracle knows the weight limit only.
         const cap = lim.weightLimitWu - lim.coinbaseReserveWu;
-        const optimum = exactOptimumWithin(input, { weight: cap, sigops: lim.maxSigopCost - lim.coinbaseSigopCost, count: opts.maxTxCount });
-        if (res.upperBound.relaxedClusters === 0) expect(res.upperBound.lpFeeSat, context).toBe(lpBound(input, cap));
+        const optimum = exactOptimumWithin(input, { weight: cap, sigops: lim.maxSigopCost - lim.coinbaseSigopCost, count: opts.maxTxCount, minRateSatVb: opts.minFeeRateSatVb });
+        if (res.upperBound.relaxedClusters === 0 && opts.minFeeRateSatVb === 0) expect(res.upperBound.lpFeeSat, context).toBe(lpBound(input, cap));
         expect(res.upperBound.feeSat, context).toBeGreaterThanOrEqual(optimum);
         // The residual solve, when it finishes, gives the optimum itself, and the template earns it.
         if (res.upperBound.solved) {

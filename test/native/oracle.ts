@@ -379,14 +379,32 @@ export function exactOptimum(input: OptimizerInput, cap: number): number {
 /** The best fee of any closed set within the weight, sigop-cost and count limits: one closed set per
  *  cluster (exhaustive), combined by a dynamic program over Pareto-optimal (weight, sigops, count, fee)
  *  states. For a few small clusters. */
-export function exactOptimumWithin(input: OptimizerInput, lim: { weight: number; sigops: number; count: number }): number {
+export function exactOptimumWithin(input: OptimizerInput, lim: { weight: number; sigops: number; count: number; minRateSatVb?: number }): number {
   type State = { w: number; s: number; n: number; f: number };
   let states: State[] = [{ w: 0, s: 0, n: 0, f: 0 }];
+  const closed = (inSet: Set<number>) => ![...inSet].some((t) => Array.from(parentsOf(input, t)).some((p) => !inSet.has(p)));
   for (const txs of components(input)) {
+    // The min fee rate admits the transactions of the chunks paying it in an optimal linearization
+    // by real weight: the largest closed set maximizing fee - rate × vsize (the union of all maximizers).
+    let eligible = (1 << txs.length) - 1;
+    const kvb = Math.round((lim.minRateSatVb ?? 0) * 1000);
+    if (kvb > 0) {
+      let best = 0;
+      eligible = 0;
+      for (let mask = 1; mask < 1 << txs.length; mask++) {
+        const inSet = new Set(txs.filter((_, k) => mask & (1 << k)));
+        if (!closed(inSet)) continue;
+        let v = 0;
+        for (const t of inSet) v += at(input.feeSat, t) * 4000 - kvb * at(input.weightWu, t);
+        if (v > best) [best, eligible] = [v, mask];
+        else if (v === best) eligible |= mask;
+      }
+    }
     const options: State[] = [{ w: 0, s: 0, n: 0, f: 0 }];
     for (let mask = 1; mask < 1 << txs.length; mask++) {
+      if ((mask & eligible) !== mask) continue;
       const inSet = new Set(txs.filter((_, k) => mask & (1 << k)));
-      if ([...inSet].some((t) => Array.from(parentsOf(input, t)).some((p) => !inSet.has(p)))) continue;
+      if (!closed(inSet)) continue;
       const o = { w: 0, s: 0, n: inSet.size, f: 0 };
       for (const t of inSet) { o.w += at(input.weightWu, t); o.s += input.sigopCost?.[t] ?? 0; o.f += at(input.feeSat, t); }
       options.push(o);
