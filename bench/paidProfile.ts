@@ -14,7 +14,7 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -43,10 +43,10 @@ function processCpuMicros(pid: number): number {
   return (ticks * 1e6) / CLOCK_TICKS_PER_SECOND;
 }
 /** The payments database's commits and the writes in them so far (the replica's /metrics). */
-async function dbCommits(url: string): Promise<{ commits: number; writes: number }> {
+async function dbCommits(url: string): Promise<{ commits: number; writes: number; syncs: number }> {
   const text = await (await fetch(`${url}/metrics`)).text();
   const read = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN);
-  return { commits: read('payments_db_commits'), writes: read('payments_db_commit_writes') };
+  return { commits: read('payments_db_commits'), writes: read('payments_db_commit_writes'), syncs: read('payments_db_syncs') };
 }
 
 /** sysconf(_SC_CLK_TCK): 100 on Linux. */
@@ -143,7 +143,8 @@ try {
   const commits = db1.commits - db0.commits;
   console.log(
     `payments database (group commit): ${commits} commits for ${REQUESTS} paid requests, ` +
-      `${((db1.writes - db0.writes) / commits).toFixed(1)} writes per commit, ${(commits / REQUESTS).toFixed(2)} commits per paid request`,
+      `${((db1.writes - db0.writes) / commits).toFixed(1)} writes per commit, ${(commits / REQUESTS).toFixed(2)} commits per paid request, ` +
+      `${((db1.syncs - db0.syncs) / REQUESTS).toFixed(2)} WAL syncs per paid request`,
   );
   cpu0 = processCpuMicros(pid);
   const freeFromUs = monotonicUs();
@@ -167,5 +168,7 @@ try {
 }
 // The main thread's profile (thread 0); tsx's loader thread writes its own.
 const file = readdirSync(profDir).find((f) => /\.\d+\.0\.\d+\.cpuprofile$/.test(f));
+// The windows beside the profile, for a closer look at one part (inclusive times, call trees).
+writeFileSync(join(profDir, 'windows.json'), JSON.stringify(windows));
 if (file) summarize(join(profDir, file), windows.paid, windows.free);
 else console.log('no profile written');

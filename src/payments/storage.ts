@@ -78,7 +78,7 @@ export async function openPaymentStorage(
     close: async () => {
       await shared?.stop();
       await store.close();
-      writes.flush();
+      writes.close();
       db.close();
     },
   };
