@@ -149,8 +149,8 @@ export class WriteQueue {
   /** Runs `fn` (synchronous SQLite work) in the next group commit; resolves once committed (see `Durability`). */
   run<T>(fn: () => T, durability: Durability = 'durable'): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      if (this.broken) {
-        reject(this.broken);
+      if (this.broken || this.closed) {
+        reject(this.broken ?? new Error('payments database: closed'));
         return;
       }
       const durable = durability === 'durable';

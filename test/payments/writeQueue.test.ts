@@ -156,5 +156,6 @@ describe('payments group commit', () => {
     expect(syncedNow).toBe(1);
     expect(await Promise.all([inFlight, queued])).toEqual([1, 1]);
     expect(rows(db)).toBe(2);
+    await expect(q.run(insert(db, 'c'))).rejects.toThrow('closed');
   });
 });
