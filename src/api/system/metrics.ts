@@ -31,7 +31,7 @@ export interface MetricsSources {
   optimizer: OptimizerHandle;
   /** Open live connections by kind: `dashboard` feeds, paid `mempool` streams. */
   streamClients(): Record<'dashboard' | 'mempool', number>;
-  /** Commits of the payments database and the writes they held, since the start (group commit). */
+  /** Commits of the payments database, the writes they held and the WAL syncs, since the start (group commit). */
   ledgerCommits(): { commits: number; writes: number; syncs: number };
 }
 
