@@ -30,6 +30,7 @@ import { ChainState } from './node/chainState.js';
 import { NodeWatch } from './node/nodeWatch.js';
 import optimizerPlugin from './optimizer/plugin.js';
 import { paymentsPlugin } from './payments/plugin.js';
+import { RedisReplayStore } from './payments/store/redisReplayStore.js';
 import poolRpcPlugin from './pool/plugin.js';
 import { StreamHub } from './stream/hub.js';
 
@@ -90,13 +91,17 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   const { config, node } = deps;
   const autoStart = deps.autoStart ?? true;
-  await app.register(edgePlugin, { config });
+  // One connection to REDIS_URL for the rate limits and the payments (connected by the payments
+  // plugin, closed last): a paid request's budget and claim leave in one write, read in one reply.
+  const redis = config.REDIS_URL ? RedisReplayStore.client(config.REDIS_URL) : undefined;
+  if (redis) app.addHook('onClose', async () => void (await redis.quit().catch(() => redis.disconnect())));
+  await app.register(edgePlugin, { config, redis });
   await app.register(mempoolPlugin, { config, node, now, autoPoll: autoStart });
   await app.register(optimizerPlugin, { config, node, now, autoStart });
   // The operator's getblocktemplate drop-in: its own server, never part of the paid API.
   await app.register(poolRpcPlugin, { config, node });
   await app.register(feesPlugin, { node, now });
-  await app.register(paymentsPlugin, { config, now, limits: app.rateLimits });
+  await app.register(paymentsPlugin, { config, now, limits: app.rateLimits, ...(redis ? { redis } : {}) });
 
   const nodeWatch = new NodeWatch(node, { intervalMs: config.NODE_CHECK_INTERVAL_MS, timeoutMs: config.NODE_CHECK_TIMEOUT_MS, now });
   const startedAt = now();

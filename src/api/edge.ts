@@ -24,6 +24,8 @@ import { RateLimits, type RateLimitConfig } from './limits/rateLimits.js';
 
 export interface EdgeOptions {
   config: RateLimitConfig & Pick<Config, 'REDIS_URL' | 'HTTP_MAX_CONNECTIONS'>;
+  /** The replica's connection to REDIS_URL, shared with the payments (closed by its owner); without it, the limits open their own. */
+  redis?: Redis | undefined;
 }
 
 declare module 'fastify' {
@@ -53,7 +55,7 @@ const CSP_DIRECTIVES = {
   upgradeInsecureRequests: null,
 };
 
-async function edgePlugin(app: FastifyInstance, { config }: EdgeOptions): Promise<void> {
+async function edgePlugin(app: FastifyInstance, { config, redis: shared }: EdgeOptions): Promise<void> {
   app.server.maxConnections = config.HTTP_MAX_CONNECTIONS;
 
   // While closing, a request arriving on a kept-alive connection is refused at once (in-flight ones finish).
@@ -82,12 +84,14 @@ async function edgePlugin(app: FastifyInstance, { config }: EdgeOptions): Promis
   app.addHook('onRequest', (request, reply, done) => securityHeaders(request.raw, reply.raw, (err) => done(err instanceof Error ? err : undefined)));
 
   if (config.RATE_LIMIT_MAX > 0) {
-    const redis = config.REDIS_URL
-      ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, connectTimeout: 2000, enableOfflineQueue: false, enableAutoPipelining: true })
-      : undefined;
+    const own =
+      config.REDIS_URL && !shared
+        ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, connectTimeout: 2000, enableOfflineQueue: false, enableAutoPipelining: true })
+        : undefined;
     // Errors surface as requests let through (logged by the budget); the client reconnects on its own.
-    redis?.on('error', () => undefined);
-    if (redis) app.addHook('onClose', async () => void (await redis.quit().catch(() => redis.disconnect())));
+    own?.on('error', () => undefined);
+    if (own) app.addHook('onClose', async () => void (await own.quit().catch(() => own.disconnect())));
+    const redis = shared ?? own;
     const limits = new RateLimits(config, redis, app.log);
     app.addHook('onRequest', limits.onRequest);
     app.addHook('preHandler', limits.preHandler);

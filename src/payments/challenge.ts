@@ -22,6 +22,13 @@ export const PAYMENT_IDENTIFIER_DECLARATION = {
 export interface RequirementsBuilder {
   /** The requirements offered for a price; memoized per price (a handful of distinct prices). */
   forPrice(priceUsd: number): readonly PaymentRequirements[];
+  /**
+   * The offer for one request (`bindOffer` of its price): built once per price and route for a
+   * route's fixed price, frozen, so a paid request allocates none and the matched requirement's
+   * JSON (jsonOnce.ts: the facilitator's body, the ledger row) is encoded once for all of them. A
+   * JSON-RPC body's methods are bound per request.
+   */
+  offer(priceUsd: number, binding: OfferBinding): readonly PaymentRequirements[];
 }
 
 /** What binds an offer to one request, in each requirement's `extra` (echoed in `accepted`). */
@@ -40,25 +47,38 @@ export function bindOffer(list: readonly PaymentRequirements[], binding: OfferBi
 
 export function requirementsBuilder(networks: readonly PaymentNetwork[], payTo: Address, maxTimeoutSeconds: number): RequirementsBuilder {
   const cache = new Map<number, readonly PaymentRequirements[]>();
+  const offers = new Map<string, readonly PaymentRequirements[]>();
+  const forPrice = (priceUsd: number): readonly PaymentRequirements[] => {
+    let list = cache.get(priceUsd);
+    if (!list) {
+      list = Object.freeze(
+        networks.map((n) =>
+          Object.freeze({
+            scheme: 'exact',
+            network: n.network,
+            amount: usdToAtomic(priceUsd, n.decimals),
+            asset: n.asset,
+            payTo,
+            maxTimeoutSeconds,
+            extra: Object.freeze({ name: n.name, version: n.version }),
+          }),
+        ),
+      );
+      // Bounded: prices come from the table and RPC quotes (sums of table prices).
+      if (cache.size < 1024) cache.set(priceUsd, list);
+    }
+    return list;
+  };
   return {
-    forPrice(priceUsd) {
-      let list = cache.get(priceUsd);
+    forPrice,
+    offer(priceUsd, binding) {
+      if (binding.methods !== undefined) return bindOffer(forPrice(priceUsd), binding);
+      const key = `${priceUsd} ${binding.route}`;
+      let list = offers.get(key);
       if (!list) {
-        list = Object.freeze(
-          networks.map((n) =>
-            Object.freeze({
-              scheme: 'exact',
-              network: n.network,
-              amount: usdToAtomic(priceUsd, n.decimals),
-              asset: n.asset,
-              payTo,
-              maxTimeoutSeconds,
-              extra: Object.freeze({ name: n.name, version: n.version }),
-            }),
-          ),
-        );
-        // Bounded: prices come from the table and RPC quotes (sums of table prices).
-        if (cache.size < 1024) cache.set(priceUsd, list);
+        list = Object.freeze(bindOffer(forPrice(priceUsd), binding).map((r) => Object.freeze({ ...r, extra: Object.freeze(r.extra) })));
+        // Bounded: one per priced route (and price).
+        if (offers.size < 1024) offers.set(key, list);
       }
       return list;
     },

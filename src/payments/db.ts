@@ -4,6 +4,8 @@
  * SQLite opener (`src/storage/sqlite.ts`: WAL, 0600 file in a 0700 directory, versioned
  * migrations), with `synchronous=FULL`: a ledger row acknowledged before an answer is sent
  * survives a power cut, not only the process being killed (its cost is in bench/payments.bench.ts).
+ * The group commit (writeQueue.ts) then takes the WAL's sync off the event loop: its commits run at
+ * NORMAL and are acknowledged only after an fdatasync of the WAL, which is what FULL adds.
  */
 import { openSqlite, type SqliteDatabase } from '../storage/sqlite.js';
 

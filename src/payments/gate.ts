@@ -17,7 +17,7 @@
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { Errors } from '../errors.js';
 import type { SettlementMode } from './capabilities.js';
-import { bindOffer, paymentRequired, type RequirementsBuilder } from './challenge.js';
+import { paymentRequired, type RequirementsBuilder } from './challenge.js';
 import { encodeHeaderJson } from './decode.js';
 import type { FacilitatorClient } from './facilitator.js';
 import { facilitatorLog } from './facilitatorLog.js';
@@ -71,7 +71,7 @@ export interface GateDeps {
 
 /** What was offered and quoted for this request (a settlement refusal answers with it again). */
 interface Offer {
-  offered: PaymentRequirements[];
+  offered: readonly PaymentRequirements[];
   resource: ResourceInfo;
 }
 
@@ -158,7 +158,7 @@ export class PaymentGate {
   /** Bound to this request: `accepted` with our `extra` (route, JSON-RPC methods), and the URL we quote for it. */
   private offerFor(request: FastifyRequest, ctx: RouteCtx, priceUsd: number): Offer {
     const quote = request.paymentQuote;
-    const offered = bindOffer(this.d.builder.forPrice(priceUsd), { route: ctx.key, ...(quote?.methods ? { methods: quote.methods } : {}) });
+    const offered = this.d.builder.offer(priceUsd, { route: ctx.key, ...(quote?.methods ? { methods: quote.methods } : {}) });
     // Without TRUST_PROXY, fastify's `request.host` is the Host header, never X-Forwarded-Host.
     const base = this.d.publicBaseUrl ?? `${request.protocol}://${request.host}`;
     const resource = { url: `${base}${request.url}`, description: quote?.description ?? `${ctx.key} (${priceUsd} USD)`, mimeType: 'application/json' };

@@ -25,8 +25,8 @@ export interface PaymentsInfo {
   /** For /health: one line that says whether money moves. */
   settlementNote: string;
   ledgerCounts(): Record<LedgerStatus, number>;
-  /** Commits of the payments database since the start and the writes they held (/metrics). */
-  ledgerCommits(): { commits: number; writes: number };
+  /** Commits of the payments database since the start, the writes they held and the WAL syncs (/metrics). */
+  ledgerCommits(): { commits: number; writes: number; syncs: number };
   /** Retries pending settlements now (also runs at start and on a timer). */
   reconcile(): Promise<ReconcileResult>;
   /** Purges expired replay-store records and old ledger rows now (also on a timer). */

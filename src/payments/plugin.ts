@@ -15,6 +15,7 @@
  */
 import type { FastifyBaseLogger, FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
+import type { Redis } from 'ioredis';
 import { getAddress, type Address } from 'viem';
 import { assertProductionPayments, type Config } from '../config.js';
 import { Errors } from '../errors.js';
@@ -53,6 +54,11 @@ export interface PaymentsPluginOptions {
   pause?: (step: GateStep) => Promise<void>;
   /** Overrides X402_RECONCILE_INTERVAL_SEC (tests). */
   reconcileIntervalMs?: number;
+  /**
+   * The replica's connection to REDIS_URL, shared with the rate limits (src/app.ts): the payer's
+   * budget and the claim leave in one write. Closed by its owner; without it, the plugin opens its own.
+   */
+  redis?: Redis;
 }
 
 /** A route's price, in its `config.payment`: USD, or `per_call` when the route quotes each request (JSON-RPC). */
@@ -95,7 +101,7 @@ const payments: FastifyPluginAsync<PaymentsPluginOptions> = async (app, opts) =>
   assertProductionPayments(config);
   const now = opts.now ?? Date.now;
   const payee = payeeOf(config);
-  const storage = await openPaymentStorage(config, opts.store, now, app.log);
+  const storage = await openPaymentStorage(config, opts.store, now, app.log, opts.redis);
   const { recovery } = storage;
   if (recovery.releasedPaymentIds + recovery.releasedUnansweredRows > 0) app.log.warn(recovery, 'payments: released what a killed process left pending');
   const settling = openSettling(config, payee.mode, storage, app.log);

@@ -5,6 +5,7 @@
  * Redis (`SharedPaymentState`).
  */
 import type { FastifyBaseLogger } from 'fastify';
+import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import { AnswerCache } from './answerCache.js';
 import { openPaymentsDb, type PaymentsDb } from './db.js';
@@ -40,12 +41,13 @@ export interface PaymentStorage {
   close(): Promise<void>;
 }
 
-/** `override`: the plugin's `store` option (`memory` for tests and benchmarks). */
+/** `override`: the plugin's `store` option (`memory` for tests and benchmarks); `redis`: the app's connection to REDIS_URL, if it opened one. */
 export async function openPaymentStorage(
   config: Config,
   override: ReplayStore | 'memory' | undefined,
   now: () => number,
   log: FastifyBaseLogger,
+  redis?: Redis,
 ): Promise<PaymentStorage> {
   const db = openPaymentsDb(config.DATA_DIR);
   // One group-commit queue for the ledger and the SQLite store: their writes share transactions.
@@ -54,7 +56,7 @@ export async function openPaymentStorage(
   // At start (one process per DATA_DIR), nothing of this process is in flight yet: pending
   // payment-identifier records and unanswered pending rows were left by a killed process.
   const recovery: Recovery = { releasedPaymentIds: 0, releasedUnansweredRows: ledger.releaseUnanswered() };
-  const store = await replayStoreOf(config, override, db, writes, now, recovery);
+  const store = await replayStoreOf(config, override, db, writes, now, recovery, redis);
   const pendingLeaseMs = config.X402_FACILITATOR_VERIFY_TIMEOUT_MS + config.X402_FACILITATOR_SETTLE_TIMEOUT_MS + 60_000;
   const base = { store, ledger, pendingLeaseMs, now, log };
 
@@ -78,7 +80,7 @@ export async function openPaymentStorage(
     close: async () => {
       await shared?.stop();
       await store.close();
-      writes.flush();
+      writes.close();
       db.close();
     },
   };
@@ -91,10 +93,12 @@ async function replayStoreOf(
   writes: WriteQueue,
   now: () => number,
   recovery: Recovery,
+  redis: Redis | undefined,
 ): Promise<ReplayStore> {
   if (override === 'memory') return new MemoryReplayStore(now);
   if (override) return override;
-  if (config.REDIS_URL) return RedisReplayStore.connect(config.REDIS_URL, 'x402:', now);
+  // The app's connection (shared with the rate limits, closed by the app), or one of our own.
+  if (config.REDIS_URL) return redis ? RedisReplayStore.open(redis, 'x402:', now, false) : RedisReplayStore.connect(config.REDIS_URL, 'x402:', now);
   const sqlite = new SqliteReplayStore(db, now, writes);
   recovery.releasedPaymentIds = sqlite.releaseAbandoned();
   return sqlite;

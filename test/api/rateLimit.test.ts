@@ -9,6 +9,7 @@ import { connect } from 'node:net';
 import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
 import { challengeOf, newAccount, paymentHeader, requirementFor, signPayment } from '../payments/helpers.js';
 import { redisAvailable, startRedis, type RedisServer } from '../payments/redisServer.js';
 import { refresh, startTestWorld, type TestWorld } from '../helpers/testWorld.js';
@@ -296,5 +297,46 @@ describe.skipIf(!redisOk)('paid budget beside the shared claim (REDIS_URL)', () 
     expect(again.statusCode).toBe(200);
     expect(again.headers['payment-response']).toBeTruthy();
     expect(world.app.payments.ledgerCounts().unsettled).toBe(before.unsettled + 1);
+  });
+});
+
+describe.skipIf(!redisOk)('one Redis connection per replica (REDIS_URL)', () => {
+  let redis: RedisServer;
+  let world: TestWorld;
+  beforeAll(async () => {
+    redis = await startRedis();
+    world = await startTestWorld({
+      initialTxs: 5,
+      seed: 10,
+      // Without the optimizer's lead (its lease and its subscriber have connections of their own).
+      env: { REDIS_URL: redis.url, PAYMENTS_ENABLED: 'true', RATE_LIMIT_MAX: '1000', RATE_LIMIT_PAID_MAX: '10', OPTIMIZER_ENABLED: 'false' },
+    });
+  });
+  afterAll(async () => {
+    await world?.close();
+    await redis?.stop();
+  });
+
+  it('behavior: the rate limits and the payment state share one connection: a paid request’s budget and claim leave in one write', async () => {
+    const get = (headers: Record<string, string> = {}) => world.app.inject({ method: 'GET', url: '/v1/block-height', headers, remoteAddress: '10.3.0.1' });
+    const account = newAccount();
+    const paid = await get({ 'payment-signature': paymentHeader(await signPayment(account, requirementFor(challengeOf(await get())))) });
+    expect(paid.statusCode).toBe(200);
+    expect((await get()).statusCode).toBe(402);
+    const probe = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 0 });
+    await probe.connect();
+    try {
+      // Both budgets were counted in Redis and the claim is there, through the replica's one connection.
+      expect(await probe.keys('btc-intel:rate:paid:*')).toHaveLength(1);
+      expect(await probe.keys('btc-intel:rate:unpaid:*')).toHaveLength(1);
+      expect(await probe.keys('x402:nonce:*')).toHaveLength(1);
+      const others = String(await probe.call('CLIENT', 'LIST'))
+        .trim()
+        .split('\n')
+        .filter((line) => !line.includes('cmd=client'));
+      expect(others).toHaveLength(1);
+    } finally {
+      probe.disconnect();
+    }
   });
 });

@@ -100,37 +100,4 @@ describe('SQLite store backed by the ledger', () => {
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect(db.prepare('SELECT COUNT(*) AS n FROM idempotency').get()).toEqual({ n: 2 });
   });
-
-  it('behavior: a durable write commits with the fsync (synchronous=FULL), even beside outcomes; a batch of outcomes alone commits without it', async () => {
-    const d = tempDir();
-    dirs.push(d);
-    const db = openPaymentsDb(d.dir);
-    dbs.push(db);
-    const q = new WriteQueue(db);
-    // PRAGMA synchronous as each write's transaction sees it: 2 = FULL, 1 = NORMAL.
-    const level = () => db.pragma('synchronous', { simple: true });
-    expect(await Promise.all([q.run(level, 'outcome'), q.run(level, 'outcome')])).toEqual([1, 1]);
-    expect(await Promise.all([q.run(level, 'outcome'), q.run(level), q.run(level, 'outcome')])).toEqual([2, 2, 2]);
-    expect(await q.run(level)).toBe(2);
-    expect(level()).toBe(2);
-  });
-
-  it('behavior: an outcome waits for the next durable write and commits in its transaction (one commit, with the fsync), or alone, without it, when none comes', async () => {
-    const d = tempDir();
-    dirs.push(d);
-    const db = openPaymentsDb(d.dir);
-    dbs.push(db);
-    const q = new WriteQueue(db);
-    const level = () => db.pragma('synchronous', { simple: true });
-    // Queued alone, then a ledger row a turn later (as the next paid request's): one transaction.
-    const outcome = q.run(level, 'outcome');
-    await new Promise((r) => setImmediate(r));
-    const durable = q.run(level);
-    expect(await Promise.all([outcome, durable])).toEqual([2, 2]);
-    expect(q.totals).toEqual({ commits: 1, writes: 2 });
-    // No durable write comes: the outcome still commits, after the wait, without the fsync.
-    expect(await q.run(level, 'outcome')).toBe(1);
-    expect(q.totals).toEqual({ commits: 2, writes: 3 });
-    expect(level()).toBe(2);
-  });
 });

@@ -108,7 +108,7 @@ export const systemRoutes = [
     path: '/metrics',
     price: 'free',
     summary:
-      'Prometheus metrics: requests by route and status with latency, payments by outcome, payments database commits (group commit), optimizer cycle phases, pool queue, mempool size, feed clients',
+      'Prometheus metrics: requests by route and status with latency, payments by outcome, payments database commits and WAL syncs (group commit), optimizer cycle phases, pool queue, mempool size, feed clients',
     response: z.string(),
     content: 'prometheus',
     errors: [],

@@ -31,8 +31,8 @@ export interface MetricsSources {
   optimizer: OptimizerHandle;
   /** Open live connections by kind: `dashboard` feeds, paid `mempool` streams. */
   streamClients(): Record<'dashboard' | 'mempool', number>;
-  /** Commits of the payments database and the writes they held, since the start (group commit). */
-  ledgerCommits(): { commits: number; writes: number };
+  /** Commits of the payments database, the writes they held and the WAL syncs, since the start (group commit). */
+  ledgerCommits(): { commits: number; writes: number; syncs: number };
 }
 
 export class ServiceMetrics {
@@ -123,6 +123,12 @@ export class ServiceMetrics {
       help: 'Writes held by those commits (divided by payments_db_commits: the group commit batch size)',
       registers,
       collect: gaugeOf(() => sources.ledgerCommits().writes),
+    });
+    new Gauge({
+      name: 'payments_db_syncs',
+      help: 'WAL fsyncs of the payments database since the start, off the event loop (a durable write is answered after the one following its commit)',
+      registers,
+      collect: gaugeOf(() => sources.ledgerCommits().syncs),
     });
     service.on('cycle', this.onCycle);
   }

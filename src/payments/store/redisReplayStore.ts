@@ -10,21 +10,37 @@ export class RedisReplayStore implements ReplayStore {
   readonly kind = 'redis' as const;
 
   constructor(
-    /** Shared with `SharedPayments` (one connection per replica). */
+    /** Shared with `SharedPayments` and, given by the app, with the rate limits (one connection per replica). */
     readonly redis: Redis,
     readonly prefix = 'x402:',
     private readonly now: () => number = Date.now,
+    /** Whether `close` ends the connection (false: its owner does). */
+    private readonly owned = true,
   ) {}
 
-  /** Connects to `url` (`redis://` or `rediss://`); fails fast instead of queueing commands forever. */
-  static async connect(url: string, prefix?: string, now?: () => number): Promise<RedisReplayStore> {
-    // Auto-pipelining: the commands of concurrent paid requests issued in one tick go out in one write.
+  /**
+   * A client for `url` (`redis://` or `rediss://`), not connected yet (no I/O here: `open`
+   * connects it), that fails fast instead of queueing commands forever. Auto-pipelining: the
+   * commands issued in one tick (the payer's budget and the claim of every concurrent paid request,
+   * when the app shares this client with the rate limits) go out in one write.
+   */
+  static client(url: string): Redis {
     const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2, connectTimeout: 5000, enableOfflineQueue: false, enableAutoPipelining: true });
-    // Connection errors surface as rejected commands (→ 503 PAYMENT_STORE_UNAVAILABLE); the event
-    // itself must have a listener or it would crash the process.
+    // Connection errors surface as rejected commands (→ 503 PAYMENT_STORE_UNAVAILABLE, or a rate
+    // limit failing open); the event itself must have a listener or it would crash the process.
     redis.on('error', () => undefined);
-    await redis.connect();
-    return new RedisReplayStore(redis, prefix, now);
+    return redis;
+  }
+
+  /** A store on `redis`, connected first if it is not yet (start-up fails when Redis cannot be reached). `owned`: `close` ends it. */
+  static async open(redis: Redis, prefix: string, now: () => number, owned: boolean): Promise<RedisReplayStore> {
+    if (redis.status === 'wait') await redis.connect();
+    return new RedisReplayStore(redis, prefix, now, owned);
+  }
+
+  /** A store on its own connection to `url`. */
+  static async connect(url: string, prefix = 'x402:', now: () => number = Date.now): Promise<RedisReplayStore> {
+    return RedisReplayStore.open(RedisReplayStore.client(url), prefix, now, true);
   }
 
   private ttl(expiresAtMs: number): number {
@@ -64,6 +80,7 @@ export class RedisReplayStore implements ReplayStore {
   }
 
   async close(): Promise<void> {
+    if (!this.owned) return;
     await this.redis.quit().catch(() => this.redis.disconnect());
   }
 }
