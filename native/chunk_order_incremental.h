@@ -38,6 +38,9 @@ public:
         m_remap = remap;
         m_related = true;
     }
+    /** No relation for the coming build (one set for a build that threw before its sort must not
+     *  reach the next). */
+    void Unrelate() noexcept { m_related = false; }
     /** Forget the kept order (the next sort is a full one). */
     void Clear() noexcept
     {

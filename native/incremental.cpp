@@ -382,6 +382,7 @@ IncrementalResult IncrementalEngine::Build(const Options& o, bool full)
     // follows: the next Build then reads every transaction from its slot.
     const bool incremental = !full && m_prev_valid && m_prep_valid;
     m_prep_valid = false;
+    m_chunk_order.Unrelate();  // related again below when this build derives from the last one
     Timings timings;
     try {
         if (incremental && PrepareIncremental(n)) {
