@@ -10,6 +10,7 @@
         "native/clusters.cpp",
         "native/linearize.cpp",
         "native/chunk.cpp",
+        "native/chunk_order_incremental.cpp",
         "native/baseline_v31.cpp",
         "native/baseline_v30.cpp",
         "native/template_optimized.cpp",

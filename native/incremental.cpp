@@ -68,6 +68,7 @@ void IncrementalEngine::Clear()
     m_prep_valid = false;
     m_arrays_valid = false;
     m_alive = 0;
+    m_chunk_order.Clear();
 }
 
 void IncrementalEngine::MarkDirty(uint32_t s)
@@ -320,6 +321,17 @@ InputView IncrementalEngine::InputArrays() const
     return in;
 }
 
+void IncrementalEngine::RelateChunkOrder()
+{
+    // An intact cluster was copied from m_prep (the last build's): its chunks keep their order.
+    m_old_cluster_of_new.resize(m_from_old.size());
+    for (size_t c = 0; c < m_from_old.size(); ++c) {
+        const uint32_t ob = m_from_old[c];
+        m_old_cluster_of_new[c] = ob == UINT32_MAX ? UINT32_MAX : m_prep.cl.cluster_of[ob];
+    }
+    m_chunk_order.Relate(m_old_cluster_of_new, m_remap);
+}
+
 void IncrementalEngine::Remember(IncrementalResult& out, uint32_t n)
 {
     // This cycle's linearization is the next one's warm order; every slot is clean now.
@@ -370,9 +382,11 @@ IncrementalResult IncrementalEngine::Build(const Options& o, bool full)
     // follows: the next Build then reads every transaction from its slot.
     const bool incremental = !full && m_prev_valid && m_prep_valid;
     m_prep_valid = false;
+    m_chunk_order.Unrelate();  // related again below when this build derives from the last one
     Timings timings;
     try {
         if (incremental && PrepareIncremental(n)) {
+            RelateChunkOrder();
             m_prev_valid = false;
             m_arrays_valid = false;  // the input arrays were not written (debug builds aside)
             out.dirty_slots = 0;
@@ -393,7 +407,7 @@ IncrementalResult IncrementalEngine::Build(const Options& o, bool full)
     }
     out.prepare_ms = since(started);
     timings.total = out.prepare_ms;
-    out.r = BuildPrepared(m_next, o, timings);
+    out.r = BuildPrepared(m_next, o, timings, &m_chunk_order);
     std::swap(m_prep, m_next);
     m_prep_valid = true;
     Remember(out, n);

@@ -117,6 +117,10 @@ private:
     std::vector<uint32_t> m_region_list, m_sub_of, m_sub_original;
     std::vector<uint32_t> m_new_of_old;  // old internal index -> new index (UINT32_MAX: removed)
     std::vector<uint32_t> m_from_old;    // new cluster -> first old internal index if copied intact, else UINT32_MAX
+    // The last build's mining order, and what relates it to the coming build (new cluster -> the
+    // last build's cluster copied intact, or UINT32_MAX).
+    ChunkOrderMemo m_chunk_order;
+    std::vector<uint32_t> m_old_cluster_of_new;
     void MarkDirty(uint32_t s);
     void Unlink(uint32_t s);
     void SortIn();
@@ -139,6 +143,8 @@ private:
      *  which reports it). Complexity: O(n + e) sequential, plus O(r log r) for the r transactions
      *  of changed clusters (incremental_prepare.cpp). */
     bool PrepareIncremental(uint32_t n);
+    /** Tell the chunk order memo how m_next's clusters relate to m_prep's. O(clusters). */
+    void RelateChunkOrder();
     /** The warm order and reuse marks of m_next, from the last Build's positions. O(n). */
     void WarmHint(uint32_t n);
     /** Keep what the next Build reuses (positions, optimal marks); every slot is clean now. */

@@ -247,6 +247,7 @@ Napi::Object IncrementalResultObject(Napi::Env env, const opt::IncrementalResult
     o.Set("slotOfIndex", Copy<uint32_t, Napi::Uint32Array>(env, ir.slot_of_index));
     o.Set("keys", Copy<uint32_t, Napi::Uint32Array>(env, ir.keys));
     o.Set("dirtySlots", Num(env, ir.dirty_slots));
+    o.Set("keptChunks", Num(env, ir.r.kept_chunks));
     o.Set("prepareMs", Num(env, ir.prepare_ms));
     return o;
 }

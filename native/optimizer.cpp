@@ -333,7 +333,7 @@ Result BuildTemplates(const InputView& input, const Options& o)
     return BuildPrepared(p, o, t);
 }
 
-Result BuildPrepared(const Prepared& p, const Options& o, const Timings& timings)
+Result BuildPrepared(const Prepared& p, const Options& o, const Timings& timings, ChunkOrderMemo* chunk_order)
 {
     Result r;
     r.timings = timings;
@@ -345,7 +345,11 @@ Result BuildPrepared(const Prepared& p, const Options& o, const Timings& timings
     r.timings.linearize = lap.Lap();
 
     RecordChunks(p, chunks, r);  // before the sort: the table still in cluster order is read in sequence
-    SortIntoMiningOrder(chunks);
+    if (chunk_order) {
+        r.kept_chunks = chunk_order->Sort(chunks, p.cl);
+    } else {
+        SortIntoMiningOrder(chunks);
+    }
     r.timings.chunk = lap.Lap();
 
     std::vector<uint32_t> order(chunks.Count());  // chunk ids are mining positions now

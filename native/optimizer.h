@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "bound.h"
+#include "chunk_order_incremental.h"
 #include "clusters.h"
 #include "projected.h"
 
@@ -41,6 +42,7 @@ struct Result {
     uint64_t linearize_cost{0}, projected_search_nodes{0};
     uint32_t real_relinearized{0};    // clusters re-linearized by real weight (sigop-adjusted ones)
     uint32_t reused_count{0};         // clusters whose previous linearization was reused (warm_reuse)
+    uint32_t kept_chunks{0};          // chunks placed from the previous build's mining order (ChunkOrderMemo)
     std::vector<uint8_t> tx_optimal;  // per input tx: its cluster's (Core-order) linearization is proven optimal
     Timings timings;
 };
@@ -65,8 +67,10 @@ struct Prepared {
 Prepared Prepare(const InputView& input, const Options& options, Timings* timings);
 
 /** The cycle from a Prepared (valid options, acyclic graph, invariants of clusters.h); the
- *  result's indices are the input indices of p.original. `timings` preset: the preparation's. */
-Result BuildPrepared(const Prepared& p, const Options& options, const Timings& timings = {});
+ *  result's indices are the input indices of p.original. `timings` preset: the preparation's.
+ *  chunk_order (the incremental engine's): the mining order from the previous build's, kept for
+ *  the next; the same order as without it. */
+Result BuildPrepared(const Prepared& p, const Options& options, const Timings& timings = {}, ChunkOrderMemo* chunk_order = nullptr);
 
 /** Per-cluster detail for tests and debugging. */
 struct ClusterDetail {

@@ -71,8 +71,15 @@ void TemplateBuilder::IndexExternalParents()
     }
     for (uint32_t i = 0; i < m; ++i) m_ext_offsets[i + 1] += m_ext_offsets[i];
     m_ext_parents.resize(m_ext_offsets[m]);
+    m_ext_parent_pos.resize(m_ext_offsets[m]);
     std::vector<uint32_t> fill(m_ext_offsets.begin(), m_ext_offsets.end() - 1);
-    for (const auto& [pos, p] : external) m_ext_parents[fill[pos]++] = p;
+    for (const auto& [pos, p] : external) {
+        // The parent's position too: the tail search's Dead test reads it beside the parent, not
+        // through chunk_of and m_pos_of (two dependent random reads per parent, per scanned chunk).
+        const uint32_t k = m_t.chunk_of[p];
+        m_ext_parent_pos[fill[pos]] = k == NONE ? NONE : m_pos_of[k];
+        m_ext_parents[fill[pos]++] = p;
+    }
 }
 
 void TemplateBuilder::Remove(const Selection& sel)

@@ -93,6 +93,7 @@ private:
     std::vector<uint8_t> m_real_sorted_from;             // 1 if real rates are non-increasing from p onwards
     std::vector<int64_t> m_cum_fee, m_cum_weight;        // bound prefix sums, reused by every Build
     std::vector<uint32_t> m_ext_offsets, m_ext_parents;  // ExternalParents, CSR by position
+    std::vector<uint32_t> m_ext_parent_pos;              // beside m_ext_parents: the parent's chunk's position (UINT32_MAX: none)
     friend struct Impl;
 };
 

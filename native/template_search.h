@@ -152,8 +152,8 @@ struct TemplateBuilder::Impl {
      *  available although its chunk's position is already decided (< decided). */
     bool Dead(uint32_t p, uint32_t decided) const noexcept
     {
-        for (uint32_t q : b.ExternalParents(p)) {
-            if (state[q] == TX_AVAILABLE && b.m_pos_of[b.m_t.chunk_of[q]] < decided) return true;
+        for (uint32_t k = b.m_ext_offsets[p]; k < b.m_ext_offsets[p + 1]; ++k) {
+            if (b.m_ext_parent_pos[k] < decided && state[b.m_ext_parents[k]] == TX_AVAILABLE) return true;
         }
         return false;
     }

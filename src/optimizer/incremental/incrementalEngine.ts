@@ -31,6 +31,8 @@ export interface EngineResult extends Omit<OptimizerResult, 'txChunkFeeSat' | 't
   keys: Uint32Array;
   /** Slots that changed since the previous build (all on a first build). */
   dirtySlots: number;
+  /** Chunks placed in mining order from the previous build's order (the others sorted and merged in; 0: a full sort). */
+  keptChunks: number;
   /** Native time spent renumbering the table into the cycle's input, ms. */
   prepareMs: number;
 }
