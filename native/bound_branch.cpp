@@ -245,7 +245,7 @@ BranchResult SolveBranching(const Graph& g, const Clusters& cl, const Linearizat
 
 BranchResult CloseGap(const Graph& g, const Clusters& cl, const Linearization& lin, const ChunkTable& t,
                       std::span<const uint32_t> order, const ResidualProblem& pb, std::span<const double> rate_of,
-                      const DeepenResult& dp, int64_t incumbent)
+                      const DeepenResult& dp, int64_t incumbent, ResidualViews* views)
 {
     BranchResult out;
     const int64_t lp = dp.last.lp;
@@ -253,7 +253,7 @@ BranchResult CloseGap(const Graph& g, const Clusters& cl, const Linearization& l
     // The heuristic: floors from where the deepening ran out, the allowance doubling.
     ResidualSolve heur;
     for (int64_t floor = std::max(incumbent, dp.failed_floor);;) {
-        heur = SolveResidual(g, cl, lin, t, order, pb, floor, HEURISTIC_BUDGET, HEURISTIC_BEAM);
+        heur = SolveResidual(g, cl, lin, t, order, pb, floor, HEURISTIC_BUDGET, HEURISTIC_BEAM, views);
         out.nodes += heur.nodes;
         if ((!heur.txs.empty() && heur.fee > floor) || floor <= incumbent) break;
         floor = std::max(incumbent, lp - 2 * (lp - floor));
@@ -263,7 +263,7 @@ BranchResult CloseGap(const Graph& g, const Clusters& cl, const Linearization& l
         incumbent = heur.fee;
         out.txs = std::move(heur.txs);
         if (shrinks) {
-            DeepenResult again = SolveDeepening(g, cl, lin, t, order, pb, incumbent, AGAIN_BUDGET);
+            DeepenResult again = SolveDeepening(g, cl, lin, t, order, pb, incumbent, AGAIN_BUDGET, views);
             out.nodes += again.nodes;
             if (!again.txs.empty() && again.fee > incumbent) {
                 incumbent = again.fee;

@@ -16,19 +16,22 @@ constexpr int64_t DEEPEN_STEP_NUM = 5, DEEPEN_STEP_DEN = 4;
 }  // namespace
 
 DeepenResult SolveDeepening(const Graph& g, const Clusters& cl, const Linearization& lin, const ChunkTable& t,
-                            std::span<const uint32_t> order, const ResidualProblem& pb, int64_t incumbent, uint64_t budget)
+                            std::span<const uint32_t> order, const ResidualProblem& pb, int64_t incumbent, uint64_t budget,
+                            ResidualViews* views)
 {
+    ResidualViews own;
+    if (views == nullptr) views = &own;
     DeepenResult out;
     out.fee = incumbent;
     // The LP alone (with a target above it there is nothing to search).
-    const int64_t lp = SolveResidual(g, cl, lin, t, order, pb, std::numeric_limits<int64_t>::max() / 4, 0).lp;
+    const int64_t lp = SolveResidual(g, cl, lin, t, order, pb, std::numeric_limits<int64_t>::max() / 4, 0, 0, views).lp;
     out.rounds = 1;
     out.cap = std::max(lp, incumbent);
     for (int64_t delta = DEEPEN_FIRST;; delta = delta * DEEPEN_STEP_NUM / DEEPEN_STEP_DEN) {
         const int64_t target = lp - delta;  // the templates earning more than target
         const bool last = target <= incumbent;
         const int64_t floor = last ? incumbent : target;
-        ResidualSolve rs = SolveResidual(g, cl, lin, t, order, pb, floor, budget - std::min(out.nodes, budget));
+        ResidualSolve rs = SolveResidual(g, cl, lin, t, order, pb, floor, budget - std::min(out.nodes, budget), 0, views);
         ++out.rounds;
         out.nodes += rs.nodes;
         const bool solved = rs.solved;

@@ -32,9 +32,10 @@ struct DeepenResult {
 };
 
 /** pb: the residual problem with its multipliers; budget: search nodes and DP states for all
- *  rounds. Complexity: up to a few rounds of SolveResidual (each O(n + its work) with a sigop
+ *  rounds; views: pb's kept views (bound_exact.h), shared by the rounds (null: kept here). Complexity: up to a few rounds of SolveResidual (each O(n + its work) with a sigop
  *  price, less without). */
 DeepenResult SolveDeepening(const Graph& g, const Clusters& cl, const Linearization& lin, const ChunkTable& t,
-                            std::span<const uint32_t> order, const ResidualProblem& pb, int64_t incumbent, uint64_t budget);
+                            std::span<const uint32_t> order, const ResidualProblem& pb, int64_t incumbent, uint64_t budget,
+                            ResidualViews* views = nullptr);
 
 }  // namespace opt
