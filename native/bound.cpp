@@ -88,7 +88,7 @@ int64_t BranchFill(const std::vector<Item>& items, std::vector<uint8_t>& mark, i
 constexpr int BRANCH_DEPTH = 6;
 
 /** Search nodes and DP states of the residual solve (about 10 ns each). */
-constexpr uint64_t RESIDUAL_BUDGET = 12'000'000;
+constexpr uint64_t RESIDUAL_BUDGET = 28'000'000;
 
 }  // namespace
 
