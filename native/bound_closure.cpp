@@ -1,6 +1,8 @@
 // The maximum-weight closure per cluster and the dual built from it; see bound_closure.h.
 #include "bound_closure.h"
 
+#include "bound_golden.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -336,31 +338,14 @@ Prices Dual::Minimize(Prices start) const
         }
         return v;
     };
-    // Golden section of the convex dual along one multiplier, within [lo, hi].
+    // Golden section of the convex dual along one multiplier, within [lo, hi] (eval keeps the best).
     const auto line = [&](bool along_f, double lo, double hi) {
-        const double phi = (std::sqrt(5.0) - 1) / 2;
         const auto at = [&](double v) {
             Prices p = best;
             (along_f ? p.F : p.M) = std::llround(std::max(0.0, v));
             return eval(p);
         };
-        double a = hi - phi * (hi - lo), b = lo + phi * (hi - lo);
-        i128 fa = at(a), fb = at(b);
-        for (int it = 0; it < 22 && hi - lo > 1; ++it) {
-            if (fa <= fb) {
-                hi = b;
-                b = a;
-                fb = fa;
-                a = hi - phi * (hi - lo);
-                fa = at(a);
-            } else {
-                lo = a;
-                a = b;
-                fa = fb;
-                b = lo + phi * (hi - lo);
-                fb = at(b);
-            }
-        }
+        GoldenSection(lo, hi, 22, 1.0, at, [](i128 v) { return v; });
     };
     const bool sig = m_scap < std::numeric_limits<int64_t>::max() / 4;
     for (int round = 0; round < 2; ++round) {
