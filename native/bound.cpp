@@ -88,7 +88,7 @@ int64_t BranchFill(const std::vector<Item>& items, std::vector<uint8_t>& mark, i
 constexpr int BRANCH_DEPTH = 6;
 
 /** Search nodes and DP states of the residual solve (about 10 ns each). */
-constexpr uint64_t RESIDUAL_BUDGET = 12'000'000;
+constexpr uint64_t RESIDUAL_BUDGET = 28'000'000;
 
 }  // namespace
 
@@ -231,7 +231,8 @@ UpperBound ComputeUpperBound(const Graph& g, const Clusters& cl, const Lineariza
             }
         }
     }
-    DeepenResult dp = SolveDeepening(g, cl, lin, t, order, pb, incumbent, RESIDUAL_BUDGET);
+    ResidualViews views;  // pb's clusters' views, shared by its solves
+    DeepenResult dp = SolveDeepening(g, cl, lin, t, order, pb, incumbent, RESIDUAL_BUDGET, &views);
     const ResidualSolve& rs = dp.last;
     ub.free_clusters = rs.free_clusters;
     ub.search_nodes = dp.nodes;
@@ -239,7 +240,7 @@ UpperBound ComputeUpperBound(const Graph& g, const Clusters& cl, const Lineariza
     if (!dp.txs.empty() && dp.fee > given) ub.better = std::move(dp.txs);
     if (!dp.exact) {
         // The gap left: a better incumbent, then the branch and bound (bound_branch.h).
-        BranchResult bb = CloseGap(g, cl, lin, t, order, pb, rate_of, dp, incumbent);
+        BranchResult bb = CloseGap(g, cl, lin, t, order, pb, rate_of, dp, incumbent, &views);
         ub.search_nodes += bb.nodes;
         ub.branches = bb.branches;
         if (!bb.txs.empty() && bb.fee > incumbent) {

@@ -149,9 +149,10 @@ public:
         return found;
     }
 
-    DeepenResult Solve(const ResidualProblem& pb, int64_t incumbent, uint64_t budget) const
+    /** The branch's deepening solve; cap: its parent's proven cap (the rounds above it are skipped). */
+    DeepenResult Solve(const ResidualProblem& pb, int64_t incumbent, uint64_t budget, int64_t cap) const
     {
-        return SolveDeepening(m_g, m_cl, m_lin, m_t, m_order, pb, incumbent, budget);
+        return SolveDeepening(m_g, m_cl, m_lin, m_t, m_order, pb, incumbent, budget, nullptr, DEEPEN_FIRST, cap);
     }
 
 private:
@@ -216,7 +217,7 @@ BranchResult SolveBranching(const Graph& g, const Clusters& cl, const Linearizat
         if (!br.Restrict(node.path, b)) continue;  // no template in this branch
         const ResidualProblem pb = br.Problem(b, scratch);
         ++out.branches;
-        DeepenResult dp = br.Solve(pb, out.fee, budget - out.nodes);
+        DeepenResult dp = br.Solve(pb, out.fee, budget - out.nodes, node.cap);
         out.nodes += dp.nodes;
         if (dp.exact) {
             if (dp.fee > out.fee) {
@@ -245,7 +246,7 @@ BranchResult SolveBranching(const Graph& g, const Clusters& cl, const Linearizat
 
 BranchResult CloseGap(const Graph& g, const Clusters& cl, const Linearization& lin, const ChunkTable& t,
                       std::span<const uint32_t> order, const ResidualProblem& pb, std::span<const double> rate_of,
-                      const DeepenResult& dp, int64_t incumbent)
+                      const DeepenResult& dp, int64_t incumbent, ResidualViews* views)
 {
     BranchResult out;
     const int64_t lp = dp.last.lp;
@@ -253,7 +254,7 @@ BranchResult CloseGap(const Graph& g, const Clusters& cl, const Linearization& l
     // The heuristic: floors from where the deepening ran out, the allowance doubling.
     ResidualSolve heur;
     for (int64_t floor = std::max(incumbent, dp.failed_floor);;) {
-        heur = SolveResidual(g, cl, lin, t, order, pb, floor, HEURISTIC_BUDGET, HEURISTIC_BEAM);
+        heur = SolveResidual(g, cl, lin, t, order, pb, floor, HEURISTIC_BUDGET, HEURISTIC_BEAM, views);
         out.nodes += heur.nodes;
         if ((!heur.txs.empty() && heur.fee > floor) || floor <= incumbent) break;
         floor = std::max(incumbent, lp - 2 * (lp - floor));
@@ -263,7 +264,7 @@ BranchResult CloseGap(const Graph& g, const Clusters& cl, const Linearization& l
         incumbent = heur.fee;
         out.txs = std::move(heur.txs);
         if (shrinks) {
-            DeepenResult again = SolveDeepening(g, cl, lin, t, order, pb, incumbent, AGAIN_BUDGET);
+            DeepenResult again = SolveDeepening(g, cl, lin, t, order, pb, incumbent, AGAIN_BUDGET, views, dp.failed_delta);
             out.nodes += again.nodes;
             if (!again.txs.empty() && again.fee > incumbent) {
                 incumbent = again.fee;

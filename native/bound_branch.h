@@ -46,9 +46,10 @@ BranchResult SolveBranching(const Graph& g, const Clusters& cl, const Linearizat
  *  (the residual solve with a beam search for its choice, from the floor where dp ran out down to
  *  the incumbent: the floors above were proven empty), and when it beats that floor the deepening
  *  again against it (every allowance smaller); then, if still open, the branch and bound.
- *  Complexity: a few residual solves and SolveBranching, each within its budget. */
+ *  views: pb's kept views (bound_exact.h), or null. Complexity: a few residual solves and
+ *  SolveBranching, each within its budget. */
 BranchResult CloseGap(const Graph& g, const Clusters& cl, const Linearization& lin, const ChunkTable& t,
                       std::span<const uint32_t> order, const ResidualProblem& pb, std::span<const double> rate_of,
-                      const DeepenResult& dp, int64_t incumbent);
+                      const DeepenResult& dp, int64_t incumbent, ResidualViews* views = nullptr);
 
 }  // namespace opt

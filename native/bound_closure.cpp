@@ -1,6 +1,8 @@
 // The maximum-weight closure per cluster and the dual built from it; see bound_closure.h.
 #include "bound_closure.h"
 
+#include "bound_golden.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -18,18 +20,56 @@ struct Edge {
     i128 cap;
 };
 
-/** Max flow from s to t (Edmonds-Karp over adjacency lists of edge ids; e ^ 1 is e's reverse). */
-i128 MaxFlow(std::vector<Edge>& edges, const std::vector<std::vector<uint32_t>>& adj, uint32_t s, uint32_t t)
+/** The cut's residual graph: edges in pairs (e ^ 1 is e's reverse), adjacency as CSR of edge ids.
+ *  Kept per thread: the dual cuts the same small clusters a hundred times per bound. */
+struct Network {
+    std::vector<Edge> edges;
+    std::vector<uint32_t> from, adj_off, adj;
+    std::vector<int64_t> via;
+    std::vector<uint32_t> queue;
+
+    void Reset() noexcept
+    {
+        edges.clear();
+        from.clear();
+    }
+    void Add(uint32_t a, uint32_t b, i128 cap)
+    {
+        edges.push_back({b, cap});
+        from.push_back(a);
+        edges.push_back({a, 0});
+        from.push_back(b);
+    }
+    /** The adjacency of nodes 0 .. nodes - 1, after the last Add. */
+    void Index(uint32_t nodes)
+    {
+        adj_off.assign(nodes + 1, 0);
+        for (uint32_t a : from) ++adj_off[a + 1];
+        for (uint32_t v = 0; v < nodes; ++v) adj_off[v + 1] += adj_off[v];
+        adj.resize(edges.size());
+        queue.assign(adj_off.begin(), adj_off.end() - 1);  // (the fill cursor per node)
+        for (uint32_t e = 0; e < edges.size(); ++e) adj[queue[from[e]]++] = e;
+    }
+    std::span<const uint32_t> Out(uint32_t v) const noexcept
+    {
+        return std::span<const uint32_t>(adj).subspan(adj_off[v], adj_off[v + 1] - adj_off[v]);
+    }
+};
+
+/** Max flow from s to t (Edmonds-Karp). */
+i128 MaxFlow(Network& net, uint32_t s, uint32_t t)
 {
     i128 flow = 0;
-    std::vector<int64_t> via(adj.size());
-    std::vector<uint32_t> queue;
+    std::vector<Edge>& edges = net.edges;
+    std::vector<int64_t>& via = net.via;
+    std::vector<uint32_t>& queue = net.queue;
+    via.resize(net.adj_off.size() - 1);
     while (true) {
         std::fill(via.begin(), via.end(), -1);
         via[s] = -2;
         queue.assign(1, s);
         for (size_t q = 0; q < queue.size() && via[t] == -1; ++q) {
-            for (uint32_t e : adj[queue[q]]) {
+            for (uint32_t e : net.Out(queue[q])) {
                 if (edges[e].cap > 0 && via[edges[e].to] == -1) {
                     via[edges[e].to] = e;
                     queue.push_back(edges[e].to);
@@ -114,30 +154,26 @@ i128 MaxClosureLocal(const Graph& g, uint32_t first, std::span<const i128> h, st
     }
     // The cut: source -> positive (h), negative -> sink (-h), child -> parent (infinite).
     const uint32_t s = m, t = m + 1;
-    std::vector<Edge> edges;
-    std::vector<std::vector<uint32_t>> adj(m + 2);
-    const auto add = [&](uint32_t a, uint32_t b, i128 cap) {
-        adj[a].push_back(static_cast<uint32_t>(edges.size()));
-        edges.push_back({b, cap});
-        adj[b].push_back(static_cast<uint32_t>(edges.size()));
-        edges.push_back({a, 0});
-    };
+    static thread_local Network net;
+    net.Reset();
     const i128 inf = pos + 1;
     for (uint32_t i = 0; i < m; ++i) {
         if (st[i] != 0 || !need[i]) continue;
-        if (h[i] > 0) add(s, i, h[i]);
-        if (h[i] < 0) add(i, t, -h[i]);
+        if (h[i] > 0) net.Add(s, i, h[i]);
+        if (h[i] < 0) net.Add(i, t, -h[i]);
         for (uint32_t q : g.Parents(first + i)) {
-            if (st[q - first] == 0) add(i, q - first, inf);
+            if (st[q - first] == 0) net.Add(i, q - first, inf);
         }
     }
-    const i128 flow = MaxFlow(edges, adj, s, t);
+    net.Index(m + 2);
+    const i128 flow = MaxFlow(net, s, t);
     if (chosen != nullptr) {  // the closure: what the source still reaches in the residual graph
+        const std::vector<Edge>& edges = net.edges;
         std::vector<uint32_t> queue{s};
         std::vector<uint8_t> seen(m + 2, 0);
         seen[s] = 1;
         for (size_t q = 0; q < queue.size(); ++q) {
-            for (uint32_t e : adj[queue[q]]) {
+            for (uint32_t e : net.Out(queue[q])) {
                 if (edges[e].cap > 0 && !seen[edges[e].to]) {
                     seen[edges[e].to] = 1;
                     queue.push_back(edges[e].to);
@@ -165,6 +201,27 @@ Dual::Dual(const Graph& g, const Clusters& cl, const ChunkTable& t, std::span<co
         }
         plain[c] = p;
         if (!p) m_slow.push_back(c);
+    }
+    m_off.assign(1, 0);
+    m_par_off.assign(1, 0);
+    for (uint32_t c : m_slow) {
+        const uint32_t first = cl.offsets[c], m = cl.Size(c);
+        for (uint32_t i = 0; i < m; ++i) {
+            const uint32_t x = first + i;
+            const uint8_t given = !forced.empty() && forced[x] ? 1 : (!eligible.empty() && !eligible[x] ? 2 : 0);
+            bool never = given == 2;
+            for (uint32_t q : g.Parents(x)) {
+                m_par.push_back(q - first);
+                never = never || m_state[m_off.back() + q - first] == 2;
+            }
+            m_par_off.push_back(static_cast<uint32_t>(m_par.size()));
+            m_xfee.push_back(g.fee[x]);
+            m_xw.push_back(g.weight[x]);
+            m_xs.push_back(g.sigops[x]);
+            m_given.push_back(given);
+            m_state.push_back(given == 1 ? 1 : (never ? 2 : 0));
+        }
+        m_off.push_back(m_off.back() + m);
     }
     std::vector<uint32_t> ks;
     for (uint32_t k = 0; k < t.Count(); ++k) {
@@ -195,12 +252,48 @@ i128 Dual::operator()(Prices p) const
     });
     const auto k = static_cast<size_t>(first_out - m_fee.begin());
     total += m_prefix_fee[k] * SCALE_D - static_cast<i128>(p.F) * m_prefix_w[k];
-    static thread_local std::vector<i128> h;
-    for (uint32_t c : m_slow) {
-        Priced(c, p, h);
-        total += MaxClosure(m_g, m_cl.offsets[c], h, m_eligible, m_forced);
-    }
+    for (size_t j = 0; j < m_slow.size(); ++j) total += SlowTerm(j, p);
     return total;
+}
+
+i128 Dual::SlowTerm(size_t j, Prices p) const
+{
+    const uint32_t a = m_off[j], m = m_off[j + 1] - a;
+    const auto price = [&](uint32_t x) {
+        return static_cast<i128>(m_xfee[x]) * SCALE_D - static_cast<i128>(p.F) * m_xw[x] - static_cast<i128>(p.M) * m_xs[x];
+    };
+    if (m == 1) {  // (most: a lone sigop-carrying transaction)
+        const i128 hv = price(a);
+        return m_state[a] == 1 || (m_state[a] == 0 && hv > 0) ? hv : 0;
+    }
+    // MaxClosureLocal's steps with the states known: the sum of the positive free transactions,
+    // and the cut only when a negative one is an ancestor of a positive one.
+    static thread_local std::vector<i128> h;
+    static thread_local std::vector<uint8_t> need;
+    h.resize(m);
+    i128 base = 0, pos = 0;
+    for (uint32_t i = 0; i < m; ++i) {
+        h[i] = price(a + i);
+        if (m_state[a + i] == 1) {
+            base += h[i];
+        } else if (m_state[a + i] == 0 && h[i] > 0) {
+            pos += h[i];
+        }
+    }
+    if (pos == 0) return base;
+    need.assign(m, 0);
+    bool mixed = false;
+    for (uint32_t i = m; i-- > 0;) {
+        if (m_state[a + i] != 0) continue;
+        if (h[i] > 0) need[i] = 1;
+        if (!need[i]) continue;
+        if (h[i] < 0) mixed = true;
+        for (uint32_t k = m_par_off[a + i]; k < m_par_off[a + i + 1]; ++k) {
+            if (m_state[a + m_par[k]] == 0) need[m_par[k]] = 1;
+        }
+    }
+    if (!mixed || m > MAX_CUT) return base + pos;
+    return MaxClosureLocal(m_g, m_cl.offsets[m_slow[j]], h, std::span<const uint8_t>(m_given).subspan(a, m));
 }
 
 void Dual::Priced(uint32_t c, Prices p, std::vector<i128>& h) const
@@ -245,31 +338,14 @@ Prices Dual::Minimize(Prices start) const
         }
         return v;
     };
-    // Golden section of the convex dual along one multiplier, within [lo, hi].
+    // Golden section of the convex dual along one multiplier, within [lo, hi] (eval keeps the best).
     const auto line = [&](bool along_f, double lo, double hi) {
-        const double phi = (std::sqrt(5.0) - 1) / 2;
         const auto at = [&](double v) {
             Prices p = best;
             (along_f ? p.F : p.M) = std::llround(std::max(0.0, v));
             return eval(p);
         };
-        double a = hi - phi * (hi - lo), b = lo + phi * (hi - lo);
-        i128 fa = at(a), fb = at(b);
-        for (int it = 0; it < 22 && hi - lo > 1; ++it) {
-            if (fa <= fb) {
-                hi = b;
-                b = a;
-                fb = fa;
-                a = hi - phi * (hi - lo);
-                fa = at(a);
-            } else {
-                lo = a;
-                a = b;
-                fa = fb;
-                b = lo + phi * (hi - lo);
-                fb = at(b);
-            }
-        }
+        GoldenSection(lo, hi, 22, 1.0, at, [](i128 v) { return v; });
     };
     const bool sig = m_scap < std::numeric_limits<int64_t>::max() / 4;
     for (int round = 0; round < 2; ++round) {

@@ -70,12 +70,22 @@ private:
     /** Cluster c's transactions priced at p (fee minus priced weight and sigops, scaled), into h. */
     void Priced(uint32_t c, Prices p, std::vector<i128>& h) const;
 
+    /** MaxClosure of the j-th of m_slow at p, from the flat copy below (the same value). */
+    i128 SlowTerm(size_t j, Prices p) const;
+
     const Graph& m_g;
     const Clusters& m_cl;
     const ChunkTable& m_t;
     std::span<const uint8_t> m_eligible, m_forced;
     int64_t m_wcap, m_scap;
-    std::vector<uint32_t> m_slow;                // the clusters MaxClosure evaluates
+    std::vector<uint32_t> m_slow;  // the clusters MaxClosure evaluates
+    // Their transactions copied flat (the dual is evaluated a hundred times per bound, so what does
+    // not depend on the prices is worked out once): slow cluster j's are m_off[j] .. m_off[j + 1],
+    // with fee, weight, sigops, the decision given (MaxClosure's: 0 free, 1 forced, 2 not eligible),
+    // the state it implies (2 also below a never-taken parent), and the parents by local index.
+    std::vector<uint32_t> m_off, m_par_off, m_par;
+    std::vector<int64_t> m_xfee, m_xw, m_xs;
+    std::vector<uint8_t> m_given, m_state;
     std::vector<uint32_t> m_chunk;               // the others' eligible chunks by rate, descending
     std::vector<int64_t> m_fee, m_w;             // their fees and weights
     std::vector<i128> m_prefix_fee, m_prefix_w;  // their prefix sums

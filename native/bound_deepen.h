@@ -13,12 +13,17 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <vector>
 
 #include "bound_exact.h"
 
 namespace opt {
+
+/** The first allowance below the LP (sat) and its growth per round. */
+constexpr int64_t DEEPEN_FIRST = 256;
+constexpr int64_t DEEPEN_STEP_NUM = 5, DEEPEN_STEP_DEN = 4;
 
 struct DeepenResult {
     ResidualSolve last;         // the last round's solve (its free clusters, its LP)
@@ -28,13 +33,19 @@ struct DeepenResult {
     uint64_t nodes{0};          // search nodes and DP states, all rounds
     uint32_t rounds{0};         // residual solves run (the LP's included)
     int64_t failed_floor{0};    // when not exact: the floor of the round that ran out of budget
+    int64_t failed_delta{0};    // and its delta (LP - floor before the incumbent clipped it)
     std::vector<uint32_t> txs;  // a template earning fee when it beats the incumbent
 };
 
 /** pb: the residual problem with its multipliers; budget: search nodes and DP states for all
- *  rounds. Complexity: up to a few rounds of SolveResidual (each O(n + its work) with a sigop
+ *  rounds; views: pb's kept views (bound_exact.h), shared by the rounds (null: kept here);
+ *  first_delta: the first round's delta (a larger one resumes where an earlier solve of pb ran out:
+ *  each round stands on its own, the ones before proved only the cap, which the caller keeps);
+ *  known_cap: a cap already proven for pb (rounds whose floor is not below it are skipped). Complexity: up to a few rounds of SolveResidual (each O(n + its work) with a sigop
  *  price, less without). */
 DeepenResult SolveDeepening(const Graph& g, const Clusters& cl, const Linearization& lin, const ChunkTable& t,
-                            std::span<const uint32_t> order, const ResidualProblem& pb, int64_t incumbent, uint64_t budget);
+                            std::span<const uint32_t> order, const ResidualProblem& pb, int64_t incumbent, uint64_t budget,
+                            ResidualViews* views = nullptr, int64_t first_delta = DEEPEN_FIRST,
+                            int64_t known_cap = std::numeric_limits<int64_t>::max());
 
 }  // namespace opt

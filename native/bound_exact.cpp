@@ -135,13 +135,27 @@ struct Fixing {
     }
 };
 
+}  // namespace
+
+struct ResidualViews::Impl {
+    std::vector<View> views;  // per cluster, when full
+    bool full{false};
+    i128 lp{0};  // the Lagrangian LP (scaled), when full
+};
+
+ResidualViews::ResidualViews() : impl(std::make_unique<Impl>()) {}
+ResidualViews::~ResidualViews() = default;
+
+namespace {
+
 /** One SolveResidual call: the problem and the per-cluster scratch. */
 class Solver
 {
 public:
     Solver(const Graph& g, const Clusters& cl, const Linearization& lin, const ChunkTable& t, std::span<const uint32_t> mining,
-           const ResidualProblem& pb)
-        : m_g(g), m_cl(cl), m_lin(lin), m_t(t), m_mining(mining), m_pb(pb), m_mu{pb.F, pb.D, pb.M},
+           const ResidualProblem& pb, ResidualViews* views)
+        : m_g(g), m_cl(cl), m_lin(lin), m_t(t), m_mining(mining), m_pb(pb), m_kept(views != nullptr ? views->impl.get() : nullptr),
+          m_mu{pb.F, pb.D, pb.M},
           m_caps{pb.capacity, pb.sigop_cap, pb.count_cap, pb.sigop_cap != NO_LIMIT, pb.count_cap != NO_LIMIT}
     {
         const bool any_relaxed = std::any_of(pb.relaxed.begin(), pb.relaxed.end(), [](uint8_t r) { return r != 0; });
@@ -156,9 +170,16 @@ public:
     {
         i128 lp = static_cast<i128>(m_mu.F) * m_pb.capacity + (m_mu.M > 0 ? static_cast<i128>(m_mu.M) * m_pb.sigop_cap : 0);
         if (!m_window) {
+            if (m_kept != nullptr && m_kept->full) return m_kept->lp;
+            if (m_kept != nullptr) m_kept->views.resize(m_cl.count);
             for (uint32_t c = 0; c < m_cl.count; ++c) {
-                BuildView(m_g, m_cl, m_lin, m_t, m_pb, m_mu, c, m_view);
-                lp += m_view.H - m_view.cslack;
+                View& v = m_kept != nullptr ? m_kept->views[c] : m_view;
+                BuildView(m_g, m_cl, m_lin, m_t, m_pb, m_mu, c, v);
+                lp += v.H - v.cslack;
+            }
+            if (m_kept != nullptr) {
+                m_kept->full = true;
+                m_kept->lp = lp;
             }
             return lp;
         }
@@ -205,7 +226,7 @@ public:
         fx.deviates.assign(m_cl.count, 0);
         for (uint32_t c : cands) {
             const std::span<const uint32_t> pos = Prepare(c);
-            const Summary su = Summarize(m_g, m_view, m_cl.offsets[c], pos, allow);
+            const Summary su = Summarize(m_g, *m_cur, m_cl.offsets[c], pos, allow);
             if (m_window) fx.AddToBase(-su.w, -su.s, -su.n, -su.fee);  // the LP's set is in the base already
             if (su.fixed) {                                            // every deviation from the LP's set is too dear
                 fx.AddToBase(su.w, su.s, su.n, su.fee);
@@ -215,7 +236,7 @@ public:
             // A heuristic keeps the candidates found within a smaller budget (any subset of them
             // still gives valid templates).
             const uint64_t cluster_budget = std::min(budget, res.nodes + (heuristic ? HEURISTIC_CLUSTER_BUDGET : CLUSTER_BUDGET));
-            if (!Enumerate(m_g, m_view, m_cl.offsets[c], pos, allow + m_view.cslack, m_caps, m_frames, fx.opts, res.nodes, cluster_budget) &&
+            if (!Enumerate(m_g, *m_cur, m_cl.offsets[c], pos, allow + m_cur->cslack, m_caps, m_frames, fx.opts, res.nodes, cluster_budget) &&
                 !heuristic) {
                 return false;
             }
@@ -232,7 +253,7 @@ public:
                 fx.opts.resize(from);
             } else {
                 fx.starts.push_back(from);
-                fx.free_H.push_back(m_view.H - m_view.cslack);
+                fx.free_H.push_back(m_cur->H - m_cur->cslack);
                 fx.free_c.push_back(c);
                 if (fx.free_c.size() > MAX_FREE && !heuristic) {
                     res.free_clusters = static_cast<uint32_t>(fx.free_c.size());
@@ -296,7 +317,7 @@ public:
             std::vector<Option> unused;
             uint64_t spent = 0;
             const size_t before = txs.size();
-            Enumerate(m_g, m_view, m_cl.offsets[d.cluster], pos, allow + m_view.cslack, m_caps, m_frames, unused, spent, NO_LIMIT, &d.opt, &txs);
+            Enumerate(m_g, *m_cur, m_cl.offsets[d.cluster], pos, allow + m_cur->cslack, m_caps, m_frames, unused, spent, NO_LIMIT, &d.opt, &txs);
             if (txs.size() == before && d.opt.w != 0) return {};
         }
         if (m_window) {
@@ -308,8 +329,7 @@ public:
         }
         for (uint32_t c = 0; c < m_cl.count; ++c) {
             if (fx.deviates[c]) continue;
-            BuildView(m_g, m_cl, m_lin, m_t, m_pb, m_mu, c, m_view);
-            for (const Pos& p : m_view.pos) {
+            for (const Pos& p : ViewOf(c).pos) {
                 if (p.eligible && p.phi_pos) txs.push_back(p.tx);
             }
         }
@@ -338,13 +358,22 @@ public:
 
 private:
     bool Eligible(uint32_t x) const noexcept { return m_pb.eligible.empty() || m_pb.eligible[x] != 0; }
-    /** Cluster c's view, and each of its transactions' position in it (by cluster-local index). */
+    /** Cluster c's view: the kept one, else built into m_view. */
+    const View& ViewOf(uint32_t c)
+    {
+        if (m_kept != nullptr && m_kept->full) return m_kept->views[c];
+        BuildView(m_g, m_cl, m_lin, m_t, m_pb, m_mu, c, m_view);
+        return m_view;
+    }
+
+    /** Cluster c's view (into m_cur), and each of its transactions' position in it (by cluster-local index). */
     std::span<const uint32_t> Prepare(uint32_t c)
     {
-        BuildView(m_g, m_cl, m_lin, m_t, m_pb, m_mu, c, m_view);
-        m_where.resize(std::max<size_t>(m_where.size(), m_view.pos.size()));
-        for (size_t k = 0; k < m_view.pos.size(); ++k) m_where[m_view.pos[k].tx - m_cl.offsets[c]] = static_cast<uint32_t>(k);
-        return std::span<const uint32_t>(m_where).subspan(0, m_view.pos.size());
+        m_cur = &ViewOf(c);
+        const size_t m = m_cur->pos.size();
+        m_where.resize(std::max<size_t>(m_where.size(), m));
+        for (size_t k = 0; k < m; ++k) m_where[m_cur->pos[k].tx - m_cl.offsets[c]] = static_cast<uint32_t>(k);
+        return std::span<const uint32_t>(m_where).subspan(0, m);
     }
 
     const Graph& m_g;
@@ -353,11 +382,13 @@ private:
     const ChunkTable& m_t;
     std::span<const uint32_t> m_mining;
     const ResidualProblem& m_pb;
+    ResidualViews::Impl* m_kept;  // the problem's kept views, or null
     const Multipliers m_mu;
     const Caps m_caps;
     bool m_window{false};
     size_t m_edge{0};
     View m_view;
+    const View* m_cur{&m_view};  // the view Prepare chose
     std::vector<uint32_t> m_where;
     std::vector<Frame> m_frames;
 };
@@ -366,10 +397,10 @@ private:
 
 ResidualSolve SolveResidual(const Graph& g, const Clusters& cl, const Linearization& lin, const ChunkTable& t,
                             std::span<const uint32_t> mining, const ResidualProblem& pb, int64_t incumbent, uint64_t budget,
-                            size_t beam)
+                            size_t beam, ResidualViews* views)
 {
     ResidualSolve res;
-    Solver solver(g, cl, lin, t, mining, pb);
+    Solver solver(g, cl, lin, t, mining, pb, views);
     Fixing fx;
     const i128 lp = solver.Lp(fx);
     res.lp = static_cast<int64_t>(std::min<i128>(lp / solver.Mu().D, std::numeric_limits<int64_t>::max()));

@@ -24,6 +24,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -53,13 +54,30 @@ struct ResidualSolve {
     std::vector<uint32_t> txs;  // when solved and the optimum beats the incumbent: a template earning it
 };
 
+/** The clusters' views of one residual problem (bound_exact_view.h), kept for the solves that
+ *  share that problem: the rounds of a deepening solve (bound_deepen.h) and the heuristic's.
+ *  Why: a view depends on the problem (multipliers, eligibility, forced), not on the incumbent or
+ *  the allowance, and building every cluster's (a maximum closure per sigop-carrying cluster) is
+ *  most of a round's cost where sigops are priced. Filled by the first solve that builds them all;
+ *  use one only with the problem it was filled for. */
+class ResidualViews
+{
+public:
+    ResidualViews();
+    ~ResidualViews();
+    ResidualViews(const ResidualViews&) = delete;
+    ResidualViews& operator=(const ResidualViews&) = delete;
+    struct Impl;
+    std::unique_ptr<Impl> impl;
+};
+
 /** lin, t: the linearizations and their chunks (real weight); mining: the chunks by rate (mining
- *  order). beam > 0: the choice among the free clusters is a beam search (bound_choose.h), so the
+ *  order). views: optional, the problem's kept views (see above). beam > 0: the choice among the free clusters is a beam search (bound_choose.h), so the
  *  result is never solved, only a template earning fee when it beats the incumbent (a primal
  *  heuristic). Complexity: O(n + budget); with M == 0 and no cluster relaxed, O(the chunks up to the
  *  LP's edge + the clusters near it + budget). */
 ResidualSolve SolveResidual(const Graph& g, const Clusters& cl, const Linearization& lin, const ChunkTable& t,
                             std::span<const uint32_t> mining, const ResidualProblem& pb, int64_t incumbent, uint64_t budget,
-                            size_t beam = 0);
+                            size_t beam = 0, ResidualViews* views = nullptr);
 
 }  // namespace opt

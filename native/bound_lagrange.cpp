@@ -1,6 +1,8 @@
 // The sigop multiplier and the guided template; see bound_lagrange.h.
 #include "bound_lagrange.h"
 
+#include "bound_golden.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -84,25 +86,7 @@ LagrangeChoice ChooseSigopMultiplier(const Graph& g, std::span<const double> rat
         }
         if (sig <= scap) return best;
     }
-    double lo = 0, hi = mu_max;
-    const double phi = (std::sqrt(5.0) - 1) / 2;
-    double m1 = hi - phi * (hi - lo), m2 = lo + phi * (hi - lo);
-    LagrangeChoice c1 = eval(m1), c2 = eval(m2);
-    for (int it = 0; it < 32 && hi - lo > 1e-9; ++it) {
-        if (c1.lp <= c2.lp) {
-            hi = m2;
-            m2 = m1;
-            c2 = c1;
-            m1 = hi - phi * (hi - lo);
-            c1 = eval(m1);
-        } else {
-            lo = m1;
-            m1 = m2;
-            c1 = c2;
-            m2 = lo + phi * (hi - lo);
-            c2 = eval(m2);
-        }
-    }
+    const auto [c1, c2] = GoldenSection(0.0, mu_max, 32, 1e-9, eval, [](const LagrangeChoice& c) { return c.lp; });
     for (const LagrangeChoice& c : {c1, c2}) {
         if (c.lp < best.lp) best = c;
     }

@@ -31,11 +31,13 @@ std::vector<uint32_t> RepairTemplate(const Graph& g, std::span<const uint32_t> s
         if (!in[x]) continue;
         for (uint32_t q : g.Parents(x)) kids_in[q] += in[q];
     }
+    // (The heaps are built from their first entries at once, in linear time.)
     using Entry = std::pair<double, uint32_t>;
-    std::priority_queue<Entry, std::vector<Entry>, std::greater<>> leaves;
+    std::vector<Entry> entries;
     for (uint32_t x = 0; x < g.n; ++x) {
-        if (in[x] && kids_in[x] == 0) leaves.emplace(net(x), x);
+        if (in[x] && kids_in[x] == 0) entries.emplace_back(net(x), x);
     }
+    std::priority_queue<Entry, std::vector<Entry>, std::greater<>> leaves(std::greater<>{}, std::move(entries));
     while (over() && !leaves.empty()) {
         const uint32_t x = leaves.top().second;
         leaves.pop();
@@ -51,13 +53,18 @@ std::vector<uint32_t> RepairTemplate(const Graph& g, std::span<const uint32_t> s
     }
     // Add: a max-heap of the transactions outside whose parents are all in.
     std::vector<uint32_t> missing(g.n, 0);
-    std::priority_queue<Entry> ready;
+    entries.clear();
     for (uint32_t x = 0; x < g.n; ++x) {
         if (in[x] || (!eligible.empty() && !eligible[x])) continue;
         for (uint32_t q : g.Parents(x)) missing[x] += !in[q];
-        if (missing[x] == 0) ready.emplace(net(x), x);
+        if (missing[x] == 0) entries.emplace_back(net(x), x);
     }
-    while (!ready.empty()) {
+    std::priority_queue<Entry> ready(std::less<Entry>{}, std::move(entries));
+    int64_t lightest = lim.weight + 1;  // nothing lighter is ever added: past it the heap need not drain
+    for (uint32_t x = 0; x < g.n; ++x) {
+        if (!in[x] && (eligible.empty() || eligible[x])) lightest = std::min(lightest, g.weight[x]);
+    }
+    while (!ready.empty() && w + lightest <= lim.weight && n < lim.count) {
         const uint32_t x = ready.top().second;
         ready.pop();
         if (in[x] || w + g.weight[x] > lim.weight || s + g.sigops[x] > lim.sigops || n + 1 > lim.count) continue;
