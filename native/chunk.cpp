@@ -95,7 +95,10 @@ ChunkTable BuildChunks(const Graph& g, const Clusters& cl, const Linearization& 
 }
 
 namespace {
-std::vector<uint32_t> MiningOrder(const ChunkTable& t);
+/** Arrays written in full before they are read: no zeroing pass (default_init_allocator.h). */
+template <typename T>
+using Scratch = std::vector<T, DefaultInitAllocator<T>>;
+Scratch<uint32_t> MiningOrder(const ChunkTable& t);
 }  // namespace
 
 ChunkTable RealFromCore(const Graph& g, const Clusters& cl, const ChunkTable& core, const Linearization& real_lin,
@@ -111,7 +114,7 @@ ChunkTable RealFromCore(const Graph& g, const Clusters& cl, const ChunkTable& co
         const std::span<const uint32_t> seq{real_lin.lin.data() + cl.offsets[c], cl.Size(c)};
         fresh.chunks.resize(at + ChunkCluster(g, c, seq, cl.offsets[c], fresh.chunks.data() + at, true));
     }
-    const std::vector<uint32_t> ids = MiningOrder(fresh);
+    const Scratch<uint32_t> ids = MiningOrder(fresh);
     // Merge them with Core's chunks of the other clusters, already in mining order (where real and
     // adjusted weights coincide the chunks, and so their order, are the same).
     ChunkTable t;
@@ -186,7 +189,7 @@ constexpr size_t PREFETCH_AHEAD = 16;
  *  runs are then sorted by the full key (rounding is monotone, so different doubles order like
  *  the exact rates), and only runs of equal doubles read the table for Core's full comparison,
  *  on a compact copy of their sort keys (no gather through the table per comparison). */
-std::vector<uint32_t> MiningOrder(const ChunkTable& t)
+Scratch<uint32_t> MiningOrder(const ChunkTable& t)
 {
     const uint32_t m = t.Count();
     struct Item {
@@ -194,7 +197,7 @@ std::vector<uint32_t> MiningOrder(const ChunkTable& t)
         uint32_t id;
     };
     const auto full = [](const FeeFrac& fr) { return ~std::bit_cast<uint64_t>(static_cast<double>(fr.fee) / static_cast<double>(fr.size)); };
-    std::vector<Item> a(m), b(m);
+    Scratch<Item> a(m), b(m);
     for (uint32_t k = 0; k < m; ++k) a[k] = Item{full(t.Rate(k)), k};
     std::array<std::array<uint32_t, 257>, 4> counts{};  // every pass's histogram in one read
     for (const Item& it : a) {
@@ -214,7 +217,7 @@ std::vector<uint32_t> MiningOrder(const ChunkTable& t)
         if (j - i > 1) std::sort(a.begin() + i, a.begin() + j, [](const Item& x, const Item& y) { return x.key < y.key; });
         i = j;
     }
-    std::vector<uint32_t> ids(m);
+    Scratch<uint32_t> ids(m);
     for (uint32_t i = 0; i < m; ++i) ids[i] = a[i].id;
     struct RunItem {
         int64_t fee, size, eq_prefix;
@@ -253,11 +256,11 @@ std::vector<uint32_t> MiningOrder(const ChunkTable& t)
 void SortIntoMiningOrder(ChunkTable& t)
 {
     const uint32_t m = t.Count();
-    const std::vector<uint32_t> ids = MiningOrder(t);
+    const Scratch<uint32_t> ids = MiningOrder(t);
     // chunk_of from the old table, walked in its order (a cluster's transactions are contiguous,
     // so both txs and chunk_of are read and written nearly in sequence), through each old chunk's
     // new position; walking the sorted table instead jumps to a random place per chunk.
-    std::vector<uint32_t> pos(m);
+    Scratch<uint32_t> pos(m);  // ids is a permutation: every entry written
     for (uint32_t k = 0; k < m; ++k) pos[ids[k]] = k;
     for (uint32_t j = 0; j < m; ++j) {
         for (uint32_t i = t.chunks[j].tx_begin; i < t.chunks[j].tx_end; ++i) t.chunk_of[t.txs[i]] = pos[j];
