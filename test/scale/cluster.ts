@@ -71,13 +71,19 @@ async function startNode(kind: ClusterNode): Promise<SharedNode> {
   return { rpcUrl: core.rpcUrl, esploraUrl: undefined, close: () => core.close() };
 }
 
-async function waitFor(url: string, child: ChildProcess, what: string): Promise<void> {
+/**
+ * Waits until `url` answers 200 from one of `pids` (a replica's /health names its process): a port
+ * picked free can be taken by another test file's server before our process binds it, and that
+ * server's /health must not pass for ours.
+ */
+async function waitFor(url: string, child: ChildProcess, what: string, pids: ReadonlyArray<number | undefined>): Promise<void> {
   for (let i = 0; ; i++) {
-    const ok = await fetch(url).then(
-      (r) => r.status === 200,
-      () => false,
+    const pid = await fetch(url).then(
+      async (r) => (r.status === 200 ? ((await r.json()) as { service?: { pid?: number } }).service?.pid : undefined),
+      () => undefined,
     );
-    if (ok) return;
+    if (pid !== undefined && pids.includes(pid)) return;
+    if (pid !== undefined && i > 20) throw new Error(`${url} is answered by another process (pid ${pid}), not ${what}`);
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${what} exited before it served`);
     if (i > 600) throw new Error(`${what} did not serve ${url} within 60 s`);
     await new Promise((r) => setTimeout(r, 100));
@@ -129,9 +135,17 @@ export async function startCluster(env: Record<string, string> = {}, nodeKind: C
     await redis.stop();
   };
   try {
-    for (const name of ['r1', 'r2', 'r3']) {
+    // haproxy binds its port at once (its backends count as down until they answer its checks), so
+    // the port picked free cannot be taken by another test file's server while the replicas start.
+    const ports = [await freePort(), await freePort(), await freePort()];
+    const [r1, r2, r3] = ports.map((port) => `127.0.0.1:${port}`);
+    haproxy = spawn('haproxy', ['-db', '-f', join(ROOT, 'deploy/haproxy.cfg')], {
+      env: { ...process.env, HAPROXY_BIND: `127.0.0.1:${lbPort}`, REPLICA_1: r1 ?? '', REPLICA_2: r2 ?? '', REPLICA_3: r3 ?? '' },
+      stdio: ['ignore', 'ignore', 'ignore'],
+    });
+    for (const [k, name] of ['r1', 'r2', 'r3'].entries()) {
       const nodeUrl = name === 'r3' ? lastReplicaNode.url : node.rpcUrl;
-      const port = await freePort();
+      const port = ports[k] ?? 0;
       const dataDir = mkdtempSync(join(tmpdir(), `scale-${name}-`));
       const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/main.ts')], {
         cwd: ROOT,
@@ -157,13 +171,13 @@ export async function startCluster(env: Record<string, string> = {}, nodeKind: C
       const replica: Replica = { name, url: `http://127.0.0.1:${port}`, dataDir, process: child, kill: () => stopChild(child, 'SIGKILL') };
       replicas.push(replica);
     }
-    await Promise.all(replicas.map((r) => waitFor(`${r.url}/health`, r.process, `replica ${r.name}`)));
-    const [r1, r2, r3] = replicas.map((r) => r.url.replace('http://', ''));
-    haproxy = spawn('haproxy', ['-db', '-f', join(ROOT, 'deploy/haproxy.cfg')], {
-      env: { ...process.env, HAPROXY_BIND: `127.0.0.1:${lbPort}`, REPLICA_1: r1 ?? '', REPLICA_2: r2 ?? '', REPLICA_3: r3 ?? '' },
-      stdio: ['ignore', 'ignore', 'ignore'],
-    });
-    await waitFor(`${url}/health`, haproxy, 'haproxy');
+    await Promise.all(replicas.map((r) => waitFor(`${r.url}/health`, r.process, `replica ${r.name}`, [r.process.pid])));
+    await waitFor(
+      `${url}/health`,
+      haproxy,
+      'haproxy',
+      replicas.map((r) => r.process.pid),
+    );
     return { url, replicas, node, lastReplicaNode, close };
   } catch (error) {
     await close();
