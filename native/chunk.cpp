@@ -253,10 +253,9 @@ Scratch<uint32_t> MiningOrder(const ChunkTable& t)
 
 }  // namespace
 
-void SortIntoMiningOrder(ChunkTable& t)
+void ApplyChunkOrder(ChunkTable& t, std::span<const uint32_t> ids)
 {
     const uint32_t m = t.Count();
-    const Scratch<uint32_t> ids = MiningOrder(t);
     // chunk_of from the old table, walked in its order (a cluster's transactions are contiguous,
     // so both txs and chunk_of are read and written nearly in sequence), through each old chunk's
     // new position; walking the sorted table instead jumps to a random place per chunk.
@@ -276,6 +275,12 @@ void SortIntoMiningOrder(ChunkTable& t)
         sorted.push_back(t.chunks[ids[k]]);
     }
     t.chunks.swap(sorted);
+}
+
+void SortIntoMiningOrder(ChunkTable& t)
+{
+    const Scratch<uint32_t> ids = MiningOrder(t);
+    ApplyChunkOrder(t, ids);
 }
 
 std::string SanityCheck(const Graph& g, const ChunkTable& t)

@@ -91,6 +91,10 @@ ChunkTable RechunkRemaining(const Graph& g, const ChunkTable& t, std::span<const
  *  Complexity: O(m) plus O(r log r) per run of r near-equal rates. */
 void SortIntoMiningOrder(ChunkTable& t);
 
+/** Renumber t's chunks so that chunk k is old chunk ids[k] (a permutation), and update chunk_of.
+ *  SortIntoMiningOrder's second half; the incremental engine applies its kept order with it. O(n + m). */
+void ApplyChunkOrder(ChunkTable& t, std::span<const uint32_t> ids);
+
 /** Debug: recompute sums, prefixes and chunk_of for every chunk, and check the mining order.
  *  "" or the first mismatch. Complexity: O(n + m). */
 std::string SanityCheck(const Graph& g, const ChunkTable& t);

@@ -9,17 +9,6 @@ namespace {
 
 constexpr uint32_t NONE = UINT32_MAX;
 
-/** Prefetch the chunk `d` places ahead in a gather (two lines: a Chunk may straddle them). */
-inline void PrefetchChunk(const ChunkTable& t, std::span<const uint32_t> ids, size_t at) noexcept
-{
-    if (at < ids.size()) {
-        const char* c = reinterpret_cast<const char*>(t.chunks.data() + ids[at]);
-        __builtin_prefetch(c);
-        __builtin_prefetch(c + sizeof(Chunk) - 1);
-    }
-}
-constexpr size_t PREFETCH_AHEAD = 16;
-
 /** Fall back to the full sort when more than 1 / FRESH_SHARE of the chunks changed: the merge
  *  still walks every chunk, and a large sort of the changed ones buys nothing over the radix sort. */
 constexpr uint32_t FRESH_SHARE = 4;
@@ -40,26 +29,6 @@ bool SameTable(const ChunkTable& a, const ChunkTable& b)
 #endif
 
 }  // namespace
-
-void ApplyChunkOrder(ChunkTable& t, std::span<const uint32_t> ids)
-{
-    // As SortIntoMiningOrder applies its order: chunk_of through each old chunk's new position in
-    // the old table's (nearly sequential) order, then a prefetched gather into a second table.
-    const uint32_t m = t.Count();
-    std::vector<uint32_t> pos(m);
-    for (uint32_t k = 0; k < m; ++k) pos[ids[k]] = k;
-    for (uint32_t j = 0; j < m; ++j) {
-        for (uint32_t i = t.chunks[j].tx_begin; i < t.chunks[j].tx_end; ++i) t.chunk_of[t.txs[i]] = pos[j];
-    }
-    decltype(t.chunks) sorted;
-    sorted.reserve(m);
-    for (size_t k = 0; k < PREFETCH_AHEAD; ++k) PrefetchChunk(t, ids, k);
-    for (uint32_t k = 0; k < m; ++k) {
-        PrefetchChunk(t, ids, k + PREFETCH_AHEAD);
-        sorted.push_back(t.chunks[ids[k]]);
-    }
-    t.chunks.swap(sorted);
-}
 
 bool ChunkOrderMemo::KeptOrder(const ChunkTable& t, const Clusters& cl)
 {

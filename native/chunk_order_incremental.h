@@ -83,7 +83,4 @@ private:
     bool KeptOrder(const ChunkTable& t, const Clusters& cl);
 };
 
-/** Renumber t's chunks so that chunk k is old chunk ids[k], and update chunk_of. O(n + m). */
-void ApplyChunkOrder(ChunkTable& t, std::span<const uint32_t> ids);
-
 }  // namespace opt
