@@ -265,65 +265,60 @@ describe.skipIf(!redisOk)('rate limit shared through Redis (REDIS_URL)', () => {
   });
 });
 
-describe.skipIf(!redisOk)('paid budget beside the shared claim (REDIS_URL)', () => {
-  let redis: RedisServer;
-  let world: TestWorld;
+/** One paying replica on its own Redis for a describe block: started before its tests, stopped after. */
+function paidRedisWorld(seed: number, env: Record<string, string>): { redis: () => RedisServer; world: () => TestWorld } {
+  let redis: RedisServer | undefined;
+  let world: TestWorld | undefined;
   beforeAll(async () => {
     redis = await startRedis();
-    world = await startTestWorld({
-      initialTxs: 5,
-      seed: 9,
-      env: { REDIS_URL: redis.url, PAYMENTS_ENABLED: 'true', RATE_LIMIT_MAX: '1000', RATE_LIMIT_PAID_MAX: '1', RATE_LIMIT_WINDOW_SEC: '1' },
-    });
+    world = await startTestWorld({ initialTxs: 5, seed, env: { REDIS_URL: redis.url, PAYMENTS_ENABLED: 'true', RATE_LIMIT_MAX: '1000', ...env } });
   });
   afterAll(async () => {
     await world?.close();
     await redis?.stop();
   });
+  const started = <T>(x: T | undefined): T => {
+    if (x === undefined) throw new Error('the Redis world did not start');
+    return x;
+  };
+  return { redis: () => started(redis), world: () => started(world) };
+}
+
+describe.skipIf(!redisOk)('paid budget beside the shared claim (REDIS_URL)', () => {
+  const redisWorld = paidRedisWorld(9, { RATE_LIMIT_PAID_MAX: '1', RATE_LIMIT_WINDOW_SEC: '1' });
 
   it('behavior: a payment refused 429 past its payer’s budget is not kept claimed: sent again once the window passed, it is served and charged once', async () => {
-    const get = (headers: Record<string, string> = {}) => world.app.inject({ method: 'GET', url: '/v1/block-height', headers, remoteAddress: '10.2.0.1' });
+    const get = (headers: Record<string, string> = {}) =>
+      redisWorld.world().app.inject({ method: 'GET', url: '/v1/block-height', headers, remoteAddress: '10.2.0.1' });
     const account = newAccount();
     const pay = async () => paymentHeader(await signPayment(account, requirementFor(challengeOf(await get()))));
     expect((await get({ 'payment-signature': await pay() })).statusCode).toBe(200);
     const second = await pay();
-    const before = world.app.payments.ledgerCounts();
+    const before = redisWorld.world().app.payments.ledgerCounts();
     const over = await get({ 'payment-signature': second });
     expect(over.statusCode).toBe(429);
-    expect(world.app.payments.ledgerCounts()).toEqual(before);
+    expect(redisWorld.world().app.payments.ledgerCounts()).toEqual(before);
     // The budget and the claim were asked together; the claim was given back with the 429.
     await new Promise((r) => setTimeout(r, 1100));
     const again = await get({ 'payment-signature': second });
     expect(again.statusCode).toBe(200);
     expect(again.headers['payment-response']).toBeTruthy();
-    expect(world.app.payments.ledgerCounts().unsettled).toBe(before.unsettled + 1);
+    expect(redisWorld.world().app.payments.ledgerCounts().unsettled).toBe(before.unsettled + 1);
   });
 });
 
 describe.skipIf(!redisOk)('one Redis connection per replica (REDIS_URL)', () => {
-  let redis: RedisServer;
-  let world: TestWorld;
-  beforeAll(async () => {
-    redis = await startRedis();
-    world = await startTestWorld({
-      initialTxs: 5,
-      seed: 10,
-      // Without the optimizer's lead (its lease and its subscriber have connections of their own).
-      env: { REDIS_URL: redis.url, PAYMENTS_ENABLED: 'true', RATE_LIMIT_MAX: '1000', RATE_LIMIT_PAID_MAX: '10', OPTIMIZER_ENABLED: 'false' },
-    });
-  });
-  afterAll(async () => {
-    await world?.close();
-    await redis?.stop();
-  });
+  // Without the optimizer's lead (its lease and its subscriber have connections of their own).
+  const redisWorld = paidRedisWorld(10, { RATE_LIMIT_PAID_MAX: '10', OPTIMIZER_ENABLED: 'false' });
 
   it('behavior: the rate limits and the payment state share one connection: a paid request’s budget and claim leave in one write', async () => {
-    const get = (headers: Record<string, string> = {}) => world.app.inject({ method: 'GET', url: '/v1/block-height', headers, remoteAddress: '10.3.0.1' });
+    const get = (headers: Record<string, string> = {}) =>
+      redisWorld.world().app.inject({ method: 'GET', url: '/v1/block-height', headers, remoteAddress: '10.3.0.1' });
     const account = newAccount();
     const paid = await get({ 'payment-signature': paymentHeader(await signPayment(account, requirementFor(challengeOf(await get())))) });
     expect(paid.statusCode).toBe(200);
     expect((await get()).statusCode).toBe(402);
-    const probe = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 0 });
+    const probe = new Redis(redisWorld.redis().url, { lazyConnect: true, maxRetriesPerRequest: 0 });
     await probe.connect();
     try {
       // Both budgets were counted in Redis and the claim is there, through the replica's one connection.
