@@ -5,6 +5,29 @@
 import type { z } from 'zod';
 import type { BumpPlanAnswer } from './bumpPlan.js';
 
+/** The P2WPKH output's child: the best CPFP option, listed first among the options. */
+const BEST_CHILD = {
+  vout: 0,
+  valueSat: 389293,
+  scriptType: 'witness_v0_keyhash',
+  address: 'bcrt1qmkl70nxf2u7cfg2zqvq9wvpyst3y3kr4y7l472',
+  childVersion: 2 as const,
+  usable: true,
+  reason: null,
+  childVsize: 110,
+  childWeightWu: 438,
+  assumption: 'one input (P2WPKH key spend, 72-byte signature), one output of the same type',
+  childFeeSat: 1118,
+  childOutputSat: 388175,
+  minimumFeeSat: {
+    v31: 1116,
+    v30: 1118,
+    minRelay: 11,
+    siblingEviction: 0,
+    siblingDiagram: 0,
+  },
+};
+
 export const EXAMPLE_BUMP_PLAN: z.input<typeof BumpPlanAnswer> = {
   success: true,
   txid: '141511143178d62ae70065911763b6d28957b77e285cefbdb2316801a4e290ac',
@@ -104,49 +127,9 @@ export const EXAMPLE_BUMP_PLAN: z.input<typeof BumpPlanAnswer> = {
     method: 'cpfp_child',
     possible: true,
     reason: null,
-    best: {
-      vout: 0,
-      valueSat: 389293,
-      scriptType: 'witness_v0_keyhash',
-      address: 'bcrt1qmkl70nxf2u7cfg2zqvq9wvpyst3y3kr4y7l472',
-      childVersion: 2,
-      usable: true,
-      reason: null,
-      childVsize: 110,
-      childWeightWu: 438,
-      assumption: 'one input (P2WPKH key spend, 72-byte signature), one output of the same type',
-      childFeeSat: 1118,
-      childOutputSat: 388175,
-      minimumFeeSat: {
-        v31: 1116,
-        v30: 1118,
-        minRelay: 11,
-        siblingEviction: 0,
-        siblingDiagram: 0,
-      },
-    },
+    best: BEST_CHILD,
     options: [
-      {
-        vout: 0,
-        valueSat: 389293,
-        scriptType: 'witness_v0_keyhash',
-        address: 'bcrt1qmkl70nxf2u7cfg2zqvq9wvpyst3y3kr4y7l472',
-        childVersion: 2,
-        usable: true,
-        reason: null,
-        childVsize: 110,
-        childWeightWu: 438,
-        assumption: 'one input (P2WPKH key spend, 72-byte signature), one output of the same type',
-        childFeeSat: 1118,
-        childOutputSat: 388175,
-        minimumFeeSat: {
-          v31: 1116,
-          v30: 1118,
-          minRelay: 11,
-          siblingEviction: 0,
-          siblingDiagram: 0,
-        },
-      },
+      BEST_CHILD,
       {
         vout: 1,
         valueSat: 112565,
