@@ -1,12 +1,11 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { resolveNetworks } from '../../src/payments/networks.js';
 import { PaymentError } from '../../src/payments/verify.js';
 import { openPaymentsDb } from '../../src/payments/db.js';
 import { Ledger, PURGE_SQL } from '../../src/payments/ledger.js';
 import { challengeOf, newAccount, PAY_TO, paymentHeader, requirementFor, signPayment, stubApp, tempDir, testConfig } from './helpers.js';
-import { startLocalFacilitator, type LocalFacilitator } from './localFacilitator.js';
+import { startFacilitatorFor, type LocalFacilitator } from './localFacilitator.js';
 
 const NETWORKS = 'eip155:8453,eip155:84532';
 let tmp: ReturnType<typeof tempDir>;
@@ -15,11 +14,7 @@ const account = newAccount();
 
 beforeEach(async () => {
   tmp = tempDir();
-  const networks = resolveNetworks(testConfig({ X402_NETWORKS: NETWORKS }));
-  fac = await startLocalFacilitator(
-    networks.map((n) => n.network),
-    networks.map((n) => n.asset),
-  );
+  fac = await startFacilitatorFor(NETWORKS);
 });
 afterEach(async () => {
   await fac.close();

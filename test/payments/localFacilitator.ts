@@ -13,7 +13,9 @@ import { x402Facilitator } from '@x402/core/facilitator';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator';
 import { keccak256, toHex } from 'viem';
+import { resolveNetworks } from '../../src/payments/networks.js';
 import { listenOnLoopback } from '../helpers/loopback.js';
+import { testConfig } from './helpers.js';
 
 export interface LocalFacilitator {
   url: string;
@@ -30,6 +32,15 @@ export interface LocalFacilitator {
 }
 
 const FACILITATOR_ADDRESS = '0x1111111111111111111111111111111111111111';
+
+/** A facilitator for the networks of an `X402_NETWORKS` list and their USDC assets, as the service resolves them. */
+export function startFacilitatorFor(x402Networks: string): Promise<LocalFacilitator> {
+  const networks = resolveNetworks(testConfig({ X402_NETWORKS: x402Networks }));
+  return startLocalFacilitator(
+    networks.map((n) => n.network),
+    networks.map((n) => n.asset),
+  );
+}
 
 export async function startLocalFacilitator(networks: readonly string[], assets: readonly string[]): Promise<LocalFacilitator> {
   const assetSet = new Set(assets.map((a) => a.toLowerCase()));

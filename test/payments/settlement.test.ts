@@ -1,8 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { resolveNetworks } from '../../src/payments/networks.js';
 import { PaymentError } from '../../src/payments/verify.js';
 import { challengeOf, decodeHeader, newAccount, PAY_TO, paymentHeader, requirementFor, signPayment, stubApp, tempDir, testConfig } from './helpers.js';
-import { startLocalFacilitator, type LocalFacilitator } from './localFacilitator.js';
+import { startFacilitatorFor, type LocalFacilitator } from './localFacilitator.js';
 
 type App = Awaited<ReturnType<typeof stubApp>>;
 const NETWORKS = 'eip155:8453,eip155:84532';
@@ -36,11 +35,7 @@ async function paidHeader(a: App): Promise<string> {
 
 beforeEach(async () => {
   tmp = tempDir();
-  const networks = resolveNetworks(testConfig({ X402_NETWORKS: NETWORKS }));
-  fac = await startLocalFacilitator(
-    networks.map((n) => n.network),
-    networks.map((n) => n.asset),
-  );
+  fac = await startFacilitatorFor(NETWORKS);
 });
 afterEach(async () => {
   await app?.close();
