@@ -7,38 +7,26 @@ import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from '@
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { createPublicClient, http } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, type App } from '../../src/app.js';
+import type { App } from '../../src/app.js';
+import type { SimnetHandle } from '../../src/simnet/index.js';
 import { BitcoinNode } from '../../src/node/bitcoinNode.js';
-import { ScanAddressSource } from '../../src/node/scanAddressSource.js';
-import { startSimnet, type SimnetHandle } from '../../src/simnet/index.js';
-import { CORE_V31_POLICY_MODULE } from '../helpers/policyModule.js';
 import { PaymentError } from '../../src/payments/verify.js';
-import { challengeOf, newAccount, PAY_TO, tempDir, testConfig } from './helpers.js';
+import { listenPaidApp, type PaidApp } from './paidApp.js';
+import { challengeOf, newAccount, PAY_TO } from './helpers.js';
 
 describe('stock x402 client against the real app on the simulated node', () => {
   let sim: SimnetHandle;
   let app: App;
   let base: string;
-  let tmp: ReturnType<typeof tempDir>;
   const account = newAccount();
   const pay = wrapFetchWithPayment(fetch, registerExactEvmScheme(new x402Client(), { signer: account }));
 
+  let world: PaidApp | undefined;
   beforeAll(async () => {
-    tmp = tempDir();
-    sim = await startSimnet({ seed: 11, initialTxs: 50, policyModule: CORE_V31_POLICY_MODULE });
-    const config = testConfig({ DATA_DIR: tmp.dir, PAY_TO, BITCOIN_RPC_URL: sim.rpcUrl });
-    const node = new BitcoinNode({ url: sim.rpcUrl, timeoutMs: 5000, scanTimeoutMs: 30_000 });
-    app = await buildApp({ config, node, addressSource: new ScanAddressSource(node), nodeKind: 'simulated', autoStart: false });
-    // /health is 503 until the mempool view has loaded.
-    await app.ready();
-    await app.mempool.mirror.poll();
-    base = await app.listen({ host: '127.0.0.1', port: 0 });
+    world = await listenPaidApp({ seed: 11, initialTxs: 50 });
+    ({ app, sim, base } = world);
   });
-  afterAll(async () => {
-    await app?.close();
-    await sim?.close();
-    tmp?.remove();
-  });
+  afterAll(() => world?.close());
 
   it('default: GET /v1/block-height answers 402 with the challenge, then 200 once paid', async () => {
     const unpaid = await fetch(`${base}/v1/block-height`);

@@ -5,41 +5,31 @@
  * challenge, capabilities and /health say that this local mode never settles on chain.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, type App } from '../../src/app.js';
-import { BitcoinNode } from '../../src/node/bitcoinNode.js';
+import type { App } from '../../src/app.js';
 import { EsploraAddressSource } from '../../src/node/esploraAddressSource.js';
 import { PaymentError } from '../../src/payments/verify.js';
-import { startSimnet, type SimnetHandle } from '../../src/simnet/index.js';
-import { CORE_V31_POLICY_MODULE } from '../helpers/policyModule.js';
-import { challengeOf, newAccount, PAY_TO, paymentHeader, requirementFor, signPayment, tempDir, testConfig } from './helpers.js';
+import { listenPaidApp, type PaidApp } from './paidApp.js';
+import { challengeOf, newAccount, paymentHeader, requirementFor, signPayment } from './helpers.js';
 
 const ADDRESS = 'bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080';
 
 describe('payments on the real app', () => {
-  let sim: SimnetHandle;
   let app: App;
   let base: string;
-  let tmp: ReturnType<typeof tempDir>;
   const account = newAccount();
 
+  let world: PaidApp | undefined;
   beforeAll(async () => {
-    tmp = tempDir();
-    sim = await startSimnet({ seed: 12, initialTxs: 20, policyModule: CORE_V31_POLICY_MODULE });
-    const config = testConfig({ DATA_DIR: tmp.dir, PAY_TO, BITCOIN_RPC_URL: sim.rpcUrl });
-    const node = new BitcoinNode({ url: sim.rpcUrl, timeoutMs: 5000, scanTimeoutMs: 30_000 });
-    // The address index is down (nothing listens on port 9): balance calls fail with a server error.
-    const deadIndex = new EsploraAddressSource('http://127.0.0.1:9', 1000);
-    app = await buildApp({ config, node, addressSource: deadIndex, nodeKind: 'simulated', autoStart: false, checkResponses: true });
-    // /health is 503 until the mempool view has loaded.
-    await app.ready();
-    await app.mempool.mirror.poll();
-    base = await app.listen({ host: '127.0.0.1', port: 0 });
+    world = await listenPaidApp({
+      seed: 12,
+      initialTxs: 20,
+      // The address index is down (nothing listens on port 9): balance calls fail with a server error.
+      addressSource: () => new EsploraAddressSource('http://127.0.0.1:9', 1000),
+      checkResponses: true,
+    });
+    ({ app, base } = world);
   });
-  afterAll(async () => {
-    await app?.close();
-    await sim?.close();
-    tmp?.remove();
-  });
+  afterAll(() => world?.close());
 
   async function offer(path: string, init: RequestInit = {}) {
     const res = await fetch(`${base}${path}`, init);
