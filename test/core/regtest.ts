@@ -16,7 +16,6 @@ import { RpcTransport } from '../../src/node/rpcTransport.js';
 import { freePort } from '../helpers/loopback.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const SHARED_GZ = resolve(ROOT, '../shared/bin/bitcoind.gz');
 const CACHE = join(ROOT, '.cache/core');
 /** sha256 of the unpacked v31.99 binary (../shared/bin/README.md). */
 const EXPECTED_SHA256 = '7ce18e4c6bf71f97317cef0f0b5a14e06f6426f67741ee20460813202d24e820';
@@ -30,18 +29,20 @@ export type BinaryLookup = { path: string } | { missing: string };
 export function findBitcoinCli(): BinaryLookup {
   const fromEnv = process.env.BITCOIN_CLI;
   if (fromEnv) return existsSync(fromEnv) ? { path: fromEnv } : { missing: `BITCOIN_CLI=${fromEnv} does not exist` };
-  return unpackShared('bitcoin-cli', CLI_SHA256);
+  return unpackShared('bitcoin-cli', CLI_SHA256, 'BITCOIN_CLI');
 }
 
-function unpackShared(name: string, expectedSha256: string): BinaryLookup {
+/** The shared copy of a Core binary (`../shared/bin/NAME.gz`), checked and unpacked into `.cache/core/` once. */
+function unpackShared(name: string, expectedSha256: string, envName: string): BinaryLookup {
   const target = join(CACHE, name);
   if (existsSync(target)) return { path: target };
   const gz = resolve(ROOT, `../shared/bin/${name}.gz`);
-  if (!existsSync(gz)) return { missing: `no ${gz}` };
+  if (!existsSync(gz)) return { missing: `no ${envName} set and no ${gz}` };
   const binary = gunzipSync(readFileSync(gz));
   const sha = createHash('sha256').update(binary).digest('hex');
   if (sha !== expectedSha256) return { missing: `${gz} unpacks to sha256 ${sha}, expected ${expectedSha256}` };
   mkdirSync(CACHE, { recursive: true });
+  // Written under a temporary name and renamed: parallel test files never run a half-written binary.
   const partial = `${target}.${process.pid}`;
   writeFileSync(partial, binary);
   chmodSync(partial, 0o755);
@@ -53,19 +54,7 @@ function unpackShared(name: string, expectedSha256: string): BinaryLookup {
 export function findBitcoind(): BinaryLookup {
   const fromEnv = process.env.BITCOIND;
   if (fromEnv) return existsSync(fromEnv) ? { path: fromEnv } : { missing: `BITCOIND=${fromEnv} does not exist` };
-  const target = join(CACHE, 'bitcoind');
-  if (existsSync(target)) return { path: target };
-  if (!existsSync(SHARED_GZ)) return { missing: `no BITCOIND set and no ${SHARED_GZ}` };
-  const binary = gunzipSync(readFileSync(SHARED_GZ));
-  const sha = createHash('sha256').update(binary).digest('hex');
-  if (sha !== EXPECTED_SHA256) return { missing: `${SHARED_GZ} unpacks to sha256 ${sha}, expected ${EXPECTED_SHA256}` };
-  mkdirSync(CACHE, { recursive: true });
-  // Written under a temporary name and renamed: parallel test files never run a half-written binary.
-  const partial = `${target}.${process.pid}`;
-  writeFileSync(partial, binary);
-  chmodSync(partial, 0o755);
-  renameSync(partial, target);
-  return { path: target };
+  return unpackShared('bitcoind', EXPECTED_SHA256, 'BITCOIND');
 }
 
 /**
