@@ -69,10 +69,9 @@ function rawTx(outpoints: string[]): string {
   return u32(2) + outpoints.length.toString(16).padStart(2, '0') + inputs + '01' + '0000000000000000' + '01' + '6a' + u32(0);
 }
 
-/** Just enough of a node for the mirror: a scripted mempool, no blocks. */
-function scriptedNode(state: { mempool: Map<string, { parents: string[]; inputs: string[]; children?: string[] }> }): BitcoinNode {
-  const tip = 'ee'.repeat(32);
-  const entry = (txid: string) => ({
+/** A `getrawmempool true` entry of a 100-vB, 1,000-sat transaction alone in its cluster; `fields` override. */
+function coreEntry(fields: Record<string, unknown> = {}) {
+  return {
     vsize: 100,
     weight: 400,
     time: 1_700_000_000,
@@ -82,9 +81,16 @@ function scriptedNode(state: { mempool: Map<string, { parents: string[]; inputs:
     ancestorcount: 1,
     ancestorsize: 100,
     fees: { base: 0.00001, modified: 0.00001, ancestor: 0.00001, descendant: 0.00001 },
-    depends: state.mempool.get(txid)!.parents,
-    spentby: state.mempool.get(txid)!.children ?? [],
-  });
+    depends: [] as string[],
+    spentby: [] as string[],
+    ...fields,
+  };
+}
+
+/** Just enough of a node for the mirror: a scripted mempool, no blocks. */
+function scriptedNode(state: { mempool: Map<string, { parents: string[]; inputs: string[]; children?: string[] }> }): BitcoinNode {
+  const tip = 'ee'.repeat(32);
+  const entry = (txid: string) => coreEntry({ depends: state.mempool.get(txid)!.parents, spentby: state.mempool.get(txid)!.children ?? [] });
   const fake = {
     getBestBlockHash: async () => tip,
     getBlockCount: async () => 100,
@@ -165,20 +171,7 @@ describe('MempoolMirror replacement bookkeeping', () => {
 });
 
 describe('toMirrorTx', () => {
-  const entry = (fields: Record<string, number>) => ({
-    vsize: 100,
-    weight: 400,
-    time: 1_700_000_000,
-    height: 100,
-    descendantcount: 1,
-    descendantsize: 100,
-    ancestorcount: 1,
-    ancestorsize: 100,
-    fees: { base: 0.00001, modified: 0.00001, ancestor: 0.00001, descendant: 0.00001 },
-    depends: [],
-    spentby: [],
-    ...fields,
-  });
+  const entry = (fields: Record<string, number>) => coreEntry(fields);
   const txid = 'ab'.repeat(32);
 
   it('behavior: the sigop cost is derived from the sigop-adjusted vsize on every Core version', () => {
