@@ -88,6 +88,8 @@ function replay(): Parts[] {
       apply: e.applyMs,
       build: e.buildMs,
       native: reply.output.timingsMs.total,
+      finish: e.finishMs,
+      marshal: e.marshalMs,
       shape: t3 - t2 - e.applyMs - e.buildMs,
       cloneOut: t4 - t3,
       publish: t5 - t4,

@@ -410,8 +410,10 @@ IncrementalResult IncrementalEngine::Build(const Options& o, bool full)
     out.r = BuildPrepared(m_next, o, timings, &m_chunk_order);
     std::swap(m_prep, m_next);
     m_prep_valid = true;
+    const auto finishing = std::chrono::steady_clock::now();
     Remember(out, n);
     DescribeIndices(out, n);
+    out.finish_ms = since(finishing);
     return out;
 }
 
