@@ -13,17 +13,14 @@
  */
 import { createRequire } from 'node:module';
 import { MAX_BLOCK_WEIGHT_WU } from '../src/bitcoin/consensus.js';
-import type { MirrorTx } from '../src/mempool/mirror.js';
 import type { OptimizerOptions } from '../src/optimizer/binding/native.js';
 import { packBatch } from '../src/optimizer/incremental/incrementalRunner.js';
 import { SlotTable } from '../src/optimizer/incremental/incrementalWorker.js';
-import { mirrorTx } from '../test/helpers/mirrorTx.js';
-import { generateMempool, rng, type SyntheticMempool } from './generator.js';
+import { CHANGES, replaySteps } from './incrementalSteps.js';
 
 const TX_COUNT = Number(process.env.TX_COUNT ?? 150_000);
 const STEPS = Number(process.env.STEPS ?? 30);
 const REPEAT = Number(process.env.REPEAT ?? 3);
-const CHANGES = 1_000;
 const OPTIONS: OptimizerOptions = {
   weightLimitWu: MAX_BLOCK_WEIGHT_WU,
   maxTxCount: 4_000,
@@ -32,43 +29,11 @@ const OPTIONS: OptimizerOptions = {
 };
 const r1 = (x: number) => Math.round(x * 10) / 10;
 
-function txsOf(m: SyntheticMempool, prefix: string): MirrorTx[] {
-  const { feeSat, weightWu, parentOffsets, parentIndices } = m.input;
-  return m.txids.map((txid, i) => {
-    const parents: string[] = [];
-    for (let k = parentOffsets[i] ?? 0; k < (parentOffsets[i + 1] ?? 0); k++) {
-      parents.push(prefix + (m.txids[parentIndices[k] ?? 0] ?? '').slice(prefix.length));
-    }
-    return mirrorTx(prefix + txid.slice(prefix.length), feeSat[i] ?? 0, weightWu[i] ?? 0, parents);
-  });
-}
-
 type Phases = Record<string, number>;
 
 /** One replay: per step, the native timings plus the worker's build time. */
 function replay(addon: string | undefined): Phases[] {
-  const txs = new Map<string, MirrorTx>();
-  const children = new Map<string, Set<string>>();
-  const link = (tx: MirrorTx) => {
-    for (const p of tx.parents) {
-      let set = children.get(p);
-      if (!set) children.set(p, (set = new Set()));
-      set.add(tx.txid);
-    }
-  };
-  const withDescendants = (txid: string, out: Set<string>): Set<string> => {
-    if (out.has(txid) || !txs.has(txid)) return out;
-    out.add(txid);
-    for (const c of children.get(txid) ?? []) withDescendants(c, out);
-    return out;
-  };
-  const first = txsOf(generateMempool({ txCount: TX_COUNT, seed: 11, profile: 'realistic' }), '');
-  for (const tx of first) {
-    txs.set(tx.txid, tx);
-    link(tx);
-  }
-  const arrivals = txsOf(generateMempool({ txCount: STEPS * CHANGES, seed: 12, profile: 'realistic' }), 'f');
-  const rand = rng(5);
+  const { first, next } = replaySteps(TX_COUNT, STEPS);
   const table = new SlotTable();
   if (addon !== undefined) {
     const alt = createRequire(import.meta.url)(addon) as { IncrementalEngine: new () => unknown };
@@ -77,53 +42,22 @@ function replay(addon: string | undefined): Phases[] {
   table.apply('', packBatch(first));
   let last = table.engine.build(OPTIONS, false);
   const out: Phases[] = [];
-  let next = 0;
-  for (let step = 0; step < STEPS; step++) {
-    const added: MirrorTx[] = [];
-    const removed = new Set<string>();
-    if (step === Math.floor(STEPS / 2)) {
-      for (const i of last.optimized.indices) removed.add(table.txid(last.slotOfIndex[i] ?? -1));
-    } else {
-      const all = [...txs.keys()];
-      while (added.length < 500) {
-        const tx = arrivals[next++];
-        if (!tx) break;
-        if (rand() < 0.2) tx.parents = [...tx.parents, all[Math.floor(rand() * all.length)] ?? ''];
-        added.push(tx);
-      }
-      while (removed.size + added.length < CHANGES) {
-        const victim = all[Math.floor(rand() * all.length)] ?? '';
-        withDescendants(victim, removed);
-        if (rand() < 0.4) {
-          const tx = arrivals[next++];
-          if (!tx) break;
-          tx.parents = [...(txs.get(victim)?.parents ?? [])];
-          added.push(tx);
-        }
-      }
-    }
-    for (const txid of removed) {
-      const tx = txs.get(txid);
-      if (!tx) continue;
-      txs.delete(txid);
-      children.delete(txid);
-      for (const p of tx.parents) children.get(p)?.delete(txid);
-    }
-    const batch = new Set(added.map((t) => t.txid));
-    for (const tx of added) {
-      tx.parents = tx.parents.filter((p) => txs.has(p) || batch.has(p));
-      txs.set(tx.txid, tx);
-      link(tx);
-    }
+  for (;;) {
+    const change = next(() => Array.from(last.optimized.indices, (i) => table.txid(last.slotOfIndex[i] ?? -1)));
+    if (!change) break;
+    const { added, removed } = change;
     table.apply([...removed].join(''), packBatch(added));
     const t = performance.now();
     const c = process.cpuUsage();
+    const faults = process.resourceUsage().minorPageFault;
     last = table.engine.build(OPTIONS, false);
     const cu = process.cpuUsage(c);
+    const faulted = process.resourceUsage().minorPageFault - faults;
     const ts = last.tailSearch;
     out.push({
       build: performance.now() - t,
       cpu: (cu.user + cu.system) / 1000,
+      faults: faulted,
       ...last.timingsMs,
       dirty: last.dirtySlots,
       kept: last.keptChunks,

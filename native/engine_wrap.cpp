@@ -1,6 +1,8 @@
 // The incremental engine as a JavaScript class: one per thread that owns it (see engine_wrap.h).
 #include "engine_wrap.h"
 
+#include <chrono>
+
 #include "incremental.h"
 #include "marshal.h"
 #include "napi_guard.h"
@@ -43,7 +45,12 @@ public:
             const bool full = ReadFlag(info[1]);
             o.skip_v30 = !ReadFlag(info[2]);
             if (env.IsExceptionPending()) return env.Undefined();
-            return IncrementalResultObject(env, m_engine.Build(o, full));
+            const opt::IncrementalResult r = m_engine.Build(o, full);
+            const auto started = std::chrono::steady_clock::now();
+            Napi::Object out = IncrementalResultObject(env, r);
+            out.Set("finishMs", r.finish_ms);
+            out.Set("marshalMs", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count());
+            return out;
         });
     }
 

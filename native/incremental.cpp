@@ -177,19 +177,14 @@ void IncrementalEngine::SortIn()
     // Survivors keep their order (and their keys, carried along contiguously); the dropped ones
     // are found by their index in the last Build (m_index), so this pass touches no slot.
     m_drop.assign(old_n, 0);
+    size_t dropped = 0;
     for (uint32_t s : m_dropped) {
-        if (s < m_index.size() && m_index[s] < old_n && m_sorted[m_index[s]] == s) m_drop[m_index[s]] = 1;
+        if (s < m_index.size() && m_index[s] < old_n && m_sorted[m_index[s]] == s && !m_drop[m_index[s]]) {
+            m_drop[m_index[s]] = 1;
+            ++dropped;
+        }
     }
     m_dropped.clear();
-    m_remap.assign(old_n, UINT32_MAX);
-    size_t w = 0;
-    for (size_t i = 0; i < old_n; ++i) {
-        if (m_drop[i]) continue;
-        m_sorted[w] = m_sorted[i];
-        m_sorted_keys[w] = m_sorted_keys[i];
-        m_remap[i] = static_cast<uint32_t>(w);  // survivor's compacted position (final below)
-        ++w;
-    }
     // New slots are sorted and merged in: O(n + k log k).
     std::vector<uint32_t> add;
     for (uint32_t s : m_fresh) {
@@ -200,13 +195,20 @@ void IncrementalEngine::SortIn()
     }
     m_fresh.clear();
     std::sort(add.begin(), add.end(), [&](uint32_t a, uint32_t b) { return m_keys[a] < m_keys[b]; });
-    m_merged.resize(w + add.size());
-    m_merged_keys.resize(w + add.size());
-    std::vector<uint32_t> final_of(w);  // compacted position -> merged position
+    // One pass: the survivors (dropped ones skipped) merged with the new ones, each survivor's
+    // new index and its old one recorded as it is placed (the keys, 32 bytes each, move once).
+    const size_t total = old_n - dropped + add.size();
+    m_merged.resize(total);
+    m_merged_keys.resize(total);
+    m_remap.assign(old_n, UINT32_MAX);
+    m_src.assign(total, UINT32_MAX);
     size_t i = 0, j = 0, o = 0;
-    while (i < w || j < add.size()) {
-        if (j == add.size() || (i < w && m_sorted_keys[i] < m_keys[add[j]])) {
-            final_of[i] = static_cast<uint32_t>(o);
+    while (true) {
+        while (i < old_n && m_drop[i]) ++i;
+        if (i == old_n && j == add.size()) break;
+        if (j == add.size() || (i < old_n && m_sorted_keys[i] < m_keys[add[j]])) {
+            m_remap[i] = static_cast<uint32_t>(o);
+            m_src[o] = static_cast<uint32_t>(i);
             m_merged[o] = m_sorted[i];
             m_merged_keys[o++] = m_sorted_keys[i++];
         } else {
@@ -216,12 +218,6 @@ void IncrementalEngine::SortIn()
     }
     m_sorted.swap(m_merged);
     m_sorted_keys.swap(m_merged_keys);
-    m_src.assign(o, UINT32_MAX);
-    for (size_t k = 0; k < old_n; ++k) {
-        if (m_remap[k] == UINT32_MAX) continue;
-        m_remap[k] = final_of[m_remap[k]];
-        m_src[m_remap[k]] = static_cast<uint32_t>(k);
-    }
 }
 
 void IncrementalEngine::MarkChanged(uint32_t n)
@@ -410,8 +406,10 @@ IncrementalResult IncrementalEngine::Build(const Options& o, bool full)
     out.r = BuildPrepared(m_next, o, timings, &m_chunk_order);
     std::swap(m_prep, m_next);
     m_prep_valid = true;
+    const auto finishing = std::chrono::steady_clock::now();
     Remember(out, n);
     DescribeIndices(out, n);
+    out.finish_ms = since(finishing);
     return out;
 }
 

@@ -38,6 +38,7 @@ struct IncrementalResult {
     std::vector<double> chunk_rate;  // per index: its chunk's fee rate, sat/vB (fee * 4 / Core's chunk weight)
     uint32_t dirty_slots{0};
     double prepare_ms{0};
+    double finish_ms{0};  // after the cycle: what the next build keeps and the per-index arrays (Remember, DescribeIndices)
 };
 
 /** The diff of one step, as arrays (views of the caller's). Upserts: slot, fee, weight, sigops,

@@ -35,6 +35,10 @@ export interface EngineResult extends Omit<OptimizerResult, 'txChunkFeeSat' | 't
   keptChunks: number;
   /** Native time spent renumbering the table into the cycle's input, ms. */
   prepareMs: number;
+  /** Native time after the cycle: what the next build keeps, and the per-index arrays, ms (not in timingsMs). */
+  finishMs: number;
+  /** Time spent turning the result into JavaScript objects and typed arrays, ms. */
+  marshalMs: number;
 }
 
 export class IncrementalEngine {

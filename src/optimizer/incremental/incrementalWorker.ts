@@ -45,7 +45,17 @@ export interface StepOutput extends Pick<
   'optimized' | 'baselineV31' | 'baselineV30' | 'v31WithinRequestLimits' | 'upperBound' | 'tailSearch' | 'projectedBlocks' | 'clusters' | 'timingsMs' | 'lookup'
 > {
   totals: { txCount: number; vsize: number; weightWu: number; feeSat: number };
-  engine: { dirtySlots: number; upserts: number; removed: number; applyMs: number; buildMs: number; prepareMs: number };
+  engine: {
+    dirtySlots: number;
+    upserts: number;
+    removed: number;
+    applyMs: number;
+    buildMs: number;
+    prepareMs: number;
+    /** Native, after the cycle (not in timingsMs), and the result's marshalling, ms. */
+    finishMs: number;
+    marshalMs: number;
+  };
   /** With `check`: the incremental cycle of the same state, and whether it matched the full one. */
   check: { match: boolean; incremental: { feeSat: number; weightWu: number; upperBoundFeeSat: number } } | null;
 }
@@ -185,6 +195,8 @@ export function runStep(table: SlotTable, req: StepRequest): StepOutput {
       applyMs: t1 - t0,
       buildMs: t2 - t1,
       prepareMs: r.prepareMs,
+      finishMs: r.finishMs,
+      marshalMs: r.marshalMs,
     },
     check,
   };
