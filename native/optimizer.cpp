@@ -13,6 +13,7 @@
 
 #include "baseline_v30.h"
 #include "baseline_v31.h"
+#include "parallel.h"
 
 namespace opt {
 
@@ -64,9 +65,18 @@ Prepared Prepare(const InputView& input, const Options& o, Timings* t)
     ValidateOptions(o);
     Prepared p;
     {
-        const Graph raw = ValidateInput(input);
+        // The clusters need only the links: they are found beside the columns' checks (the
+        // columns' errors first, as in ValidateInput's order).
+        Graph raw;
+        ValidateLengths(input, raw);
+        RunBoth(
+            o.threads >= 2,
+            [&] {
+                ValidateLinks(input, raw);
+                p.cl = FindClusters(raw);
+            },
+            [&] { ValidateColumns(input, raw); }, true);
         if (t) t->validate = lap.Lap();
-        p.cl = FindClusters(raw);
         p.g = RenumberByCluster(raw, p.cl, p.original, o.threads >= 2);  // before the helper starts: a thread of its own
     }
     if (!input.warm_order.empty()) {

@@ -179,7 +179,9 @@ export interface OptimizerResult {
     projectedNodes: number;
   };
   /**
-   * Native wall time per phase. `clusters` includes the renumbering and cycle check; `linearize`
+   * Native wall time per phase. `validate` includes finding the clusters (union-find over the
+   * parent links, beside the checks of the other columns); `clusters` is the topological renumbering
+   * and cycle check; `linearize`
    * includes chunking; `baselines` = v31 + v30. With threads: 2, v30 runs on the helper thread
    * overlapping chunk/optimized, and `bound` runs there too, beside `projected` (it needs only block
    * 1's fee), so the phases can add up to more than `total`. `optimized` is block 1 (greedy + tail
