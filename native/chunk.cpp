@@ -8,6 +8,8 @@
 #include <cstring>
 #include <numeric>
 
+#include "parallel.h"
+
 namespace opt {
 
 uint32_t ChunkCluster(const Graph& g, uint32_t cluster_id, std::span<const uint32_t> seq, uint32_t base, Chunk* out, bool real)
@@ -253,34 +255,40 @@ Scratch<uint32_t> MiningOrder(const ChunkTable& t)
 
 }  // namespace
 
-void ApplyChunkOrder(ChunkTable& t, std::span<const uint32_t> ids)
+void ApplyChunkOrder(ChunkTable& t, std::span<const uint32_t> ids, bool parallel)
 {
     const uint32_t m = t.Count();
     // chunk_of from the old table, walked in its order (a cluster's transactions are contiguous,
     // so both txs and chunk_of are read and written nearly in sequence), through each old chunk's
     // new position; walking the sorted table instead jumps to a random place per chunk.
-    Scratch<uint32_t> pos(m);  // ids is a permutation: every entry written
-    for (uint32_t k = 0; k < m; ++k) pos[ids[k]] = k;
-    for (uint32_t j = 0; j < m; ++j) {
-        for (uint32_t i = t.chunks[j].tx_begin; i < t.chunks[j].tx_end; ++i) t.chunk_of[t.txs[i]] = pos[j];
-    }
+    auto chunk_of = [&] {
+        Scratch<uint32_t> pos(m);  // ids is a permutation: every entry written
+        for (uint32_t k = 0; k < m; ++k) pos[ids[k]] = k;
+        for (uint32_t j = 0; j < m; ++j) {
+            for (uint32_t i = t.chunks[j].tx_begin; i < t.chunks[j].tx_end; ++i) t.chunk_of[t.txs[i]] = pos[j];
+        }
+    };
     // Apply the permutation (new chunk k = old chunk ids[k]) as a gather into a second table:
     // sequential writes, one random read per chunk, prefetched ahead. The freed table's memory
     // is reused by the next cycle (malloc_tuning.h).
     decltype(t.chunks) sorted;
-    sorted.reserve(m);
-    for (size_t k = 0; k < PREFETCH_AHEAD; ++k) PrefetchChunk(t, ids, k);
-    for (uint32_t k = 0; k < m; ++k) {
-        PrefetchChunk(t, ids, k + PREFETCH_AHEAD);
-        sorted.push_back(t.chunks[ids[k]]);
-    }
+    auto gather = [&] {
+        sorted.reserve(m);
+        for (size_t k = 0; k < PREFETCH_AHEAD; ++k) PrefetchChunk(t, ids, k);
+        for (uint32_t k = 0; k < m; ++k) {
+            PrefetchChunk(t, ids, k + PREFETCH_AHEAD);
+            sorted.push_back(t.chunks[ids[k]]);
+        }
+    };
+    // Both only read the old table; they write different arrays.
+    RunBoth(parallel, chunk_of, gather);
     t.chunks.swap(sorted);
 }
 
-void SortIntoMiningOrder(ChunkTable& t)
+void SortIntoMiningOrder(ChunkTable& t, bool parallel)
 {
     const Scratch<uint32_t> ids = MiningOrder(t);
-    ApplyChunkOrder(t, ids);
+    ApplyChunkOrder(t, ids, parallel);
 }
 
 std::string SanityCheck(const Graph& g, const ChunkTable& t)

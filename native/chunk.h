@@ -88,12 +88,13 @@ ChunkTable RechunkRemaining(const Graph& g, const ChunkTable& t, std::span<const
 
 /** Renumber the chunks into Core's mining order (chunk k becomes the k-th mined) and update
  *  chunk_of. A radix sort on the rate's bits, then an exact sort of each run of near-equal rates.
- *  Complexity: O(m) plus O(r log r) per run of r near-equal rates. */
-void SortIntoMiningOrder(ChunkTable& t);
+ *  Complexity: O(m) plus O(r log r) per run of r near-equal rates. parallel: as ApplyChunkOrder. */
+void SortIntoMiningOrder(ChunkTable& t, bool parallel = false);
 
 /** Renumber t's chunks so that chunk k is old chunk ids[k] (a permutation), and update chunk_of.
- *  SortIntoMiningOrder's second half; the incremental engine applies its kept order with it. O(n + m). */
-void ApplyChunkOrder(ChunkTable& t, std::span<const uint32_t> ids);
+ *  SortIntoMiningOrder's second half; the incremental engine applies its kept order with it. O(n + m).
+ *  parallel: chunk_of is updated on a second thread beside the gather of the chunks (same table). */
+void ApplyChunkOrder(ChunkTable& t, std::span<const uint32_t> ids, bool parallel = false);
 
 /** Debug: recompute sums, prefixes and chunk_of for every chunk, and check the mining order.
  *  "" or the first mismatch. Complexity: O(n + m). */

@@ -168,11 +168,22 @@ void SortClusters(const Graph& in, const Clusters& cl, uint32_t c_begin, uint32_
     }
 }
 
-/** The first cluster at or past the middle transaction: two halves of about equal size. */
+/** The first cluster of the second half when the clusters are split into two of about equal
+ *  work. A single transaction costs a copy; a larger cluster a sort whose reads (parent lists,
+ *  positions) are random, several times a copy per transaction. The split is by that estimate,
+ *  not by transactions: clusters are numbered by their lowest transaction, so the large ones,
+ *  whose lowest index is small, come first, and an even split by transactions gave the first
+ *  thread several times the work of the second. */
 uint32_t MiddleCluster(const Clusters& cl)
 {
-    const uint32_t half = cl.offsets[cl.count] / 2;
-    return static_cast<uint32_t>(std::lower_bound(cl.offsets.begin(), cl.offsets.begin() + cl.count, half) - cl.offsets.begin());
+    constexpr uint64_t SORT_COST = 8;  // a sorted transaction, in copies
+    auto work = [&](uint32_t c) { return cl.Size(c) == 1 ? uint64_t{1} : SORT_COST * cl.Size(c); };
+    uint64_t total = 0;
+    for (uint32_t c = 0; c < cl.count; ++c) total += work(c);
+    uint64_t acc = 0;
+    uint32_t c = 0;
+    while (c < cl.count && 2 * acc < total) acc += work(c++);
+    return c;
 }
 
 }  // namespace
