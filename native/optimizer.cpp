@@ -125,6 +125,14 @@ struct TaskSlot {
     static constexpr int NONE = 0, POSTED = 1, CLOSED = 2;
     std::function<void()> f;
     std::atomic<int> state{NONE};
+    std::atomic<bool> done{false};  // set by the helper once it ran (or skipped) f
+
+    /** On the helper: the slot is finished with. */
+    void MarkDone()
+    {
+        done.store(true, std::memory_order_release);
+        done.notify_all();
+    }
 
     void Post(std::function<void()> work)
     {
@@ -146,23 +154,27 @@ struct TaskSlot {
 };
 
 /** The second thread (options.threads == 2): it linearizes clusters from the shared queue beside
- *  this one, then builds the v30 baseline (it needs only the graph) while this thread chunks,
- *  sorts and builds block 1, then runs the side task posted after the linearization (the
- *  per-transaction outputs, in the wait for block 1), then the task posted after block 1 (the
- *  upper bound) while this thread builds blocks 2..N. Results do not depend on threads. */
+ *  this one; then, when some clusters have sigop-adjusted transactions, re-linearizes them by
+ *  real weight (the relin task: it needs only the linearization) while this thread sorts the
+ *  chunks; then builds the v30 baseline (it needs only the graph) while this thread sorts and
+ *  builds block 1; then runs the side task posted after the linearization (the per-transaction
+ *  outputs, in the wait for block 1), then the task posted after block 1 (the upper bound) while
+ *  this thread builds blocks 2..N. Results do not depend on threads. */
 struct Helper {
     JoiningThread thread;
     std::atomic<bool> linearized{false};
     std::exception_ptr error;  // an exception must not escape a thread: rethrown here
     double v30_ms{0};
-    TaskSlot side, task;
+    TaskSlot relin, side, task;
 
     /** Never leave the thread waiting for a task (an exception on this side): close, then join. */
     ~Helper() { Stop(); }
 
-    void Start(ClusterLinearizer& lz, const Prepared& p, const Options& o, Selection& v30)
+    /** relin_expected: a relin task will be posted or its slot closed (else it is not awaited). */
+    void Start(ClusterLinearizer& lz, const Prepared& p, const Options& o, Selection& v30, bool relin_expected)
     {
         if (o.threads < 2) return;
+        if (!relin_expected) relin.Close();
         thread.thread = std::thread([this, &lz, &p, &o, &v30] {
             try {
                 lz.Work();
@@ -170,19 +182,37 @@ struct Helper {
                 error = std::current_exception();
             }
             linearized.store(true, std::memory_order_release);
+            auto run = [this](TaskSlot& slot) {
+                try {
+                    if (slot.Await() && !error) slot.f();
+                } catch (...) {
+                    error = std::current_exception();
+                }
+                slot.MarkDone();  // also when skipped: this thread may wait for it
+            };
+            run(relin);
             try {
                 if (!error && !o.skip_v30) {
                     Stopwatch sw;
                     v30 = BuildBaselineV30(p.g, p.cl, o);
                     v30_ms = sw.Lap();
                 }
-                for (TaskSlot* slot : {&side, &task}) {
-                    if (slot->Await() && !error) slot->f();
-                }
             } catch (...) {
                 error = std::current_exception();
             }
+            run(side);
+            run(task);
         });
+    }
+    /** Wait until the relin task is done (rethrow the helper's error); no-op single-threaded. */
+    void WaitRelin(const Options& o)
+    {
+        if (o.threads < 2) return;
+        relin.done.wait(false, std::memory_order_acquire);
+        if (error) {
+            Stop();
+            std::rethrow_exception(error);
+        }
     }
     /** Wait until the helper's share of the linearization is done; rethrow its error. */
     void WaitLinearized(const Options& o)
@@ -203,11 +233,13 @@ struct Helper {
         }
         slot.Post(std::move(f));
     }
+    void PostRelin(const Options& o, std::function<void()> f) { Post(o, relin, std::move(f)); }
     void PostSide(const Options& o, std::function<void()> f) { Post(o, side, std::move(f)); }
     void PostTask(const Options& o, std::function<void()> f) { Post(o, task, std::move(f)); }
     /** Close the task slots (those not posted) and join. */
     void Stop()
     {
+        relin.Close();
         side.Close();
         task.Close();
         thread.Join();
@@ -231,7 +263,8 @@ struct Helper {
  *  the thread that linearized it, into its own slots of `chunks` (by Core's adjusted weight), and
  *  record each transaction's chunk fee and (adjusted) weight by input index (a cluster chunked
  *  again by the linearizer's second chance is recorded again). */
-Linearization LinearizeAndChunk(const Prepared& p, const Options& o, Helper& helper, Selection& v30, ChunkTable& chunks, Result& r)
+Linearization LinearizeAndChunk(const Prepared& p, const Options& o, Helper& helper, Selection& v30, ChunkTable& chunks, Result& r,
+                                bool relin_expected)
 {
     const Graph& g = p.g;
     const Clusters& cl = p.cl;
@@ -260,7 +293,7 @@ Linearization LinearizeAndChunk(const Prepared& p, const Options& o, Helper& hel
             }
         },
         p.warm_reuse);
-    helper.Start(lz, p, o, v30);
+    helper.Start(lz, p, o, v30, relin_expected);
     try {
         lz.Work();
     } catch (...) {
@@ -312,26 +345,27 @@ struct ConsensusOrder {
     std::span<const uint32_t> Order() const noexcept { return real_table ? std::span<const uint32_t>(real_order) : core_order; }
 };
 
-ConsensusOrder ConsensusOrderOf(const Prepared& p, const Options& o, const Linearization& lin, const ChunkTable& chunks,
-                                std::span<const uint32_t> order, Result& r)
+/** Clusters with a sigop-adjusted transaction (their order by real weight may differ); whether any. */
+bool FindAffected(const Prepared& p, std::vector<uint8_t>& affected)
 {
-    ConsensusOrder co{&chunks, &lin, order, std::nullopt, {}, {}};
-    std::vector<uint8_t> affected(p.cl.count, 0);
-    bool any_affected = false;
+    affected.assign(p.cl.count, 0);
+    bool any = false;
     for (uint32_t x = 0; x < p.g.n; ++x) {
         if (p.g.adj_weight[x] != p.g.weight[x]) {
             affected[p.cl.cluster_of[x]] = 1;
-            any_affected = true;
+            any = true;
         }
     }
-    if (!any_affected) return co;
+    return any;
+}
+
+/** The affected clusters re-linearized by real weight, into co.real_lin (needs only lin). */
+void RelinearizeAffected(const Prepared& p, const Options& o, const Linearization& lin, std::span<const uint8_t> affected,
+                         ConsensusOrder& co, Result& r)
+{
     co.real_lin.lin = lin.lin;
     co.real_lin.optimal = lin.optimal;
-    r.real_relinearized = RelinearizeByRealWeight(p.g, p.cl, o, affected, co.real_lin, o.threads >= 2);
-    co.real_table = RealFromCore(p.g, p.cl, chunks, co.real_lin, affected);
-    co.real_order.resize(co.real_table->Count());
-    std::iota(co.real_order.begin(), co.real_order.end(), 0u);
-    return co;
+    r.real_relinearized = RelinearizeByRealWeight(p.g, p.cl, o, affected, co.real_lin);
 }
 
 /** Block 1 and the projected blocks into the result (tx_block by input index). */
@@ -387,14 +421,20 @@ Result BuildPrepared(const Prepared& p, const Options& o, const Timings& timings
     Result r;
     r.timings = timings;
     Stopwatch total, lap;
-    Linearization lin;  // before the helper: its side task reads lin until the helper is joined
+    // Before the helper: its relin and side tasks use these until it is joined.
+    Linearization lin;
+    std::vector<uint8_t> affected;
+    const bool any_affected = FindAffected(p, affected);
+    ConsensusOrder co{nullptr, &lin, {}, std::nullopt, {}, {}};
     Helper helper;
     ChunkTable chunks;
-    lin = LinearizeAndChunk(p, o, helper, r.v30, chunks, r);
+    lin = LinearizeAndChunk(p, o, helper, r.v30, chunks, r, any_affected);
     RecordLinearization(p, lin, r);
     r.chunk_count = chunks.Count();
-    // The per-transaction outputs of the linearization: the helper has time for them while this
-    // thread sorts and builds block 1 (lin is only read from here on).
+    // The order by real weight needs only the linearization: the helper re-linearizes while this
+    // thread sorts. The per-transaction outputs of the linearization: the helper has time for
+    // them while this thread builds block 1 (lin is only read from here on).
+    if (any_affected) helper.PostRelin(o, [&p, &o, &lin, &affected, &co, &r] { RelinearizeAffected(p, o, lin, affected, co, r); });
     helper.PostSide(o, [&p, &lin, &r] { RecordLinearizationByInput(p, lin, r); });
     r.timings.linearize = lap.Lap();
 
@@ -410,7 +450,15 @@ Result BuildPrepared(const Prepared& p, const Options& o, const Timings& timings
     r.v31 = BuildBaselineV31(chunks, order, p.cl.count, o);
     const double v31_ms = lap.Lap();
 
-    const ConsensusOrder co = ConsensusOrderOf(p, o, lin, chunks, order, r);
+    // The order the optimized template, its projected blocks and the bound follow (ConsensusOrder).
+    co.core_table = &chunks;
+    co.core_order = order;
+    if (any_affected) {
+        helper.WaitRelin(o);
+        co.real_table = RealFromCore(p.g, p.cl, chunks, co.real_lin, affected);
+        co.real_order.resize(co.real_table->Count());
+        std::iota(co.real_order.begin(), co.real_order.end(), 0u);
+    }
     r.timings.chunk += lap.Lap();
 
     const TemplateLimits lim = LimitsOf(o);
