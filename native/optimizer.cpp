@@ -65,17 +65,19 @@ Prepared Prepare(const InputView& input, const Options& o, Timings* t)
     ValidateOptions(o);
     Prepared p;
     {
-        // The clusters need only the links: they are found beside the columns' checks (the
-        // columns' errors first, as in ValidateInput's order).
+        // The clusters need only the input's links: they are found beside the checks and copies
+        // (which report errors in ValidateInput's order).
         Graph raw;
         ValidateLengths(input, raw);
+        bool found = false;
         RunBoth(
-            o.threads >= 2,
+            o.threads >= 2, [&] { found = FindClustersOfInput(input, raw.n, p.cl); },
             [&] {
+                ValidateColumns(input, raw);
                 ValidateLinks(input, raw);
-                p.cl = FindClusters(raw);
             },
-            [&] { ValidateColumns(input, raw); }, true);
+            true);
+        if (!found) p.cl = FindClusters(raw);  // the links are valid here (else ValidateLinks threw)
         if (t) t->validate = lap.Lap();
         p.g = RenumberByCluster(raw, p.cl, p.original, o.threads >= 2);  // before the helper starts: a thread of its own
     }
