@@ -184,6 +184,7 @@ struct Helper {
                 error = std::current_exception();
             }
             linearized.store(true, std::memory_order_release);
+            linearized.notify_one();
             auto run = [this](TaskSlot& slot) {
                 try {
                     if (slot.Await() && !error) slot.f();
@@ -220,7 +221,7 @@ struct Helper {
     void WaitLinearized(const Options& o)
     {
         if (o.threads < 2) return;
-        while (!linearized.load(std::memory_order_acquire)) std::this_thread::yield();
+        linearized.wait(false, std::memory_order_acquire);  // blocks: a spin would take the core the helper may need
         if (error) {
             Stop();
             std::rethrow_exception(error);
