@@ -48,7 +48,7 @@ ChunkTable StageChunks(const Graph& g, const Linearization& lin)
     return t;
 }
 
-void AssembleChunks(ChunkTable& t, const Clusters& cl, std::span<const uint32_t> counts)
+void AssembleChunks(ChunkTable& t, const Clusters& cl, std::span<const uint32_t> counts, bool set_chunk_of)
 {
     // Cluster c's chunks move from offsets[c] to the running total, which is never larger: a
     // forward in-place compaction.
@@ -56,6 +56,7 @@ void AssembleChunks(ChunkTable& t, const Clusters& cl, std::span<const uint32_t>
     for (uint32_t c = 0; c < cl.count; ++c) {
         for (uint32_t j = 0; j < counts[c]; ++j, ++m) {
             if (m != cl.offsets[c] + j) t.chunks[m] = t.chunks[cl.offsets[c] + j];
+            if (!set_chunk_of) continue;
             for (uint32_t i = t.chunks[m].tx_begin; i < t.chunks[m].tx_end; ++i) t.chunk_of[t.txs[i]] = m;
         }
     }

@@ -67,8 +67,9 @@ uint32_t ChunkCluster(const Graph& g, uint32_t cluster_id, std::span<const uint3
  *  chunks[offsets[c] .. offsets[c+1]) (ChunkCluster with base = offsets[c]). */
 ChunkTable StageChunks(const Graph& g, const Linearization& lin);
 
-/** Compact the staged chunks (counts[c] per cluster) in place and set chunk_of. O(n). */
-void AssembleChunks(ChunkTable& t, const Clusters& cl, std::span<const uint32_t> counts);
+/** Compact the staged chunks (counts[c] per cluster) in place and set chunk_of (unless
+ *  !set_chunk_of: then chunk_of is left for SortIntoMiningOrder, which rewrites all of it). O(n). */
+void AssembleChunks(ChunkTable& t, const Clusters& cl, std::span<const uint32_t> counts, bool set_chunk_of = true);
 
 /** Chunk every cluster's linearization (StageChunks + ChunkCluster + AssembleChunks). O(n). */
 ChunkTable BuildChunks(const Graph& g, const Clusters& cl, const Linearization& lin, bool real = false);

@@ -267,7 +267,7 @@ struct Helper {
  *  record each transaction's chunk fee and (adjusted) weight by input index (a cluster chunked
  *  again by the linearizer's second chance is recorded again). */
 Linearization LinearizeAndChunk(const Prepared& p, const Options& o, Helper& helper, Selection& v30, ChunkTable& chunks, Result& r,
-                                bool relin_expected)
+                                bool relin_expected, bool set_chunk_of)
 {
     const Graph& g = p.g;
     const Clusters& cl = p.cl;
@@ -306,7 +306,9 @@ Linearization LinearizeAndChunk(const Prepared& p, const Options& o, Helper& hel
     helper.WaitLinearized(o);
     Linearization lin = lz.Finish();
     chunks.txs = lin.lin;
-    AssembleChunks(chunks, cl, chunk_counts);
+    // The sort into mining order rewrites chunk_of in full; the incremental engine's kept order
+    // (chunk_order) reads it first.
+    AssembleChunks(chunks, cl, chunk_counts, set_chunk_of);
     return lin;
 }
 
@@ -431,7 +433,7 @@ Result BuildPrepared(const Prepared& p, const Options& o, const Timings& timings
     ConsensusOrder co{nullptr, &lin, {}, std::nullopt, {}, {}};
     Helper helper;
     ChunkTable chunks;
-    lin = LinearizeAndChunk(p, o, helper, r.v30, chunks, r, any_affected);
+    lin = LinearizeAndChunk(p, o, helper, r.v30, chunks, r, any_affected, chunk_order != nullptr);
     RecordLinearization(p, lin, r);
     r.chunk_count = chunks.Count();
     // The order by real weight needs only the linearization: the helper re-linearizes while this
