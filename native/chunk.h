@@ -15,6 +15,7 @@
 // last key, so the order is total.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -68,8 +69,10 @@ uint32_t ChunkCluster(const Graph& g, uint32_t cluster_id, std::span<const uint3
 ChunkTable StageChunks(const Graph& g, const Linearization& lin);
 
 /** Compact the staged chunks (counts[c] per cluster) in place and set chunk_of (unless
- *  !set_chunk_of: then chunk_of is left for SortIntoMiningOrder, which rewrites all of it). O(n). */
-void AssembleChunks(ChunkTable& t, const Clusters& cl, std::span<const uint32_t> counts, bool set_chunk_of = true);
+ *  !set_chunk_of: then chunk_of is left for SortIntoMiningOrder, which rewrites all of it). keys
+ *  (optional, one per staged slot): compacted alongside the chunks. O(n). */
+void AssembleChunks(ChunkTable& t, const Clusters& cl, std::span<const uint32_t> counts, bool set_chunk_of = true,
+                    uint64_t* keys = nullptr);
 
 /** Chunk every cluster's linearization (StageChunks + ChunkCluster + AssembleChunks). O(n). */
 ChunkTable BuildChunks(const Graph& g, const Clusters& cl, const Linearization& lin, bool real = false);
@@ -91,6 +94,17 @@ ChunkTable RechunkRemaining(const Graph& g, const ChunkTable& t, std::span<const
  *  chunk_of. A radix sort on the rate's bits, then an exact sort of each run of near-equal rates.
  *  Complexity: O(m) plus O(r log r) per run of r near-equal rates. parallel: as ApplyChunkOrder. */
 void SortIntoMiningOrder(ChunkTable& t, bool parallel = false);
+
+/** The sort key of a rate: the bits of the double rate, complemented, so ascending keys are
+ *  descending rates (non-negative doubles order like their bit patterns). */
+inline uint64_t MiningKey(const FeeFrac& rate) noexcept
+{
+    return ~std::bit_cast<uint64_t>(static_cast<double>(rate.fee) / static_cast<double>(rate.size));
+}
+
+/** SortIntoMiningOrder with keys[k] = MiningKey(t.Rate(k)) given (computed where the chunks were
+ *  made, beside the linearization); the same order. */
+void SortIntoMiningOrder(ChunkTable& t, std::span<const uint64_t> keys, bool parallel);
 
 /** Renumber t's chunks so that chunk k is old chunk ids[k] (a permutation), and update chunk_of.
  *  SortIntoMiningOrder's second half; the incremental engine applies its kept order with it. O(n + m).

@@ -13,6 +13,7 @@
 
 #include "baseline_v30.h"
 #include "baseline_v31.h"
+#include "default_init_allocator.h"
 #include "parallel.h"
 
 namespace opt {
@@ -262,17 +263,22 @@ struct Helper {
     }
 };
 
+/** Per chunk its MiningKey (chunk.h), staged then compacted like the chunks; not zeroed first. */
+using SortKeys = std::vector<uint64_t, DefaultInitAllocator<uint64_t>>;
+
 /** Linearize every cluster (with the helper, when there is one) and chunk each as it is done, by
  *  the thread that linearized it, into its own slots of `chunks` (by Core's adjusted weight), and
  *  record each transaction's chunk fee and (adjusted) weight by input index (a cluster chunked
- *  again by the linearizer's second chance is recorded again). */
+ *  again by the linearizer's second chance is recorded again) and each chunk's sort key (keys,
+ *  compacted with the chunks). */
 Linearization LinearizeAndChunk(const Prepared& p, const Options& o, Helper& helper, Selection& v30, ChunkTable& chunks, Result& r,
-                                bool relin_expected, bool set_chunk_of)
+                                bool relin_expected, bool set_chunk_of, SortKeys& keys)
 {
     const Graph& g = p.g;
     const Clusters& cl = p.cl;
     chunks.chunks.resize(g.n);
     chunks.chunk_of.resize(g.n);
+    keys.resize(g.n);
     r.tx_chunk_fee.resize(g.n);
     r.tx_chunk_weight.resize(g.n);
     std::vector<uint32_t> chunk_counts(cl.count);
@@ -282,6 +288,7 @@ Linearization LinearizeAndChunk(const Prepared& p, const Options& o, Helper& hel
             Chunk* out = chunks.chunks.data() + base;
             const uint32_t count = ChunkCluster(g, c, order, base, out);
             chunk_counts[c] = count;
+            for (uint32_t j = 0; j < count; ++j) keys[base + j] = MiningKey({out[j].fee, out[j].adj_weight});  // the sort's
             // Here, beside the linearization and with the chunks in cache, rather than in a
             // serial pass over the whole table afterwards. Input indices are distinct: the two
             // threads never write the same entry.
@@ -308,7 +315,8 @@ Linearization LinearizeAndChunk(const Prepared& p, const Options& o, Helper& hel
     chunks.txs = lin.lin;
     // The sort into mining order rewrites chunk_of in full; the incremental engine's kept order
     // (chunk_order) reads it first.
-    AssembleChunks(chunks, cl, chunk_counts, set_chunk_of);
+    AssembleChunks(chunks, cl, chunk_counts, set_chunk_of, keys.data());
+    keys.resize(chunks.Count());
     return lin;
 }
 
@@ -433,7 +441,8 @@ Result BuildPrepared(const Prepared& p, const Options& o, const Timings& timings
     ConsensusOrder co{nullptr, &lin, {}, std::nullopt, {}, {}};
     Helper helper;
     ChunkTable chunks;
-    lin = LinearizeAndChunk(p, o, helper, r.v30, chunks, r, any_affected, chunk_order != nullptr);
+    SortKeys keys;
+    lin = LinearizeAndChunk(p, o, helper, r.v30, chunks, r, any_affected, chunk_order != nullptr, keys);
     RecordLinearization(p, lin, r);
     r.chunk_count = chunks.Count();
     // The order by real weight needs only the linearization: the helper re-linearizes while this
@@ -446,7 +455,7 @@ Result BuildPrepared(const Prepared& p, const Options& o, const Timings& timings
     if (chunk_order) {
         r.kept_chunks = chunk_order->Sort(chunks, p.cl);
     } else {
-        SortIntoMiningOrder(chunks, o.threads >= 2);
+        SortIntoMiningOrder(chunks, keys, o.threads >= 2);
     }
     r.timings.chunk = lap.Lap();
 
