@@ -6,7 +6,6 @@
 #include <string>
 #include <utility>
 
-#include "default_init_allocator.h"
 #include "parallel.h"
 
 namespace opt {
@@ -135,7 +134,7 @@ InputError CycleError(uint32_t culprit)
 /** Kahn's algorithm inside each cluster of [c_begin, c_end), on cluster-local counters:
  *  original[offsets[c] + k] = the k-th transaction of cluster c in topological order. missing
  *  (n entries) is scratch, touched only at these clusters' positions. Throws CYCLE. */
-void SortClusters(const Graph& in, const Clusters& cl, uint32_t c_begin, uint32_t c_end, std::span<uint32_t> missing,
+void SortClusters(const Graph& in, const Clusters& cl, uint32_t c_begin, uint32_t c_end, std::vector<uint32_t>& missing,
                   std::vector<uint32_t>& original)
 {
     std::vector<uint32_t> queue, child_off, child_list, pos;
@@ -234,48 +233,48 @@ Graph RenumberByCluster(const Graph& in, Clusters& cl, std::vector<uint32_t>& or
     const uint32_t n = in.n;
     original.resize(n);
     {
-        std::vector<uint32_t, DefaultInitAllocator<uint32_t>> missing(n);  // written before read, per cluster
+        std::vector<uint32_t> missing(n);
         const uint32_t mid = MiddleCluster(cl);
         // The first half's cycle is the one the sequential order reports.
         RunBoth(
             parallel, [&] { SortClusters(in, cl, 0, mid, missing, original); },
             [&] { SortClusters(in, cl, mid, cl.count, missing, original); });
     }
-    std::vector<uint32_t, DefaultInitAllocator<uint32_t>> internal(n);  // a permutation: every entry written
+    std::vector<uint32_t> internal(n);
     for (uint32_t i = 0; i < n; ++i) internal[original[i]] = i;
 
     Graph g;
     g.n = n;
-    // The per-transaction columns beside the links (distinct arrays: no shared writes). Every
-    // array is filled in order: reserved, not zeroed first.
+    g.fee.resize(n);
+    g.weight.resize(n);
+    g.adj_weight.resize(n);
+    g.sigops.resize(n);
+    g.rank.resize(n);
+    g.parent_offsets.resize(size_t{n} + 1);
+    g.parents.resize(in.parents.size());
+    // The per-transaction columns beside the links (distinct arrays: no shared writes).
     auto columns = [&] {
-        g.fee.reserve(n);
-        g.weight.reserve(n);
-        g.adj_weight.reserve(n);
-        g.sigops.reserve(n);
-        g.rank.reserve(n);
         for (uint32_t i = 0; i < n; ++i) {
             const uint32_t o = original[i];
-            g.fee.push_back(in.fee[o]);
-            g.weight.push_back(in.weight[o]);
-            g.adj_weight.push_back(in.adj_weight[o]);
-            g.sigops.push_back(in.sigops[o]);
-            g.rank.push_back(in.rank[o]);
+            g.fee[i] = in.fee[o];
+            g.weight[i] = in.weight[o];
+            g.adj_weight[i] = in.adj_weight[o];
+            g.sigops[i] = in.sigops[o];
+            g.rank[i] = in.rank[o];
         }
     };
     auto links = [&] {
-        g.parent_offsets.reserve(size_t{n} + 1);
-        g.parents.reserve(in.parents.size());
+        uint32_t e = 0;
         for (uint32_t i = 0; i < n; ++i) {
             // Two stages ahead: the parent list's offsets, then (once they are near) the parents' new indices.
             if (i + 2 * AHEAD < n) __builtin_prefetch(&in.parent_offsets[original[i + 2 * AHEAD]]);
             if (i + AHEAD < n) {
                 for (uint32_t p : in.Parents(original[i + AHEAD])) __builtin_prefetch(&internal[p]);
             }
-            g.parent_offsets.push_back(static_cast<uint32_t>(g.parents.size()));
-            for (uint32_t p : in.Parents(original[i])) g.parents.push_back(internal[p]);
+            g.parent_offsets[i] = e;
+            for (uint32_t p : in.Parents(original[i])) g.parents[e++] = internal[p];
         }
-        g.parent_offsets.push_back(static_cast<uint32_t>(g.parents.size()));
+        g.parent_offsets[n] = e;
         FillChildren(g);
         // The clusters of the internal graph: same ids and offsets, identity transaction lists.
         for (uint32_t c = 0; c < cl.count; ++c) {

@@ -53,17 +53,15 @@ void CopyTxs(const InputView& in, Graph& g)
             throw InputError(ErrorCode::INVALID_FEE, "feeSat[" + std::to_string(i) + "] = " + std::to_string(f) +
                                                          " is not an integer number of satoshis in [0, 2^53)");
         }
-        g.fee.push_back(static_cast<int64_t>(f));
+        g.fee[i] = static_cast<int64_t>(f);
         total_fee += f;
         if (total_fee > MAX_FEE) {
             throw InputError(ErrorCode::INVALID_FEE, "the total of feeSat exceeds 2^53 - 1 satoshis (at feeSat[" + std::to_string(i) + "])");
         }
         if (in.weight[i] == 0) throw InputError(ErrorCode::INVALID_WEIGHT, "weightWu[" + std::to_string(i) + "] is 0");
-        const int64_t weight = in.weight[i];
-        const int64_t sigops = in.sigops.empty() ? 0 : int64_t{in.sigops[i]};
-        g.weight.push_back(weight);
-        g.sigops.push_back(sigops);
-        g.adj_weight.push_back(std::max(weight, sigops * BYTES_PER_SIGOP));
+        g.weight[i] = in.weight[i];
+        if (!in.sigops.empty()) g.sigops[i] = in.sigops[i];
+        g.adj_weight[i] = std::max(g.weight[i], g.sigops[i] * BYTES_PER_SIGOP);
     }
 }
 
@@ -185,11 +183,10 @@ void ValidateLengths(const InputView& in, Graph& g) { g.n = CheckLengths(in); }
 
 void ValidateColumns(const InputView& in, Graph& g)
 {
-    // Filled in order: reserved, not zeroed first (megabytes written twice otherwise).
-    g.fee.reserve(g.n);
-    g.weight.reserve(g.n);
-    g.adj_weight.reserve(g.n);
-    g.sigops.reserve(g.n);
+    g.fee.resize(g.n);
+    g.weight.resize(g.n);
+    g.adj_weight.resize(g.n);
+    g.sigops.assign(g.n, 0);
     CopyTxs(in, g);
     CopyRanks(in, g);
 }
