@@ -70,9 +70,9 @@ Prepared Prepare(const InputView& input, const Options& o, Timings* t)
         // (which report errors in ValidateInput's order).
         Graph raw;
         ValidateLengths(input, raw);
-        bool found = false;
+        bool found = false;  // single-threaded: from the validated links (no checks to repeat)
         RunBoth(
-            o.threads >= 2, [&] { found = FindClustersOfInput(input, raw.n, p.cl); },
+            o.threads >= 2, [&] { found = o.threads >= 2 && FindClustersOfInput(input, raw.n, p.cl); },
             [&] {
                 ValidateColumns(input, raw);
                 ValidateLinks(input, raw);
