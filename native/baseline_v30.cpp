@@ -123,10 +123,13 @@ struct V30 {
     Selection sel;
     std::vector<uint32_t> package, descendants;
 
-    static bool After(const Entry& a, const Entry& b) noexcept { return EntryBefore{}(b, a); }
+    /** The heap's comparison, as a type (not a function pointer) so the heap's calls inline it. */
+    struct After {
+        bool operator()(const Entry& a, const Entry& b) const noexcept { return EntryBefore{}(b, a); }
+    };
     void Pop()
     {
-        std::pop_heap(by_score.begin(), by_score.begin() + static_cast<std::ptrdiff_t>(heap_size), After);
+        std::pop_heap(by_score.begin(), by_score.begin() + static_cast<std::ptrdiff_t>(heap_size), After{});
         --heap_size;
     }
     Entry ModEntry(uint32_t t) const { return Entry{Score(t, mod[t]), g.rank[t], t}; }
@@ -137,7 +140,7 @@ struct V30 {
         const uint32_t n = g.n;
         by_score.resize(n);
         for (uint32_t t = 0; t < n; ++t) by_score[t] = Entry{Score(t, anc[t]), g.rank[t], t};
-        std::make_heap(by_score.begin(), by_score.end(), After);
+        std::make_heap(by_score.begin(), by_score.end(), After{});
         heap_size = n;
         mod.resize(n);
         in_mod.assign(n, 0);

@@ -8,6 +8,8 @@
 #include <cstring>
 #include <numeric>
 
+#include "parallel.h"
+
 namespace opt {
 
 uint32_t ChunkCluster(const Graph& g, uint32_t cluster_id, std::span<const uint32_t> seq, uint32_t base, Chunk* out, bool real)
@@ -46,14 +48,18 @@ ChunkTable StageChunks(const Graph& g, const Linearization& lin)
     return t;
 }
 
-void AssembleChunks(ChunkTable& t, const Clusters& cl, std::span<const uint32_t> counts)
+void AssembleChunks(ChunkTable& t, const Clusters& cl, std::span<const uint32_t> counts, bool set_chunk_of, uint64_t* keys)
 {
     // Cluster c's chunks move from offsets[c] to the running total, which is never larger: a
     // forward in-place compaction.
     uint32_t m = 0;
     for (uint32_t c = 0; c < cl.count; ++c) {
         for (uint32_t j = 0; j < counts[c]; ++j, ++m) {
-            if (m != cl.offsets[c] + j) t.chunks[m] = t.chunks[cl.offsets[c] + j];
+            if (m != cl.offsets[c] + j) {
+                t.chunks[m] = t.chunks[cl.offsets[c] + j];
+                if (keys != nullptr) keys[m] = keys[cl.offsets[c] + j];
+            }
+            if (!set_chunk_of) continue;
             for (uint32_t i = t.chunks[m].tx_begin; i < t.chunks[m].tx_end; ++i) t.chunk_of[t.txs[i]] = m;
         }
     }
@@ -98,7 +104,7 @@ namespace {
 /** Arrays written in full before they are read: no zeroing pass (default_init_allocator.h). */
 template <typename T>
 using Scratch = std::vector<T, DefaultInitAllocator<T>>;
-Scratch<uint32_t> MiningOrder(const ChunkTable& t);
+Scratch<uint32_t> MiningOrder(const ChunkTable& t, const uint64_t* keys = nullptr);
 }  // namespace
 
 ChunkTable RealFromCore(const Graph& g, const Clusters& cl, const ChunkTable& core, const Linearization& real_lin,
@@ -189,16 +195,19 @@ constexpr size_t PREFETCH_AHEAD = 16;
  *  runs are then sorted by the full key (rounding is monotone, so different doubles order like
  *  the exact rates), and only runs of equal doubles read the table for Core's full comparison,
  *  on a compact copy of their sort keys (no gather through the table per comparison). */
-Scratch<uint32_t> MiningOrder(const ChunkTable& t)
+Scratch<uint32_t> MiningOrder(const ChunkTable& t, const uint64_t* keys)
 {
     const uint32_t m = t.Count();
     struct Item {
         uint64_t key;
         uint32_t id;
     };
-    const auto full = [](const FeeFrac& fr) { return ~std::bit_cast<uint64_t>(static_cast<double>(fr.fee) / static_cast<double>(fr.size)); };
     Scratch<Item> a(m), b(m);
-    for (uint32_t k = 0; k < m; ++k) a[k] = Item{full(t.Rate(k)), k};
+    if (keys != nullptr) {
+        for (uint32_t k = 0; k < m; ++k) a[k] = Item{keys[k], k};
+    } else {
+        for (uint32_t k = 0; k < m; ++k) a[k] = Item{MiningKey(t.Rate(k)), k};
+    }
     std::array<std::array<uint32_t, 257>, 4> counts{};  // every pass's histogram in one read
     for (const Item& it : a) {
         for (int d = 0; d < 4; ++d) ++counts[d][((it.key >> (32 + 8 * d)) & 0xff) + 1];
@@ -253,34 +262,46 @@ Scratch<uint32_t> MiningOrder(const ChunkTable& t)
 
 }  // namespace
 
-void ApplyChunkOrder(ChunkTable& t, std::span<const uint32_t> ids)
+void ApplyChunkOrder(ChunkTable& t, std::span<const uint32_t> ids, bool parallel)
 {
     const uint32_t m = t.Count();
     // chunk_of from the old table, walked in its order (a cluster's transactions are contiguous,
     // so both txs and chunk_of are read and written nearly in sequence), through each old chunk's
     // new position; walking the sorted table instead jumps to a random place per chunk.
-    Scratch<uint32_t> pos(m);  // ids is a permutation: every entry written
-    for (uint32_t k = 0; k < m; ++k) pos[ids[k]] = k;
-    for (uint32_t j = 0; j < m; ++j) {
-        for (uint32_t i = t.chunks[j].tx_begin; i < t.chunks[j].tx_end; ++i) t.chunk_of[t.txs[i]] = pos[j];
-    }
+    auto chunk_of = [&] {
+        Scratch<uint32_t> pos(m);  // ids is a permutation: every entry written
+        for (uint32_t k = 0; k < m; ++k) pos[ids[k]] = k;
+        for (uint32_t j = 0; j < m; ++j) {
+            for (uint32_t i = t.chunks[j].tx_begin; i < t.chunks[j].tx_end; ++i) t.chunk_of[t.txs[i]] = pos[j];
+        }
+    };
     // Apply the permutation (new chunk k = old chunk ids[k]) as a gather into a second table:
     // sequential writes, one random read per chunk, prefetched ahead. The freed table's memory
     // is reused by the next cycle (malloc_tuning.h).
     decltype(t.chunks) sorted;
-    sorted.reserve(m);
-    for (size_t k = 0; k < PREFETCH_AHEAD; ++k) PrefetchChunk(t, ids, k);
-    for (uint32_t k = 0; k < m; ++k) {
-        PrefetchChunk(t, ids, k + PREFETCH_AHEAD);
-        sorted.push_back(t.chunks[ids[k]]);
-    }
+    auto gather = [&] {
+        sorted.reserve(m);
+        for (size_t k = 0; k < PREFETCH_AHEAD; ++k) PrefetchChunk(t, ids, k);
+        for (uint32_t k = 0; k < m; ++k) {
+            PrefetchChunk(t, ids, k + PREFETCH_AHEAD);
+            sorted.push_back(t.chunks[ids[k]]);
+        }
+    };
+    // Both only read the old table; they write different arrays.
+    RunBoth(parallel, chunk_of, gather);
     t.chunks.swap(sorted);
 }
 
-void SortIntoMiningOrder(ChunkTable& t)
+void SortIntoMiningOrder(ChunkTable& t, bool parallel)
 {
     const Scratch<uint32_t> ids = MiningOrder(t);
-    ApplyChunkOrder(t, ids);
+    ApplyChunkOrder(t, ids, parallel);
+}
+
+void SortIntoMiningOrder(ChunkTable& t, std::span<const uint64_t> keys, bool parallel)
+{
+    const Scratch<uint32_t> ids = MiningOrder(t, keys.data());
+    ApplyChunkOrder(t, ids, parallel);
 }
 
 std::string SanityCheck(const Graph& g, const ChunkTable& t)

@@ -15,6 +15,7 @@
 // last key, so the order is total.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -67,8 +68,11 @@ uint32_t ChunkCluster(const Graph& g, uint32_t cluster_id, std::span<const uint3
  *  chunks[offsets[c] .. offsets[c+1]) (ChunkCluster with base = offsets[c]). */
 ChunkTable StageChunks(const Graph& g, const Linearization& lin);
 
-/** Compact the staged chunks (counts[c] per cluster) in place and set chunk_of. O(n). */
-void AssembleChunks(ChunkTable& t, const Clusters& cl, std::span<const uint32_t> counts);
+/** Compact the staged chunks (counts[c] per cluster) in place and set chunk_of (unless
+ *  !set_chunk_of: then chunk_of is left for SortIntoMiningOrder, which rewrites all of it). keys
+ *  (optional, one per staged slot): compacted alongside the chunks. O(n). */
+void AssembleChunks(ChunkTable& t, const Clusters& cl, std::span<const uint32_t> counts, bool set_chunk_of = true,
+                    uint64_t* keys = nullptr);
 
 /** Chunk every cluster's linearization (StageChunks + ChunkCluster + AssembleChunks). O(n). */
 ChunkTable BuildChunks(const Graph& g, const Clusters& cl, const Linearization& lin, bool real = false);
@@ -88,12 +92,24 @@ ChunkTable RechunkRemaining(const Graph& g, const ChunkTable& t, std::span<const
 
 /** Renumber the chunks into Core's mining order (chunk k becomes the k-th mined) and update
  *  chunk_of. A radix sort on the rate's bits, then an exact sort of each run of near-equal rates.
- *  Complexity: O(m) plus O(r log r) per run of r near-equal rates. */
-void SortIntoMiningOrder(ChunkTable& t);
+ *  Complexity: O(m) plus O(r log r) per run of r near-equal rates. parallel: as ApplyChunkOrder. */
+void SortIntoMiningOrder(ChunkTable& t, bool parallel = false);
+
+/** The sort key of a rate: the bits of the double rate, complemented, so ascending keys are
+ *  descending rates (non-negative doubles order like their bit patterns). */
+inline uint64_t MiningKey(const FeeFrac& rate) noexcept
+{
+    return ~std::bit_cast<uint64_t>(static_cast<double>(rate.fee) / static_cast<double>(rate.size));
+}
+
+/** SortIntoMiningOrder with keys[k] = MiningKey(t.Rate(k)) given (computed where the chunks were
+ *  made, beside the linearization); the same order. */
+void SortIntoMiningOrder(ChunkTable& t, std::span<const uint64_t> keys, bool parallel);
 
 /** Renumber t's chunks so that chunk k is old chunk ids[k] (a permutation), and update chunk_of.
- *  SortIntoMiningOrder's second half; the incremental engine applies its kept order with it. O(n + m). */
-void ApplyChunkOrder(ChunkTable& t, std::span<const uint32_t> ids);
+ *  SortIntoMiningOrder's second half; the incremental engine applies its kept order with it. O(n + m).
+ *  parallel: chunk_of is updated on a second thread beside the gather of the chunks (same table). */
+void ApplyChunkOrder(ChunkTable& t, std::span<const uint32_t> ids, bool parallel = false);
 
 /** Debug: recompute sums, prefixes and chunk_of for every chunk, and check the mining order.
  *  "" or the first mismatch. Complexity: O(n + m). */

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <numeric>
 #include <string>
+#include <utility>
 
 #include "parallel.h"
 
@@ -26,9 +27,13 @@ uint32_t Find(std::vector<uint32_t>& parent, uint32_t x) noexcept
 
 }  // namespace
 
-Clusters FindClusters(const Graph& g)
+namespace {
+
+/** FindClusters over n transactions whose parents are parents(c) (a span; duplicates and
+ *  self-links are harmless). */
+template <typename ParentsOf>
+Clusters FindClustersOf(uint32_t n, ParentsOf parents_of)
 {
-    const uint32_t n = g.n;
     // Link by lowest index: every root is its cluster's lowest transaction, so the numbering pass
     // below meets the root before the rest of its cluster and reads the id from there (no size or
     // id-of-root arrays, no random access to them).
@@ -38,9 +43,9 @@ Clusters FindClusters(const Graph& g)
     // random place. Those reads are requested AHEAD transactions early, so they overlap.
     for (uint32_t c = 0; c < n; ++c) {
         if (c + AHEAD < n) {
-            for (uint32_t p : g.Parents(c + AHEAD)) __builtin_prefetch(&uf[p]);
+            for (uint32_t p : parents_of(c + AHEAD)) __builtin_prefetch(&uf[p]);
         }
-        for (uint32_t p : g.Parents(c)) {
+        for (uint32_t p : parents_of(c)) {
             const uint32_t a = Find(uf, c), b = Find(uf, p);
             if (a < b) {
                 uf[b] = a;
@@ -81,6 +86,41 @@ Clusters FindClusters(const Graph& g)
         cl.txs[fill[c]++] = t;
     }
     return cl;
+}
+
+}  // namespace
+
+Clusters FindClusters(const Graph& g)
+{
+    return FindClustersOf(g.n, [&g](uint32_t c) { return g.Parents(c); });
+}
+
+bool FindClustersOfInput(const InputView& in, uint32_t n, Clusters& out)
+{
+    const auto& off = in.parent_offsets;
+    const auto& idx = in.parent_indices;
+    if (off.size() != size_t{n} + 1) return false;
+    // Lists past the end or out of order, or parents out of range, read as empty (never out of
+    // bounds); the result is then not used: ValidateLinks reports them.
+    bool bad = false;
+    Clusters cl = FindClustersOf(n, [&](uint32_t c) -> std::span<const uint32_t> {
+        const uint32_t b = off[c], e = off[c + 1];
+        if (b > e || e > idx.size()) {
+            bad = true;
+            return {};
+        }
+        const std::span<const uint32_t> list = idx.subspan(b, e - b);
+        for (uint32_t p : list) {
+            if (p >= n) {
+                bad = true;
+                return {};
+            }
+        }
+        return list;
+    });
+    if (bad) return false;
+    out = std::move(cl);
+    return true;
 }
 
 namespace {
@@ -168,11 +208,22 @@ void SortClusters(const Graph& in, const Clusters& cl, uint32_t c_begin, uint32_
     }
 }
 
-/** The first cluster at or past the middle transaction: two halves of about equal size. */
+/** The first cluster of the second half when the clusters are split into two of about equal
+ *  work. A single transaction costs a copy; a larger cluster a sort whose reads (parent lists,
+ *  positions) are random, several times a copy per transaction. The split is by that estimate,
+ *  not by transactions: clusters are numbered by their lowest transaction, so the large ones,
+ *  whose lowest index is small, come first, and an even split by transactions gave the first
+ *  thread several times the work of the second. */
 uint32_t MiddleCluster(const Clusters& cl)
 {
-    const uint32_t half = cl.offsets[cl.count] / 2;
-    return static_cast<uint32_t>(std::lower_bound(cl.offsets.begin(), cl.offsets.begin() + cl.count, half) - cl.offsets.begin());
+    constexpr uint64_t SORT_COST = 8;  // a sorted transaction, in copies
+    auto work = [&](uint32_t c) { return cl.Size(c) == 1 ? uint64_t{1} : SORT_COST * cl.Size(c); };
+    uint64_t total = 0;
+    for (uint32_t c = 0; c < cl.count; ++c) total += work(c);
+    uint64_t acc = 0;
+    uint32_t c = 0;
+    while (c < cl.count && 2 * acc < total) acc += work(c++);
+    return c;
 }
 
 }  // namespace

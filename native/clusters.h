@@ -34,6 +34,12 @@ struct Clusters {
  *  cluster (transactions in index order, not yet topological). Complexity: O(n + e log n). */
 Clusters FindClusters(const Graph& g);
 
+/** FindClusters straight from the input's parent lists (before ValidateLinks, beside it on another
+ *  thread: the same clusters, duplicates and all). False, out untouched, when a list is malformed
+ *  (past the end, out of order, a parent out of range): ValidateLinks then names the error. n is
+ *  the checked transaction count. Complexity: O(n + e log n). */
+bool FindClustersOfInput(const InputView& in, uint32_t n, Clusters& out);
+
 /** Sort each cluster topologically (Kahn's algorithm; a leftover transaction means a cycle: throws
  *  InputError CYCLE naming an original index), then build the internal graph renumbered cluster by
  *  cluster, with children. cl is rewritten for the internal graph; original[i] is the input index

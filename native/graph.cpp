@@ -179,18 +179,30 @@ void ValidateOptions(const Options& o)
     in_range(o.threads, ranges::THREADS);
 }
 
-Graph ValidateInput(const InputView& in)
+void ValidateLengths(const InputView& in, Graph& g) { g.n = CheckLengths(in); }
+
+void ValidateColumns(const InputView& in, Graph& g)
 {
-    Graph g;
-    g.n = CheckLengths(in);
     g.fee.resize(g.n);
     g.weight.resize(g.n);
     g.adj_weight.resize(g.n);
     g.sigops.assign(g.n, 0);
     CopyTxs(in, g);
     CopyRanks(in, g);
+}
+
+void ValidateLinks(const InputView& in, Graph& g)
+{
     CopyParents(in, g);
     CheckWarmOrder(in, g.n);
+}
+
+Graph ValidateInput(const InputView& in)
+{
+    Graph g;
+    ValidateLengths(in, g);
+    ValidateColumns(in, g);
+    ValidateLinks(in, g);
     return g;
 }
 

@@ -90,6 +90,14 @@ void FillChildren(Graph& g);
  *  naming the first offending transaction or array. Complexity: O(n + e), e = parent links. */
 Graph ValidateInput(const InputView& in);
 
+/** ValidateInput in parts that write distinct members of g, so two threads may run the last two
+ *  at once: the lengths (sets g.n), then the per-transaction columns (fee, weights, sigops, rank)
+ *  and the links (parent CSR, warm order). The sequential order, and so the first error reported,
+ *  is lengths, columns, links. */
+void ValidateLengths(const InputView& in, Graph& g);
+void ValidateColumns(const InputView& in, Graph& g);
+void ValidateLinks(const InputView& in, Graph& g);
+
 /** Check option ranges (throws InputError INVALID_ARGUMENT). Complexity: O(1). */
 void ValidateOptions(const Options& options);
 

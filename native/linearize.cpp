@@ -347,9 +347,15 @@ uint32_t RelinearizeByRealWeight(const Graph& g, const Clusters& cl, const Optio
             ran[c] = 1;
         }
     };
-    // Halves by transactions, so both threads get about the same work.
-    const uint32_t half = cl.offsets[cl.count] / 2;
-    const auto mid = static_cast<uint32_t>(std::lower_bound(cl.offsets.begin(), cl.offsets.begin() + cl.count, half) - cl.offsets.begin());
+    // Halves of about the same work: by the transactions of the clusters to re-linearize, counted
+    // as their first runs' budget grows, by size (the others cost nothing here). Clusters are
+    // numbered by their lowest transaction, so the large ones come first: halves by all
+    // transactions gave the first thread most of the work.
+    auto work = [&](uint32_t c) { return which[c] && cl.Size(c) > 2 ? uint64_t{cl.Size(c)} : uint64_t{0}; };
+    uint64_t total = 0;
+    for (uint32_t c = 0; c < cl.count; ++c) total += work(c);
+    uint32_t mid = 0;
+    for (uint64_t acc = 0; mid < cl.count && 2 * acc < total;) acc += work(mid++);
     RunBoth(
         parallel, [&] { first_runs(0, mid); }, [&] { first_runs(mid, cl.count); });
 

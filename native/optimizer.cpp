@@ -13,6 +13,8 @@
 
 #include "baseline_v30.h"
 #include "baseline_v31.h"
+#include "default_init_allocator.h"
+#include "parallel.h"
 
 namespace opt {
 
@@ -64,9 +66,20 @@ Prepared Prepare(const InputView& input, const Options& o, Timings* t)
     ValidateOptions(o);
     Prepared p;
     {
-        const Graph raw = ValidateInput(input);
+        // The clusters need only the input's links: they are found beside the checks and copies
+        // (which report errors in ValidateInput's order).
+        Graph raw;
+        ValidateLengths(input, raw);
+        bool found = false;  // single-threaded: from the validated links (no checks to repeat)
+        RunBoth(
+            o.threads >= 2, [&] { found = o.threads >= 2 && FindClustersOfInput(input, raw.n, p.cl); },
+            [&] {
+                ValidateColumns(input, raw);
+                ValidateLinks(input, raw);
+            },
+            true);
+        if (!found) p.cl = FindClusters(raw);  // the links are valid here (else ValidateLinks threw)
         if (t) t->validate = lap.Lap();
-        p.cl = FindClusters(raw);
         p.g = RenumberByCluster(raw, p.cl, p.original, o.threads >= 2);  // before the helper starts: a thread of its own
     }
     if (!input.warm_order.empty()) {
@@ -109,26 +122,62 @@ std::string CheckRealTable(const Prepared& p, const Options& o, const Linearizat
     return "";
 }
 
+/** One piece of work handed to the helper thread: posted once by this thread, or closed unposted
+ *  (an exception on this side); the helper waits until it is decided and runs it if posted. */
+struct TaskSlot {
+    static constexpr int NONE = 0, POSTED = 1, CLOSED = 2;
+    std::function<void()> f;
+    std::atomic<int> state{NONE};
+    std::atomic<bool> done{false};  // set by the helper once it ran (or skipped) f
+
+    /** On the helper: the slot is finished with. */
+    void MarkDone()
+    {
+        done.store(true, std::memory_order_release);
+        done.notify_all();
+    }
+
+    void Post(std::function<void()> work)
+    {
+        f = std::move(work);
+        state.store(POSTED, std::memory_order_release);
+        state.notify_one();
+    }
+    void Close()
+    {
+        int expected = NONE;
+        if (state.compare_exchange_strong(expected, CLOSED, std::memory_order_acq_rel)) state.notify_one();
+    }
+    /** On the helper: wait until decided; true if posted (then f is visible). */
+    bool Await()
+    {
+        state.wait(NONE, std::memory_order_acquire);
+        return state.load(std::memory_order_acquire) == POSTED;
+    }
+};
+
 /** The second thread (options.threads == 2): it linearizes clusters from the shared queue beside
- *  this one, then builds the v30 baseline (it needs only the graph) while this thread chunks,
- *  sorts and builds block 1, then runs the task posted after block 1 (the upper bound) while this
- *  thread builds blocks 2..N. Results do not depend on threads. */
+ *  this one; then, when some clusters have sigop-adjusted transactions, re-linearizes them by
+ *  real weight (the relin task: it needs only the linearization) while this thread sorts the
+ *  chunks; then builds the v30 baseline (it needs only the graph) while this thread sorts and
+ *  builds block 1; then runs the side task posted after the linearization (the per-transaction
+ *  outputs, in the wait for block 1), then the task posted after block 1 (the upper bound) while
+ *  this thread builds blocks 2..N. Results do not depend on threads. */
 struct Helper {
     JoiningThread thread;
     std::atomic<bool> linearized{false};
     std::exception_ptr error;  // an exception must not escape a thread: rethrown here
     double v30_ms{0};
-    std::function<void()> task;
-    std::atomic<int> task_state{TASK_NONE};  // TASK_POSTED or TASK_CLOSED once this thread decides
-
-    static constexpr int TASK_NONE = 0, TASK_POSTED = 1, TASK_CLOSED = 2;
+    TaskSlot relin, side, task;
 
     /** Never leave the thread waiting for a task (an exception on this side): close, then join. */
     ~Helper() { Stop(); }
 
-    void Start(ClusterLinearizer& lz, const Prepared& p, const Options& o, Selection& v30)
+    /** relin_expected: a relin task will be posted or its slot closed (else it is not awaited). */
+    void Start(ClusterLinearizer& lz, const Prepared& p, const Options& o, Selection& v30, bool relin_expected)
     {
         if (o.threads < 2) return;
+        if (!relin_expected) relin.Close();
         thread.thread = std::thread([this, &lz, &p, &o, &v30] {
             try {
                 lz.Work();
@@ -136,48 +185,70 @@ struct Helper {
                 error = std::current_exception();
             }
             linearized.store(true, std::memory_order_release);
+            linearized.notify_one();
+            auto run = [this](TaskSlot& slot) {
+                try {
+                    if (slot.Await() && !error) slot.f();
+                } catch (...) {
+                    error = std::current_exception();
+                }
+                slot.MarkDone();  // also when skipped: this thread may wait for it
+            };
+            run(relin);
             try {
                 if (!error && !o.skip_v30) {
                     Stopwatch sw;
                     v30 = BuildBaselineV30(p.g, p.cl, o);
                     v30_ms = sw.Lap();
                 }
-                task_state.wait(TASK_NONE, std::memory_order_acquire);
-                if (!error && task_state.load(std::memory_order_acquire) == TASK_POSTED) task();
             } catch (...) {
                 error = std::current_exception();
             }
+            run(side);
+            run(task);
         });
+    }
+    /** Wait until the relin task is done (rethrow the helper's error); no-op single-threaded. */
+    void WaitRelin(const Options& o)
+    {
+        if (o.threads < 2) return;
+        relin.done.wait(false, std::memory_order_acquire);
+        if (error) {
+            Stop();
+            std::rethrow_exception(error);
+        }
     }
     /** Wait until the helper's share of the linearization is done; rethrow its error. */
     void WaitLinearized(const Options& o)
     {
         if (o.threads < 2) return;
-        while (!linearized.load(std::memory_order_acquire)) std::this_thread::yield();
+        linearized.wait(false, std::memory_order_acquire);  // blocks: a spin would take the core the helper may need
         if (error) {
             Stop();
             std::rethrow_exception(error);
         }
     }
     /** Run f on the helper after its v30 baseline (here, now, when single-threaded). */
-    void Post(const Options& o, std::function<void()> f)
+    static void Post(const Options& o, TaskSlot& slot, std::function<void()> f)
     {
         if (o.threads < 2) {
             f();
             return;
         }
-        task = std::move(f);
-        task_state.store(TASK_POSTED, std::memory_order_release);
-        task_state.notify_one();
+        slot.Post(std::move(f));
     }
-    /** Close the task slot (if nothing was posted) and join. */
+    void PostRelin(const Options& o, std::function<void()> f) { Post(o, relin, std::move(f)); }
+    void PostSide(const Options& o, std::function<void()> f) { Post(o, side, std::move(f)); }
+    void PostTask(const Options& o, std::function<void()> f) { Post(o, task, std::move(f)); }
+    /** Close the task slots (those not posted) and join. */
     void Stop()
     {
-        int expected = TASK_NONE;
-        if (task_state.compare_exchange_strong(expected, TASK_CLOSED, std::memory_order_acq_rel)) task_state.notify_one();
+        relin.Close();
+        side.Close();
+        task.Close();
         thread.Join();
     }
-    /** Join the helper (its v30 baseline is then in v30, its task done), or build v30 here when
+    /** Join the helper (its v30 baseline is then in v30, its tasks done), or build v30 here when
      *  single-threaded. */
     void Finish(const Prepared& p, const Options& o, Selection& v30)
     {
@@ -192,22 +263,47 @@ struct Helper {
     }
 };
 
+/** Per chunk its MiningKey (chunk.h), staged then compacted like the chunks; not zeroed first. */
+using SortKeys = std::vector<uint64_t, DefaultInitAllocator<uint64_t>>;
+
 /** Linearize every cluster (with the helper, when there is one) and chunk each as it is done, by
- *  the thread that linearized it, into its own slots of `chunks` (by Core's adjusted weight). */
-Linearization LinearizeAndChunk(const Prepared& p, const Options& o, Helper& helper, Selection& v30, ChunkTable& chunks)
+ *  the thread that linearized it, into its own slots of `chunks` (by Core's adjusted weight), and
+ *  record each transaction's chunk fee and (adjusted) weight by input index (a cluster chunked
+ *  again by the linearizer's second chance is recorded again) and each chunk's sort key (keys,
+ *  compacted with the chunks). */
+Linearization LinearizeAndChunk(const Prepared& p, const Options& o, Helper& helper, Selection& v30, ChunkTable& chunks, Result& r,
+                                bool relin_expected, bool set_chunk_of, SortKeys& keys)
 {
     const Graph& g = p.g;
     const Clusters& cl = p.cl;
     chunks.chunks.resize(g.n);
     chunks.chunk_of.resize(g.n);
+    keys.resize(g.n);
+    r.tx_chunk_fee.resize(g.n);
+    r.tx_chunk_weight.resize(g.n);
     std::vector<uint32_t> chunk_counts(cl.count);
     ClusterLinearizer lz(
         g, cl, o, p.warm, [&](uint32_t c, std::span<const uint32_t> order) {
             const uint32_t base = cl.offsets[c];
-            chunk_counts[c] = ChunkCluster(g, c, order, base, chunks.chunks.data() + base);
+            Chunk* out = chunks.chunks.data() + base;
+            const uint32_t count = ChunkCluster(g, c, order, base, out);
+            chunk_counts[c] = count;
+            for (uint32_t j = 0; j < count; ++j) keys[base + j] = MiningKey({out[j].fee, out[j].adj_weight});  // the sort's
+            // Here, beside the linearization and with the chunks in cache, rather than in a
+            // serial pass over the whole table afterwards. Input indices are distinct: the two
+            // threads never write the same entry.
+            for (uint32_t j = 0; j < count; ++j) {
+                const auto fee = static_cast<double>(out[j].fee);
+                const auto weight = static_cast<uint32_t>(std::min<int64_t>(out[j].adj_weight, UINT32_MAX));
+                for (uint32_t i = out[j].tx_begin; i < out[j].tx_end; ++i) {
+                    const uint32_t x = p.original[order[i - base]];
+                    r.tx_chunk_fee[x] = fee;
+                    r.tx_chunk_weight[x] = weight;
+                }
+            }
         },
         p.warm_reuse);
-    helper.Start(lz, p, o, v30);
+    helper.Start(lz, p, o, v30, relin_expected);
     try {
         lz.Work();
     } catch (...) {
@@ -217,7 +313,10 @@ Linearization LinearizeAndChunk(const Prepared& p, const Options& o, Helper& hel
     helper.WaitLinearized(o);
     Linearization lin = lz.Finish();
     chunks.txs = lin.lin;
-    AssembleChunks(chunks, cl, chunk_counts);
+    // The sort into mining order rewrites chunk_of in full; the incremental engine's kept order
+    // (chunk_order) reads it first.
+    AssembleChunks(chunks, cl, chunk_counts, set_chunk_of, keys.data());
+    keys.resize(chunks.Count());
     return lin;
 }
 
@@ -229,21 +328,17 @@ void RecordLinearization(const Prepared& p, const Linearization& lin, Result& r)
     r.over64_count = lin.over64_count;
     r.linearize_cost = lin.total_cost;
     r.reused_count = lin.reused_count;
-    r.tx_optimal.resize(p.g.n);
-    for (uint32_t x = 0; x < p.g.n; ++x) r.tx_optimal[p.original[x]] = lin.optimal[p.cl.cluster_of[x]];
 }
 
-/** Each transaction's chunk fee and (adjusted) weight, by input index. */
-void RecordChunks(const Prepared& p, const ChunkTable& chunks, Result& r)
+/** The per-transaction outputs of the linearization, by input index: the linearization itself
+ *  and whether each transaction's cluster order is proven optimal. */
+void RecordLinearizationByInput(const Prepared& p, const Linearization& lin, Result& r)
 {
-    r.chunk_count = chunks.Count();
-    r.tx_chunk_fee.resize(p.g.n);
-    r.tx_chunk_weight.resize(p.g.n);
-    for (uint32_t x = 0; x < p.g.n; ++x) {
-        const Chunk& ch = chunks.chunks[chunks.chunk_of[x]];
-        r.tx_chunk_fee[p.original[x]] = static_cast<double>(ch.fee);
-        r.tx_chunk_weight[p.original[x]] = static_cast<uint32_t>(std::min<int64_t>(ch.adj_weight, UINT32_MAX));
-    }
+    const uint32_t n = p.g.n;
+    r.tx_optimal.resize(n);
+    for (uint32_t x = 0; x < n; ++x) r.tx_optimal[p.original[x]] = lin.optimal[p.cl.cluster_of[x]];
+    r.linearization.resize(n);
+    for (uint32_t i = 0; i < n; ++i) r.linearization[i] = p.original[lin.lin[i]];
 }
 
 /** The order the optimized template, its projected blocks and the bound follow: consensus, by
@@ -263,26 +358,27 @@ struct ConsensusOrder {
     std::span<const uint32_t> Order() const noexcept { return real_table ? std::span<const uint32_t>(real_order) : core_order; }
 };
 
-ConsensusOrder ConsensusOrderOf(const Prepared& p, const Options& o, const Linearization& lin, const ChunkTable& chunks,
-                                std::span<const uint32_t> order, Result& r)
+/** Clusters with a sigop-adjusted transaction (their order by real weight may differ); whether any. */
+bool FindAffected(const Prepared& p, std::vector<uint8_t>& affected)
 {
-    ConsensusOrder co{&chunks, &lin, order, std::nullopt, {}, {}};
-    std::vector<uint8_t> affected(p.cl.count, 0);
-    bool any_affected = false;
+    affected.assign(p.cl.count, 0);
+    bool any = false;
     for (uint32_t x = 0; x < p.g.n; ++x) {
         if (p.g.adj_weight[x] != p.g.weight[x]) {
             affected[p.cl.cluster_of[x]] = 1;
-            any_affected = true;
+            any = true;
         }
     }
-    if (!any_affected) return co;
+    return any;
+}
+
+/** The affected clusters re-linearized by real weight, into co.real_lin (needs only lin). */
+void RelinearizeAffected(const Prepared& p, const Options& o, const Linearization& lin, std::span<const uint8_t> affected,
+                         ConsensusOrder& co, Result& r)
+{
     co.real_lin.lin = lin.lin;
     co.real_lin.optimal = lin.optimal;
-    r.real_relinearized = RelinearizeByRealWeight(p.g, p.cl, o, affected, co.real_lin, o.threads >= 2);
-    co.real_table = RealFromCore(p.g, p.cl, chunks, co.real_lin, affected);
-    co.real_order.resize(co.real_table->Count());
-    std::iota(co.real_order.begin(), co.real_order.end(), 0u);
-    return co;
+    r.real_relinearized = RelinearizeByRealWeight(p.g, p.cl, o, affected, co.real_lin);
 }
 
 /** Block 1 and the projected blocks into the result (tx_block by input index). */
@@ -338,17 +434,28 @@ Result BuildPrepared(const Prepared& p, const Options& o, const Timings& timings
     Result r;
     r.timings = timings;
     Stopwatch total, lap;
+    // Before the helper: its relin and side tasks use these until it is joined.
+    Linearization lin;
+    std::vector<uint8_t> affected;
+    const bool any_affected = FindAffected(p, affected);
+    ConsensusOrder co{nullptr, &lin, {}, std::nullopt, {}, {}};
     Helper helper;
     ChunkTable chunks;
-    Linearization lin = LinearizeAndChunk(p, o, helper, r.v30, chunks);
+    SortKeys keys;
+    lin = LinearizeAndChunk(p, o, helper, r.v30, chunks, r, any_affected, chunk_order != nullptr, keys);
     RecordLinearization(p, lin, r);
+    r.chunk_count = chunks.Count();
+    // The order by real weight needs only the linearization: the helper re-linearizes while this
+    // thread sorts. The per-transaction outputs of the linearization: the helper has time for
+    // them while this thread builds block 1 (lin is only read from here on).
+    if (any_affected) helper.PostRelin(o, [&p, &o, &lin, &affected, &co, &r] { RelinearizeAffected(p, o, lin, affected, co, r); });
+    helper.PostSide(o, [&p, &lin, &r] { RecordLinearizationByInput(p, lin, r); });
     r.timings.linearize = lap.Lap();
 
-    RecordChunks(p, chunks, r);  // before the sort: the table still in cluster order is read in sequence
     if (chunk_order) {
         r.kept_chunks = chunk_order->Sort(chunks, p.cl);
     } else {
-        SortIntoMiningOrder(chunks);
+        SortIntoMiningOrder(chunks, keys, o.threads >= 2);
     }
     r.timings.chunk = lap.Lap();
 
@@ -357,17 +464,26 @@ Result BuildPrepared(const Prepared& p, const Options& o, const Timings& timings
     r.v31 = BuildBaselineV31(chunks, order, p.cl.count, o);
     const double v31_ms = lap.Lap();
 
-    const ConsensusOrder co = ConsensusOrderOf(p, o, lin, chunks, order, r);
+    // The order the optimized template, its projected blocks and the bound follow (ConsensusOrder).
+    co.core_table = &chunks;
+    co.core_order = order;
+    if (any_affected) {
+        helper.WaitRelin(o);
+        co.real_table = RealFromCore(p.g, p.cl, chunks, co.real_lin, affected);
+        co.real_order.resize(co.real_table->Count());
+        std::iota(co.real_order.begin(), co.real_order.end(), 0u);
+    }
     r.timings.chunk += lap.Lap();
 
     const TemplateLimits lim = LimitsOf(o);
     r.v31_within_limits = WithinRequestLimits(co.Table(), r.v31, lim);  // v31's txs, judged by the bound's chunks
     // Block 1 (the optimized template) and the later projected blocks share one builder. The
     // bound needs only block 1's fee: the helper computes it while this thread builds blocks 2..N.
+    // Its construction on two threads: the helper is usually done with v30 by now, and waits.
     Projector projector(p.g, co.Table(), co.Order(), lim, r.v31_within_limits ? &r.v31 : nullptr, &chunks, o.projected_blocks,
-                        o.projected_search_budget);
+                        o.projected_search_budget, o.threads >= 2);
     const int64_t first_fee = projector.BuildFirst().fee;
-    helper.Post(o, [&p, &co, &lim, &r, first_fee] {
+    helper.PostTask(o, [&p, &co, &lim, &r, first_fee] {
         Stopwatch sw;
         r.bound = ComputeUpperBound(p.g, p.cl, co.Lin(), co.Table(), co.Order(),
                                     BoundLimits{lim.weight, lim.sigops, lim.tx_count, lim.min_rate_sat_kvb}, first_fee);
@@ -392,8 +508,6 @@ Result BuildPrepared(const Prepared& p, const Options& o, const Timings& timings
     ToInput(r.optimized, p.original);
     ToInput(r.v31, p.original);
     ToInput(r.v30, p.original);
-    r.linearization = std::move(lin.lin);
-    for (uint32_t& x : r.linearization) x = p.original[x];
     r.timings.total += total.Lap();
     return r;
 }

@@ -63,7 +63,8 @@ struct Prepared {
     std::vector<uint8_t> warm_reuse;  // internal indices (InputView::warm_reuse)
 };
 
-/** Validate the input and options, cluster and renumber (timings: validate and clusters). */
+/** Validate the input and options, cluster and renumber (timings: validate, which includes
+ *  finding the clusters beside the checks of the columns, and clusters, the renumbering). */
 Prepared Prepare(const InputView& input, const Options& options, Timings* timings);
 
 /** The cycle from a Prepared (valid options, acyclic graph, invariants of clusters.h); the

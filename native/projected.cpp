@@ -35,7 +35,8 @@ BlockStats StatsOf(const ChunkTable& t, const Selection& sel)
 }
 
 Projector::Projector(const Graph& g, const ChunkTable& t, std::span<const uint32_t> order, const TemplateLimits& limits,
-                     const Selection* incumbent, const ChunkTable* incumbent_table, int64_t count, uint64_t projected_budget)
+                     const Selection* incumbent, const ChunkTable* incumbent_table, int64_t count, uint64_t projected_budget,
+                     bool parallel)
     : m_g(g),
       m_limits(limits),
       m_incumbent(incumbent),
@@ -43,7 +44,7 @@ Projector::Projector(const Graph& g, const ChunkTable& t, std::span<const uint32
       m_count(count),
       m_budget(projected_budget),
       m_state(g.n, TX_AVAILABLE),
-      m_builder(std::make_unique<TemplateBuilder>(g, t, order, limits)),
+      m_builder(std::make_unique<TemplateBuilder>(g, t, order, limits, parallel)),
       m_table(&t)
 {
     m_pr.tx_block.assign(g.n, -1);

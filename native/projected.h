@@ -46,12 +46,14 @@ Projection ProjectBlocks(const Graph& g, const ChunkTable& t, std::span<const ui
 
 /** ProjectBlocks in two steps, block 1 then blocks 2..N, so that what needs only block 1 (the
  *  upper bound) can run on another thread beside blocks 2..N. Same arguments and result. The
- *  tables, order and incumbent must outlive it; it only reads them. */
+ *  tables, order and incumbent must outlive it; it only reads them. parallel: the builder's
+ *  construction uses a second thread (TemplateBuilder); the same result. */
 class Projector
 {
 public:
     Projector(const Graph& g, const ChunkTable& t, std::span<const uint32_t> order, const TemplateLimits& limits,
-              const Selection* incumbent, const ChunkTable* incumbent_table, int64_t count, uint64_t projected_budget);
+              const Selection* incumbent, const ChunkTable* incumbent_table, int64_t count, uint64_t projected_budget,
+              bool parallel = false);
     ~Projector();
     Projector(const Projector&) = delete;
     Projector& operator=(const Projector&) = delete;

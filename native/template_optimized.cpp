@@ -1,6 +1,7 @@
 // Greedy pass plus branch-and-bound tail search; see template_optimized.h.
 #include "template_optimized.h"
 
+#include "parallel.h"
 #include "template_search.h"
 
 #include <algorithm>
@@ -12,11 +13,23 @@ namespace opt {
 using template_search::INF_WEIGHT;
 using template_search::NONE;
 
-TemplateBuilder::TemplateBuilder(const Graph& g, const ChunkTable& t, std::span<const uint32_t> order, const TemplateLimits& lim)
+TemplateBuilder::TemplateBuilder(const Graph& g, const ChunkTable& t, std::span<const uint32_t> order, const TemplateLimits& lim,
+                                 bool parallel)
     : m_g(g), m_t(t), m_lim(lim), m_order(order.begin(), order.end())
 {
     const auto m = static_cast<uint32_t>(m_order.size());
     m_pos_of.assign(t.Count(), NONE);
+    for (uint32_t i = 0; i < m; ++i) m_pos_of[m_order[i]] = i;
+    // The external-parent index needs only the positions; the columns are independent of it.
+    RunBoth(
+        parallel, [&] { Columns(); }, [&] { IndexExternalParents(); });
+}
+
+void TemplateBuilder::Columns()
+{
+    const ChunkTable& t = m_t;
+    const TemplateLimits& lim = m_lim;
+    const auto m = static_cast<uint32_t>(m_order.size());
     m_fee.resize(m);
     m_weight.resize(m);
     m_sigops.resize(m);
@@ -27,7 +40,6 @@ TemplateBuilder::TemplateBuilder(const Graph& g, const ChunkTable& t, std::span<
     m_tree.assign(2 * m_tree_size, INF_WEIGHT);
     for (uint32_t i = 0; i < m; ++i) {
         const uint32_t k = m_order[i];
-        m_pos_of[k] = i;
         m_fee[i] = t.chunks[k].fee;
         m_weight[i] = t.chunks[k].weight;
         m_sigops[i] = t.chunks[k].sigops;
@@ -43,7 +55,6 @@ TemplateBuilder::TemplateBuilder(const Graph& g, const ChunkTable& t, std::span<
     }
     m_cum_fee.resize(size_t{m} + 1);
     m_cum_weight.resize(size_t{m} + 1);
-    IndexExternalParents();
 }
 
 void TemplateBuilder::IndexExternalParents()

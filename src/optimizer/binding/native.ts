@@ -179,11 +179,14 @@ export interface OptimizerResult {
     projectedNodes: number;
   };
   /**
-   * Native wall time per phase. `clusters` includes the renumbering and cycle check; `linearize`
-   * includes chunking; `baselines` = v31 + v30. With threads: 2, v30 runs on the helper thread
-   * overlapping chunk/optimized, and `bound` runs there too, beside `projected` (it needs only block
-   * 1's fee), so the phases can add up to more than `total`. `optimized` is block 1 (greedy + tail
-   * search), `projected` blocks 2..N.
+   * Native wall time per phase. `validate` includes finding the clusters (union-find over the
+   * input's parent links, beside the checks and copies of the arrays); `clusters` is the topological
+   * renumbering and cycle check; `linearize` includes chunking; `chunk` the sort into mining order
+   * and the order by real weight (the re-linearization of sigop-adjusted clusters runs on the
+   * helper thread beside the sort); `baselines` = v31 + v30. With threads: 2, v30 runs on the
+   * helper thread overlapping chunk/optimized, and `bound` runs there too, beside `projected` (it
+   * needs only block 1's fee), so the phases can add up to more than `total`. `optimized` is block 1
+   * (greedy + tail search), `projected` blocks 2..N.
    */
   timingsMs: {
     validate: number;
