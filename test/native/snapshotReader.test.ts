@@ -114,6 +114,9 @@ describe('native snapshot reader', () => {
       `{"${A}":{"weight":400,"weight":800,"fees":{"base":1},"fees":{"base":2,"modified":3},"depends":["${B}"],"depends":[]},"${B}":{"vsize":1,"fee":1}}`,
       // txids alike in their last 16 hex characters (the first 8 bytes of Core's order) are ranked on the rest
       JSON.stringify(Object.fromEntries(['03', '01', 'ff', '02'].map((d, i) => [`${d.repeat(8)}${'0e'.repeat(16)}${'f7'.repeat(8)}`, { vsize: 100 + i, fee: 0.00001 }]))),
+      // 40 txids in one bucket of the rank's counting sort (the same last 4 hex characters; then also the same last 16): ranked by the comparison sort it keeps for large buckets
+      JSON.stringify(Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`${((i * 7919) % 256).toString(16).padStart(2, '0').repeat(30)}abcd`, { vsize: 100 + i, fee: 0.00001 }]))),
+      JSON.stringify(Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`${((i * 7919) % 256).toString(16).padStart(2, '0').repeat(24)}0123456789abcdef`, { vsize: 100 + i, fee: 0.00001 }]))),
     ];
     for (const text of cases) expect(threeWay(text), text).toBe('read');
   });
