@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -180,7 +181,8 @@ private:
             uint64_t head;
             uint32_t index;
         };
-        constexpr unsigned BITS = 16;
+        // About one bucket per txid, at most 2^16 (the counts stay in the L2 cache).
+        const unsigned BITS = std::clamp<unsigned>(static_cast<unsigned>(std::bit_width(m_n)), 1, 16);
         std::vector<uint32_t> start((size_t{1} << BITS) + 1, 0);
         std::vector<Keyed> keyed(m_n);
         size_t i = 0;

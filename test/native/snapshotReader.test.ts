@@ -121,6 +121,33 @@ describe('native snapshot reader', () => {
     for (const text of cases) expect(threeWay(text), text).toBe('read');
   });
 
+  it("behavior: keys read by prediction (each entry's keys as in the one before) give the general path's result when the next entry's keys differ", () => {
+    const r = rng(7);
+    const keys = ['vsize', 'vsize_adjusted', 'weight', 'fee', 'fees', 'depends', 'size', 'x', 'vsize_bip141', 'modifiedfee', 'a'.repeat(27), 'a'.repeat(28), 'b'.repeat(40)];
+    const value = (k: string): unknown =>
+      k === 'fees' ? { base: 0.00001, modified: 0.00002 } : k === 'depends' ? [] : k.startsWith('a') || k.startsWith('b') ? 'v' : 100 + Math.floor(r() * 900);
+    const outcomes: Record<Outcome, number> = { read: 0, 'gave-up': 0, refused: 0 };
+    for (let round = 0; round < 40; round++) {
+      const entries: string[] = [];
+      for (let i = 0; i < 12; i++) {
+        // Mostly the previous entry's keys in the same order; sometimes shuffled, cut short, repeated, spaced or escaped.
+        const order = round % 2 === 0 && i > 0 && r() < 0.7 ? keys : ['vsize', 'fee', ...keys].sort(() => r() - 0.5).slice(0, 3 + Math.floor(r() * keys.length));
+        const members = order.map((k) => {
+          const sep = r() < 0.1 ? ' : ' : ':';
+          const name = round % 5 === 4 && r() < 0.03 ? k.replace(/^./, (c) => `\\u00${c.charCodeAt(0).toString(16)}`) : k;
+          return `"${name}"${sep}${JSON.stringify(value(k))}`;
+        });
+        if (r() < 0.2) members.push(`"vsize":${1 + Math.floor(r() * 500)}`);
+        const txid = Array.from({ length: 64 }, () => '0123456789abcdef'[Math.floor(r() * 16)]).join('');
+        entries.push(`"${txid}":{${members.join(',')}}`);
+      }
+      const text = `{${entries.join(',')}}`;
+      outcomes[threeWay(text)]++;
+      outcomes[threeWay(`${text} `)]++;
+    }
+    expect(outcomes.read).toBeGreaterThan(20);
+  });
+
   it('failure: gives up on everything else, so the general path answers or names the error', () => {
     const refused = [
       JSON.stringify({ result: { [A]: { vsize: 1, fee: 1 } }, error: null, id: 1 }),
