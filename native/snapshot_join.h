@@ -38,9 +38,11 @@ struct Part {
     std::string parent_txids;           // the 64 bytes of each parent read, copied while in cache
     TxidTable index;
 
-    explicit Part(size_t bytes) : index(cols.txids, Capacity(bytes))
+    /** A part for `bytes` of the file whose columns have room for `column_bytes` (the first part of
+     *  a split read: the whole file, so the join appends the second part without moving the first). */
+    explicit Part(size_t bytes, size_t column_bytes = 0) : index(cols.txids, Capacity(bytes))
     {
-        const size_t capacity = Capacity(bytes);
+        const size_t capacity = Capacity(std::max(bytes, column_bytes));
         cols.txids.reserve(capacity * TXID_HEX);
         cols.fee_sat.reserve(capacity);
         cols.base_fee_sat.reserve(capacity);

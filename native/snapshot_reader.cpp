@@ -321,7 +321,7 @@ size_t FindSplit(const uint8_t* b, size_t n)
 void Read(const uint8_t* bytes, size_t size, size_t split_from, ScannedMempool& out)
 {
     const size_t split = size >= split_from ? FindSplit(bytes, size) : NO_SPLIT;
-    Part first(split == NO_SPLIT ? size : split);
+    Part first(split == NO_SPLIT ? size : split, size);
     if (split == NO_SPLIT) {
         Reader(bytes, size, first).Scan(NO_SPLIT);
         Joiner({&first}, out).Join();

@@ -249,4 +249,23 @@ describe('native snapshot reader', () => {
     await expect(readSnapshotFile(file)).rejects.toMatchObject({ code: 'ERR_SNAPSHOT_JSON' });
     await expect(readSnapshotFile(tmp)).rejects.toMatchObject({ code: 'ERR_SNAPSHOT_READ' });
   });
+
+  it("behavior: the native reader's arrays each have their own ArrayBuffer, which transfers (the txids' bytes, kept in the reader's memory, become strings)", () => {
+    const text = toCoreJson(generateMempool({ txCount: 500, seed: 3 }));
+    const native = scanCoreMempoolNative(Buffer.from(text));
+    if (typeof native === 'string') throw new Error(native);
+    const { txids, stats, ...arrays } = native;
+    expect(txids).toEqual(Object.keys(JSON.parse(text)));
+    expect(stats.txCount).toBe(500);
+    const columns = Object.values(arrays);
+    expect(new Set(columns.map((a) => a.buffer)).size).toBe(columns.length);
+    for (const column of columns) {
+      const copy = column.slice();
+      const { buffer } = column;
+      if (!(buffer instanceof ArrayBuffer)) throw new Error('a shared buffer');
+      const moved = structuredClone(column, { transfer: [buffer] });
+      expect(column.length, 'detached by the transfer').toBe(0);
+      expect(moved).toEqual(copy);
+    }
+  });
 });
