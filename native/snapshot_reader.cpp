@@ -193,7 +193,7 @@ private:
                 m_part.depends.resize(depends_start);  // a repeated key: the last one wins (its parents' copies stay unused)
                 ReadDepends();
                 break;
-            default: m_s.SkipValue(1);
+            default: m_s.SkipMember(1);
             }
         }
     }
@@ -217,7 +217,7 @@ private:
             else if (k == Key::MODIFIED)
                 m_e.fees_modified.Set(m_s.NumberOrNaN());
             else
-                m_s.SkipValue(2);
+                m_s.SkipMember(2);
         }
     }
 

@@ -114,6 +114,8 @@ describe('native snapshot reader', () => {
       `{"${A}":{"weight":400,"weight":800,"fees":{"base":1},"fees":{"base":2,"modified":3},"depends":["${B}"],"depends":[]},"${B}":{"vsize":1,"fee":1}}`,
       // txids alike in their last 16 hex characters (the first 8 bytes of Core's order) are ranked on the rest
       JSON.stringify(Object.fromEntries(['03', '01', 'ff', '02'].map((d, i) => [`${d.repeat(8)}${'0e'.repeat(16)}${'f7'.repeat(8)}`, { vsize: 100 + i, fee: 0.00001 }]))),
+      // scalars at the deepest level read (64)
+      `{"${A}":{"vsize":1,"fee":1,"x":${'['.repeat(63)}1,"s"${']'.repeat(63)}}}`,
       // 40 txids in one bucket of the rank's counting sort (the same last 4 hex characters; then also the same last 16): ranked by the comparison sort it keeps for large buckets
       JSON.stringify(Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`${((i * 7919) % 256).toString(16).padStart(2, '0').repeat(30)}abcd`, { vsize: 100 + i, fee: 0.00001 }]))),
       JSON.stringify(Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`${((i * 7919) % 256).toString(16).padStart(2, '0').repeat(24)}0123456789abcdef`, { vsize: 100 + i, fee: 0.00001 }]))),
@@ -161,6 +163,9 @@ describe('native snapshot reader', () => {
       `{"${A}":{"fee":1}}`,
       `{"${A}":{"vsize":1,"fee":1e400}}`,
       `{"${A}":{"vsize":1,"fee":1,"x":${'['.repeat(100)}${']'.repeat(100)}}}`,
+      // a scalar one level too deep (nesting deeper than 64 gives up, whatever is at the bottom)
+      `{"${A}":{"vsize":1,"fee":1,"x":${'['.repeat(64)}1${']'.repeat(64)}}}`,
+      `{"${A}":{"vsize":1,"fee":1,"x":${'['.repeat(64)}"s"${']'.repeat(64)}}}`,
       `{"${A.slice(2)}":{"vsize":1,"fee":1}}`,
       `\ufeff{"${A}":{"vsize":1,"fee":1}}`,
       `{"${A}":{"vsize":1,"fee":1}} x`,
