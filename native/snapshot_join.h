@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -37,9 +38,11 @@ struct Part {
     std::string parent_txids;           // the 64 bytes of each parent read, copied while in cache
     TxidTable index;
 
-    explicit Part(size_t bytes) : index(cols.txids, Capacity(bytes))
+    /** A part for `bytes` of the file whose columns have room for `column_bytes` (the first part of
+     *  a split read: the whole file, so the join appends the second part without moving the first). */
+    explicit Part(size_t bytes, size_t column_bytes = 0) : index(cols.txids, Capacity(bytes))
     {
-        const size_t capacity = Capacity(bytes);
+        const size_t capacity = Capacity(std::max(bytes, column_bytes));
         cols.txids.reserve(capacity * TXID_HEX);
         cols.fee_sat.reserve(capacity);
         cols.base_fee_sat.reserve(capacity);
@@ -169,20 +172,34 @@ private:
     }
 
     /** Rank in Core's txid order: memcmp over the internal bytes, the display bytes reversed
-     *  (txidOrder.ts). Sorted on each key's first word, the rest compared only on a tie (random txids
-     *  have none): a quarter of the hex decoded, 16-byte elements. Two equal txids in different parts
-     *  (each part's table refuses its own) give up. */
+     *  (txidOrder.ts). Keyed on each txid's first word, the rest compared only on a tie (random txids
+     *  have none): a quarter of the hex decoded, 16-byte elements. Bucketed on the key's top bits
+     *  (a counting sort: two passes), then each bucket sorted (random txids put a few in each; a
+     *  large bucket, as crafted txids could make, is sorted with std::sort). Two equal txids in
+     *  different parts (each part's table refuses its own) give up. */
     void RankTxids()
     {
         struct Keyed {
             uint64_t head;
             uint32_t index;
         };
+        // About one bucket per txid, at most 2^16 (the counts stay in the L2 cache).
+        const unsigned BITS = std::clamp<unsigned>(static_cast<unsigned>(std::bit_width(m_n)), 1, 16);
+        std::vector<uint32_t> start((size_t{1} << BITS) + 1, 0);
         std::vector<Keyed> keyed(m_n);
         size_t i = 0;
         for (const Part* part : m_parts) {
             const char* hex = part->cols.txids.data();
-            for (size_t local = 0; local < part->Size(); local++, i++, hex += TXID_HEX) keyed[i] = {KeyWord(hex, 0), static_cast<uint32_t>(i)};
+            for (size_t local = 0; local < part->Size(); local++, i++, hex += TXID_HEX) {
+                keyed[i] = {KeyWord(hex, 0), static_cast<uint32_t>(i)};
+                start[(keyed[i].head >> (64 - BITS)) + 1]++;
+            }
+        }
+        for (size_t b = 1; b < start.size(); b++) start[b] += start[b - 1];
+        std::vector<Keyed> sorted(m_n);
+        {
+            std::vector<uint32_t> next(start.begin(), start.end() - 1);
+            for (const Keyed& k : keyed) sorted[next[k.head >> (64 - BITS)]++] = k;
         }
         // -1, 0, 1 as the rest of two keys with the same first word compare.
         auto tail = [&](uint32_t a, uint32_t b) {
@@ -195,11 +212,26 @@ private:
             }
             return 0;
         };
-        std::sort(keyed.begin(), keyed.end(), [&](const Keyed& a, const Keyed& b) { return a.head != b.head ? a.head < b.head : tail(a.index, b.index) < 0; });
-        for (size_t pos = 1; pos < keyed.size(); pos++)
-            if (keyed[pos - 1].head == keyed[pos].head && tail(keyed[pos - 1].index, keyed[pos].index) == 0) throw GiveUp{};
+        auto less = [&](const Keyed& a, const Keyed& b) { return a.head != b.head ? a.head < b.head : tail(a.index, b.index) < 0; };
+        constexpr size_t SMALL = 32;
+        for (size_t b = 0; b + 1 < start.size(); b++) {
+            Keyed* first = sorted.data() + start[b];
+            Keyed* last = sorted.data() + start[b + 1];
+            if (last - first > static_cast<std::ptrdiff_t>(SMALL)) {
+                std::sort(first, last, less);
+                continue;
+            }
+            for (Keyed* x = first + 1; x < last; x++) {  // insertion sort
+                const Keyed v = *x;
+                Keyed* y = x;
+                for (; y > first && less(v, *(y - 1)); y--) *y = *(y - 1);
+                *y = v;
+            }
+        }
+        for (size_t pos = 1; pos < sorted.size(); pos++)
+            if (sorted[pos - 1].head == sorted[pos].head && tail(sorted[pos - 1].index, sorted[pos].index) == 0) throw GiveUp{};
         m_out.txid_rank.assign(m_n, 0);
-        for (size_t pos = 0; pos < m_n; pos++) m_out.txid_rank[keyed[pos].index] = static_cast<uint32_t>(pos);
+        for (size_t pos = 0; pos < m_n; pos++) m_out.txid_rank[sorted[pos].index] = static_cast<uint32_t>(pos);
     }
 };
 

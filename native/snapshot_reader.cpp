@@ -3,6 +3,7 @@
 // (test/native/snapshotReader.test.ts) hold them to JSON.parse + parseCoreMempool.
 #include "snapshot_reader.h"
 
+#include "json_key_tokens.h"
 #include "json_scanner.h"
 #include "parallel.h"
 #include "snapshot_join.h"
@@ -96,6 +97,8 @@ class Reader
     Part& m_part;
     ScannedMempool& m_out;
     Entry m_e;
+    KeyTokens m_entry_keys;  // an entry's keys, as in the last entry
+    KeyTokens m_fee_keys;    // the keys of its `fees`
 
 public:
     Reader(const uint8_t* bytes, size_t size, Part& part) : m_s(bytes, size), m_part(part), m_out(part.cols) {}
@@ -175,8 +178,9 @@ private:
     void ReadEntry()
     {
         const size_t depends_start = m_part.depends.size();
+        m_entry_keys.Restart();
         for (bool field = m_s.Opens('}'); field; field = m_s.Another('}')) {
-            switch (m_s.ReadKey()) {
+            switch (m_entry_keys.Read(m_s)) {
             case Key::FEES: ReadFees(); break;
             case Key::FEE: m_e.fee.Set(m_s.NumberOrNaN()); break;
             case Key::MODIFIEDFEE: m_e.modifiedfee.Set(m_s.NumberOrNaN()); break;
@@ -189,7 +193,7 @@ private:
                 m_part.depends.resize(depends_start);  // a repeated key: the last one wins (its parents' copies stay unused)
                 ReadDepends();
                 break;
-            default: m_s.SkipValue(1);
+            default: m_s.SkipMember(1);
             }
         }
     }
@@ -205,14 +209,15 @@ private:
             return;
         }
         m_s.p++;
+        m_fee_keys.Restart();
         for (bool more = m_s.Opens('}'); more; more = m_s.Another('}')) {
-            const Key k = m_s.ReadKey();
+            const Key k = m_fee_keys.Read(m_s);
             if (k == Key::BASE)
                 m_e.fees_base.Set(m_s.NumberOrNaN());
             else if (k == Key::MODIFIED)
                 m_e.fees_modified.Set(m_s.NumberOrNaN());
             else
-                m_s.SkipValue(2);
+                m_s.SkipMember(2);
         }
     }
 
@@ -316,7 +321,7 @@ size_t FindSplit(const uint8_t* b, size_t n)
 void Read(const uint8_t* bytes, size_t size, size_t split_from, ScannedMempool& out)
 {
     const size_t split = size >= split_from ? FindSplit(bytes, size) : NO_SPLIT;
-    Part first(split == NO_SPLIT ? size : split);
+    Part first(split == NO_SPLIT ? size : split, size);
     if (split == NO_SPLIT) {
         Reader(bytes, size, first).Scan(NO_SPLIT);
         Joiner({&first}, out).Join();

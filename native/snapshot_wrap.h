@@ -8,7 +8,8 @@ namespace marshal {
 
 /**
  * scanCoreMempool(bytes: Uint8Array, splitFromBytes?: number): the columns of
- * src/optimizer/snapshot/nativeScan.ts (txids as one string of n x 64 hex characters), or undefined
+ * src/optimizer/snapshot/nativeScan.ts (txids as one Uint8Array of n x 64 ASCII hex bytes, over the
+ * reader's own memory), or undefined
  * when the reader gave up. Read in two halves side by side from `splitFromBytes` on (default
  * snapshot::SPLIT_FROM_BYTES; the same result either way).
  */

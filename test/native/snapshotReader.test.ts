@@ -114,8 +114,40 @@ describe('native snapshot reader', () => {
       `{"${A}":{"weight":400,"weight":800,"fees":{"base":1},"fees":{"base":2,"modified":3},"depends":["${B}"],"depends":[]},"${B}":{"vsize":1,"fee":1}}`,
       // txids alike in their last 16 hex characters (the first 8 bytes of Core's order) are ranked on the rest
       JSON.stringify(Object.fromEntries(['03', '01', 'ff', '02'].map((d, i) => [`${d.repeat(8)}${'0e'.repeat(16)}${'f7'.repeat(8)}`, { vsize: 100 + i, fee: 0.00001 }]))),
+      // scalars at the deepest level read (64)
+      `{"${A}":{"vsize":1,"fee":1,"x":${'['.repeat(63)}1,"s"${']'.repeat(63)}}}`,
+      // 40 txids in one bucket of the rank's counting sort (the same last 4 hex characters; then also the same last 16): ranked by the comparison sort it keeps for large buckets
+      JSON.stringify(Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`${((i * 7919) % 256).toString(16).padStart(2, '0').repeat(30)}abcd`, { vsize: 100 + i, fee: 0.00001 }]))),
+      JSON.stringify(Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`${((i * 7919) % 256).toString(16).padStart(2, '0').repeat(24)}0123456789abcdef`, { vsize: 100 + i, fee: 0.00001 }]))),
     ];
     for (const text of cases) expect(threeWay(text), text).toBe('read');
+  });
+
+  it("behavior: keys read by prediction (each entry's keys as in the one before) give the general path's result when the next entry's keys differ", () => {
+    const r = rng(7);
+    const keys = ['vsize', 'vsize_adjusted', 'weight', 'fee', 'fees', 'depends', 'size', 'x', 'vsize_bip141', 'modifiedfee', 'a'.repeat(27), 'a'.repeat(28), 'b'.repeat(40)];
+    const value = (k: string): unknown =>
+      k === 'fees' ? { base: 0.00001, modified: 0.00002 } : k === 'depends' ? [] : k.startsWith('a') || k.startsWith('b') ? 'v' : 100 + Math.floor(r() * 900);
+    const outcomes: Record<Outcome, number> = { read: 0, 'gave-up': 0, refused: 0 };
+    for (let round = 0; round < 40; round++) {
+      const entries: string[] = [];
+      for (let i = 0; i < 12; i++) {
+        // Mostly the previous entry's keys in the same order; sometimes shuffled, cut short, repeated, spaced or escaped.
+        const order = round % 2 === 0 && i > 0 && r() < 0.7 ? keys : ['vsize', 'fee', ...keys].sort(() => r() - 0.5).slice(0, 3 + Math.floor(r() * keys.length));
+        const members = order.map((k) => {
+          const sep = r() < 0.1 ? ' : ' : ':';
+          const name = round % 5 === 4 && r() < 0.03 ? k.replace(/^./, (c) => `\\u00${c.charCodeAt(0).toString(16)}`) : k;
+          return `"${name}"${sep}${JSON.stringify(value(k))}`;
+        });
+        if (r() < 0.2) members.push(`"vsize":${1 + Math.floor(r() * 500)}`);
+        const txid = Array.from({ length: 64 }, () => '0123456789abcdef'[Math.floor(r() * 16)]).join('');
+        entries.push(`"${txid}":{${members.join(',')}}`);
+      }
+      const text = `{${entries.join(',')}}`;
+      outcomes[threeWay(text)]++;
+      outcomes[threeWay(`${text} `)]++;
+    }
+    expect(outcomes.read).toBeGreaterThan(20);
   });
 
   it('failure: gives up on everything else, so the general path answers or names the error', () => {
@@ -131,6 +163,9 @@ describe('native snapshot reader', () => {
       `{"${A}":{"fee":1}}`,
       `{"${A}":{"vsize":1,"fee":1e400}}`,
       `{"${A}":{"vsize":1,"fee":1,"x":${'['.repeat(100)}${']'.repeat(100)}}}`,
+      // a scalar one level too deep (nesting deeper than 64 gives up, whatever is at the bottom)
+      `{"${A}":{"vsize":1,"fee":1,"x":${'['.repeat(64)}1${']'.repeat(64)}}}`,
+      `{"${A}":{"vsize":1,"fee":1,"x":${'['.repeat(64)}"s"${']'.repeat(64)}}}`,
       `{"${A.slice(2)}":{"vsize":1,"fee":1}}`,
       `\ufeff{"${A}":{"vsize":1,"fee":1}}`,
       `{"${A}":{"vsize":1,"fee":1}} x`,
@@ -218,5 +253,24 @@ describe('native snapshot reader', () => {
     writeFileSync(file, '');
     await expect(readSnapshotFile(file)).rejects.toMatchObject({ code: 'ERR_SNAPSHOT_JSON' });
     await expect(readSnapshotFile(tmp)).rejects.toMatchObject({ code: 'ERR_SNAPSHOT_READ' });
+  });
+
+  it("behavior: the native reader's arrays each have their own ArrayBuffer, which transfers (the txids' bytes, kept in the reader's memory, become strings)", () => {
+    const text = toCoreJson(generateMempool({ txCount: 500, seed: 3 }));
+    const native = scanCoreMempoolNative(Buffer.from(text));
+    if (typeof native === 'string') throw new Error(native);
+    const { txids, stats, ...arrays } = native;
+    expect(txids).toEqual(Object.keys(JSON.parse(text)));
+    expect(stats.txCount).toBe(500);
+    const columns = Object.values(arrays);
+    expect(new Set(columns.map((a) => a.buffer)).size).toBe(columns.length);
+    for (const column of columns) {
+      const copy = column.slice();
+      const { buffer } = column;
+      if (!(buffer instanceof ArrayBuffer)) throw new Error('a shared buffer');
+      const moved = structuredClone(column, { transfer: [buffer] });
+      expect(column.length, 'detached by the transfer').toBe(0);
+      expect(moved).toEqual(copy);
+    }
   });
 });

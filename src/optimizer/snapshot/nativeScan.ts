@@ -15,16 +15,16 @@ export interface NativeScannedMempool extends ScannedCoreMempool {
   txidRank: Uint32Array;
 }
 
-/** What the addon returns (snapshot_wrap.cpp): the txids as one string of n x 64 hex characters. */
+/** What the addon returns (snapshot_wrap.cpp): the txids as one array of n x 64 ASCII hex bytes. */
 interface RawScan extends Omit<NativeScannedMempool, 'txids'> {
-  txids: string;
+  txids: Uint8Array;
 }
 
 function isRawScan(v: unknown): v is RawScan {
   if (typeof v !== 'object' || v === null) return false;
   const r = v as Partial<Record<keyof RawScan, unknown>>;
   return (
-    typeof r.txids === 'string' &&
+    r.txids instanceof Uint8Array &&
     r.feeSat instanceof Float64Array &&
     r.baseFeeSat instanceof Float64Array &&
     r.weightWu instanceof Uint32Array &&
@@ -59,18 +59,20 @@ function addon(): Reader | undefined {
   }
 }
 
-/** The txids of one flat string of n x 64 hex characters. */
-function splitTxids(flat: string, n: number): string[] {
+/** The txids of n x 64 ASCII hex bytes. */
+function splitTxids(bytes: Uint8Array, n: number): string[] {
   // Slices of one flat string: V8 makes each a view, not a copy.
+  const flat = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
   const txids = new Array<string>(n);
   for (let i = 0; i < n; i++) txids[i] = flat.slice(TXID_HEX * i, TXID_HEX * (i + 1));
   return txids;
 }
 
 /**
- * The addon's answer as columns. The txids are split out of their one string when first read (once):
- * 150k strings are young-generation garbage the collector copies several times (tens of ms, issue 25),
- * and a run that prints no txid (the CLI without --txids) never needs them.
+ * The addon's answer as columns. The txids (their bytes over the reader's own memory) are made
+ * strings when first read (once): 150k strings are young-generation garbage the collector copies
+ * several times (tens of ms, issue 25), and a run that prints no txid (the CLI without --txids) never
+ * needs them, nor the 64 bytes per txid of one string.
  */
 function columns(raw: unknown): NativeScannedMempool {
   if (!isRawScan(raw)) throw new Error('the native snapshot reader returned an unexpected shape');
