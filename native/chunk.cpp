@@ -292,15 +292,9 @@ void ApplyChunkOrder(ChunkTable& t, std::span<const uint32_t> ids, bool parallel
     t.chunks.swap(sorted);
 }
 
-void SortIntoMiningOrder(ChunkTable& t, bool parallel)
-{
-    const Scratch<uint32_t> ids = MiningOrder(t);
-    ApplyChunkOrder(t, ids, parallel);
-}
-
 void SortIntoMiningOrder(ChunkTable& t, std::span<const uint64_t> keys, bool parallel)
 {
-    const Scratch<uint32_t> ids = MiningOrder(t, keys.data());
+    const Scratch<uint32_t> ids = MiningOrder(t, keys.empty() ? nullptr : keys.data());
     ApplyChunkOrder(t, ids, parallel);
 }
 

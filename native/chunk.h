@@ -90,11 +90,6 @@ ChunkTable RealFromCore(const Graph& g, const Clusters& cl, const ChunkTable& co
  *  of the others is UINT32_MAX. Complexity: O(n log n). */
 ChunkTable RechunkRemaining(const Graph& g, const ChunkTable& t, std::span<const uint8_t> keep);
 
-/** Renumber the chunks into Core's mining order (chunk k becomes the k-th mined) and update
- *  chunk_of. A radix sort on the rate's bits, then an exact sort of each run of near-equal rates.
- *  Complexity: O(m) plus O(r log r) per run of r near-equal rates. parallel: as ApplyChunkOrder. */
-void SortIntoMiningOrder(ChunkTable& t, bool parallel = false);
-
 /** The sort key of a rate: the bits of the double rate, complemented, so ascending keys are
  *  descending rates (non-negative doubles order like their bit patterns). */
 inline uint64_t MiningKey(const FeeFrac& rate) noexcept
@@ -102,9 +97,12 @@ inline uint64_t MiningKey(const FeeFrac& rate) noexcept
     return ~std::bit_cast<uint64_t>(static_cast<double>(rate.fee) / static_cast<double>(rate.size));
 }
 
-/** SortIntoMiningOrder with keys[k] = MiningKey(t.Rate(k)) given (computed where the chunks were
- *  made, beside the linearization); the same order. */
-void SortIntoMiningOrder(ChunkTable& t, std::span<const uint64_t> keys, bool parallel);
+/** Renumber the chunks into Core's mining order (chunk k becomes the k-th mined) and update
+ *  chunk_of. A radix sort on the rate's bits, then an exact sort of each run of near-equal rates.
+ *  keys: empty, or keys[k] = MiningKey(t.Rate(k)) computed where the chunks were made (beside the
+ *  linearization); the same order either way. parallel: as ApplyChunkOrder.
+ *  Complexity: O(m) plus O(r log r) per run of r near-equal rates. */
+void SortIntoMiningOrder(ChunkTable& t, std::span<const uint64_t> keys = {}, bool parallel = false);
 
 /** Renumber t's chunks so that chunk k is old chunk ids[k] (a permutation), and update chunk_of.
  *  SortIntoMiningOrder's second half; the incremental engine applies its kept order with it. O(n + m).
