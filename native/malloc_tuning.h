@@ -14,13 +14,19 @@ namespace opt {
  *  glibc's ceiling (32 MiB) and mmap is switched off for the larger ones, which only a mempool of
  *  several hundred thousand transactions has (a 1M cycle faulted 18k-80k pages, 58-212 ms of system
  *  time, each cycle). Up to 512 MiB of free heap is kept instead of being returned to the system.
- *  Process-wide; other allocators (musl, macOS) keep their own policy. */
+ *  A thread other than the main one (the cycle's helper; a worker thread calling the addon)
+ *  allocates from its own arena, whose heaps are 64 MiB; one emptied by the cycle's frees was
+ *  unmapped whatever the trim threshold (glibc's heap_trim keeps a heap only when the top pad
+ *  could not be met without it), so a 1M cycle faulted ~5-7k pages again on the helper (the v30
+ *  baseline's arrays): a 64 MiB top pad keeps those heaps. The pad is address space; pages are
+ *  only counted once touched. Process-wide; other allocators (musl, macOS) keep their own policy. */
 inline void KeepFreedMemoryForNextCycle() noexcept
 {
 #ifdef __GLIBC__
     mallopt(M_MMAP_THRESHOLD, 32 << 20);
     mallopt(M_TRIM_THRESHOLD, 512 << 20);
     mallopt(M_MMAP_MAX, 0);
+    mallopt(M_TOP_PAD, 64 << 20);
 #endif
 }
 
