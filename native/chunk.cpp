@@ -250,34 +250,54 @@ Scratch<uint32_t> MiningOrder(const ChunkTable& t, const uint64_t* keys)
     }
     const uint64_t id_mask = (uint64_t{1} << id_bits) - 1;
     for (uint32_t i = 0; i < m; ++i) ids[i] = static_cast<uint32_t>(a[i] & id_mask);
+    // Runs of equal truncated keys: Core's comparison. Their members' table entries are read in
+    // one pass over all runs, prefetched ahead across run boundaries (most runs are two or three
+    // chunks: a prefetch within each run would not reach ahead), then each run is sorted.
+    struct Run {
+        uint32_t begin, end;
+    };
+    std::vector<Run> runs;
+    size_t members = 0;
+    for (uint32_t i = 0; i < m;) {
+        uint32_t j = i + 1;
+        while (j < m && (a[j] >> id_bits) == (a[i] >> id_bits)) ++j;
+        if (j - i > 1) {
+            runs.push_back(Run{i, j});
+            members += j - i;
+        }
+        i = j;
+    }
+    Scratch<uint32_t> member_ids(members);
+    {
+        size_t at = 0;
+        for (const Run& r : runs) at = std::copy(ids.begin() + r.begin, ids.begin() + r.end, member_ids.begin() + at) - member_ids.begin();
+    }
     struct RunItem {
         int64_t fee, size, eq_prefix;
         uint32_t max_rank, id;
     };
-    std::vector<RunItem> run;
-    for (uint32_t i = 0; i < m;) {  // runs of equal truncated keys: Core's comparison
-        uint32_t j = i + 1;
-        while (j < m && (a[j] >> id_bits) == (a[i] >> id_bits)) ++j;
-        if (j - i > 1) {
-            run.clear();
-            const std::span<const uint32_t> part{ids.data() + i, size_t{j - i}};
-            for (size_t q = 0; q < PREFETCH_AHEAD; ++q) PrefetchChunk(t, part, q);
-            for (size_t q = 0; q < part.size(); ++q) {
-                PrefetchChunk(t, part, q + PREFETCH_AHEAD);
-                const Chunk& c = t.chunks[part[q]];
-                const FeeFrac fr = t.Rate(part[q]);
-                run.push_back(RunItem{fr.fee, fr.size, c.eq_prefix, c.max_rank, part[q]});
-            }
-            std::sort(run.begin(), run.end(), [](const RunItem& x, const RunItem& y) {
-                const int cmp = CompareFeerate({x.fee, x.size}, {y.fee, y.size});
-                if (cmp != 0) return cmp > 0;
-                if (x.eq_prefix != y.eq_prefix) return x.eq_prefix < y.eq_prefix;
-                if (x.max_rank != y.max_rank) return x.max_rank < y.max_rank;
-                return x.id < y.id;
-            });
-            for (uint32_t q = i; q < j; ++q) ids[q] = run[q - i].id;
-        }
-        i = j;
+    Scratch<RunItem> items(members);
+    for (size_t q = 0; q < PREFETCH_AHEAD; ++q) PrefetchChunk(t, member_ids, q);
+    for (size_t q = 0; q < members; ++q) {
+        PrefetchChunk(t, member_ids, q + PREFETCH_AHEAD);
+        const uint32_t k = member_ids[q];
+        const Chunk& c = t.chunks[k];
+        const FeeFrac fr = t.Rate(k);
+        items[q] = RunItem{fr.fee, fr.size, c.eq_prefix, c.max_rank, k};
+    }
+    size_t at = 0;
+    for (const Run& r : runs) {
+        const auto first = items.begin() + static_cast<std::ptrdiff_t>(at);
+        const auto last = first + (r.end - r.begin);
+        std::sort(first, last, [](const RunItem& x, const RunItem& y) {
+            const int cmp = CompareFeerate({x.fee, x.size}, {y.fee, y.size});
+            if (cmp != 0) return cmp > 0;
+            if (x.eq_prefix != y.eq_prefix) return x.eq_prefix < y.eq_prefix;
+            if (x.max_rank != y.max_rank) return x.max_rank < y.max_rank;
+            return x.id < y.id;
+        });
+        for (uint32_t q = r.begin; q < r.end; ++q) ids[q] = items[at + (q - r.begin)].id;
+        at += r.end - r.begin;
     }
     return ids;
 }
