@@ -114,10 +114,11 @@ UpperBound ComputeUpperBound(const Graph& g, const Clusters& cl, const Lineariza
         const Chunk& ch = t.chunks[k];
         eligible_chunk[k] = static_cast<__int128>(ch.fee) * 4000 >= static_cast<__int128>(limits.min_rate_sat_kvb) * ch.weight;
         if (!eligible_chunk[k]) continue;
-        for (uint32_t x : t.Txs(k)) eligible[x] = 1;
         eligible_sigops += ch.sigops;
         eligible_count += t.TxCount(k);
     }
+    // By transaction, in order: chunks in mining order sit at random places of the transactions.
+    for (uint32_t x = 0; x < g.n; ++x) eligible[x] = eligible_chunk[t.chunk_of[x]];
     std::vector<Item> items;
     items.reserve(order.size());
     for (uint32_t k : order) {
@@ -186,15 +187,22 @@ UpperBound ComputeUpperBound(const Graph& g, const Clusters& cl, const Lineariza
         pb.D = critical->ff.size;
     }
     const int64_t given = incumbent;
-    // Per transaction its unit's rate: the LP's price (bound_lagrange.h).
-    std::vector<double> rate_of(g.n);
-    for (uint32_t x = 0; x < g.n; ++x) {
-        const Chunk& ch = t.chunks[t.chunk_of[x]];
-        rate_of[x] = relaxed[cl.cluster_of[x]] ? static_cast<double>(g.fee[x]) / static_cast<double>(g.weight[x]) : static_cast<double>(ch.fee) / static_cast<double>(ch.weight);
-    }
+    // Per transaction its unit's rate: the LP's price (bound_lagrange.h). Only a binding sigop
+    // limit or a gap left by the solve needs it: made on first use.
+    std::vector<double> rate_of;
+    auto rates = [&]() -> const std::vector<double>& {
+        if (!rate_of.empty() || g.n == 0) return rate_of;
+        std::vector<double> chunk_rate(t.Count());  // one random read of 8 bytes per transaction below, not of a Chunk
+        for (uint32_t k = 0; k < t.Count(); ++k) chunk_rate[k] = static_cast<double>(t.chunks[k].fee) / static_cast<double>(t.chunks[k].weight);
+        rate_of.resize(g.n);
+        for (uint32_t x = 0; x < g.n; ++x) {
+            rate_of[x] = relaxed[cl.cluster_of[x]] ? static_cast<double>(g.fee[x]) / static_cast<double>(g.weight[x]) : chunk_rate[t.chunk_of[x]];
+        }
+        return rate_of;
+    };
     if (sig_binds) {
         // The price of a sigop where the sigop limit binds the LP, and the template it guides.
-        const LagrangeChoice lc = ChooseSigopMultiplier(g, rate_of, eligible, capacity, limits.sigops);
+        const LagrangeChoice lc = ChooseSigopMultiplier(g, rates(), eligible, capacity, limits.sigops);
         if (lc.mu > 0) {
             constexpr double SCALE = 1 << 20;  // multipliers in 2^-20 sat: any value is valid
             ub.sigop_price = lc.mu;
@@ -240,7 +248,7 @@ UpperBound ComputeUpperBound(const Graph& g, const Clusters& cl, const Lineariza
     if (!dp.txs.empty() && dp.fee > given) ub.better = std::move(dp.txs);
     if (!dp.exact) {
         // The gap left: a better incumbent, then the branch and bound (bound_branch.h).
-        BranchResult bb = CloseGap(g, cl, lin, t, order, pb, rate_of, dp, incumbent, &views);
+        BranchResult bb = CloseGap(g, cl, lin, t, order, pb, rates(), dp, incumbent, &views);
         ub.search_nodes += bb.nodes;
         ub.branches = bb.branches;
         if (!bb.txs.empty() && bb.fee > incumbent) {
