@@ -19,7 +19,11 @@ TemplateBuilder::TemplateBuilder(const Graph& g, const ChunkTable& t, std::span<
 {
     const auto m = static_cast<uint32_t>(m_order.size());
     m_pos_of.assign(t.Count(), NONE);
-    for (uint32_t i = 0; i < m; ++i) m_pos_of[m_order[i]] = i;
+    m_identity = m == t.Count();
+    for (uint32_t i = 0; i < m; ++i) {
+        m_pos_of[m_order[i]] = i;
+        m_identity = m_identity && m_order[i] == i;
+    }
     // The external-parent index needs only the positions; the columns are independent of it.
     RunBoth(
         parallel, [&] { Columns(); }, [&] { IndexExternalParents(); });
@@ -74,7 +78,7 @@ void TemplateBuilder::IndexExternalParents()
         uint32_t pos = NONE;
         for (uint32_t p : parents) {
             if (m_t.chunk_of[p] == k) continue;
-            if (pos == NONE) pos = m_pos_of[k];
+            if (pos == NONE) pos = m_identity ? k : m_pos_of[k];  // the cycle's order is the table's: no random read
             if (pos == NONE) break;  // not in the order
             external.emplace_back(pos, p);
             ++m_ext_offsets[pos + 1];
@@ -88,7 +92,7 @@ void TemplateBuilder::IndexExternalParents()
         // The parent's position too: the tail search's Dead test reads it beside the parent, not
         // through chunk_of and m_pos_of (two dependent random reads per parent, per scanned chunk).
         const uint32_t k = m_t.chunk_of[p];
-        m_ext_parent_pos[fill[pos]] = k == NONE ? NONE : m_pos_of[k];
+        m_ext_parent_pos[fill[pos]] = k == NONE ? NONE : m_identity ? k : m_pos_of[k];
         m_ext_parents[fill[pos]++] = p;
     }
 }

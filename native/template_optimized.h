@@ -90,6 +90,7 @@ private:
     TemplateLimits m_lim;
     std::vector<uint32_t> m_order;
     std::vector<uint32_t> m_pos_of;  // chunk id -> position in m_order (UINT32_MAX if none)
+    bool m_identity{false};          // m_order is 0, 1, ..., t.Count() - 1: a chunk's position is its id
     std::vector<int64_t> m_fee, m_weight, m_sigops, m_count;
     std::vector<uint8_t> m_eligible, m_live;
     std::vector<int64_t> m_tree;  // min-segment tree over live eligible weights
