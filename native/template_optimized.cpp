@@ -78,8 +78,9 @@ void TemplateBuilder::IndexExternalParents()
         uint32_t pos = NONE;
         for (uint32_t p : parents) {
             if (m_t.chunk_of[p] == k) continue;
-            if (pos == NONE) pos = m_identity ? k : m_pos_of[k];  // the cycle's order is the table's: no random read
-            if (pos == NONE) break;                               // not in the order
+            // A cycle's order is its table's: the position is the id, not a random read.
+            if (pos == NONE) pos = m_identity ? k : m_pos_of[k];
+            if (pos == NONE) break;  // not in the order
             external.emplace_back(pos, p);
             ++m_ext_offsets[pos + 1];
         }
@@ -92,8 +93,9 @@ void TemplateBuilder::IndexExternalParents()
         // The parent's position too: the tail search's Dead test reads it beside the parent, not
         // through chunk_of and m_pos_of (two dependent random reads per parent, per scanned chunk).
         const uint32_t k = m_t.chunk_of[p];
-        m_ext_parent_pos[fill[pos]] = k == NONE ? NONE : m_identity ? k :
-                                                                      m_pos_of[k];
+        uint32_t parent_pos = NONE;
+        if (k != NONE) parent_pos = m_identity ? k : m_pos_of[k];
+        m_ext_parent_pos[fill[pos]] = parent_pos;
         m_ext_parents[fill[pos]++] = p;
     }
 }
