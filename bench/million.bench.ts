@@ -8,7 +8,8 @@
  * 1M one generated and cycled in one run) and the memory per
  * transaction, split in two: the generator's (the bytes of the typed arrays it keeps, and its growth
  * of the resident size) and the cycle's (the peak's growth over the resident size once the 1M
- * mempool is generated, divided by its size: the addon's copy of the input and its own state).
+ * mempool is generated, divided by its size: the addon's copy of the input and its own state), and
+ * the minor page faults per cycle (memory mapped afresh instead of reused: native/malloc_tuning.h).
  * Writes bench/results/million.json.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -49,6 +50,8 @@ function generate(txCount: number, seed: number) {
 class Cycles {
   readonly wall: number[] = [];
   readonly cpu: number[] = [];
+  /** Minor page faults of the process during each run: memory mapped afresh instead of reused. */
+  readonly faults: number[] = [];
   readonly phases = Object.fromEntries(PHASES.map((p) => [p, [] as number[]])) as Record<Phase, number[]>;
   last: OptimizerResult | undefined;
   constructor(readonly m: SyntheticMempool) {}
@@ -56,17 +59,19 @@ class Cycles {
   /** One uncounted run (code, allocator). */
   warmUp(): void {
     this.runOnce();
-    this.wall.length = this.cpu.length = 0;
+    this.wall.length = this.cpu.length = this.faults.length = 0;
     for (const p of PHASES) this.phases[p].length = 0;
   }
 
   runOnce(): void {
     const cpu = process.cpuUsage();
+    const faults = process.resourceUsage().minorPageFault;
     const t = performance.now();
     this.last = buildTemplates(this.m.input);
     this.wall.push(performance.now() - t);
     const used = process.cpuUsage(cpu);
     this.cpu.push((used.user + used.system) / 1000);
+    this.faults.push(process.resourceUsage().minorPageFault - faults);
     for (const p of PHASES) this.phases[p].push(this.last.timingsMs[p]);
   }
 
@@ -76,6 +81,7 @@ class Cycles {
       runs: this.wall.length,
       wallMs: median(this.wall),
       cpuMs: median(this.cpu),
+      pageFaults: median(this.faults),
       phases: Object.fromEntries(PHASES.map((p) => [p, median(this.phases[p])])) as Record<Phase, number>,
       fee: this.last?.optimized.feeSat ?? 0,
       bound: this.last?.upperBound.feeSat ?? 0,
@@ -130,6 +136,7 @@ export async function run(): Promise<void> {
       `memory per transaction: generator ${Math.round(generator.heldBytesPerTx)} bytes held (typed arrays + txid bytes), ` +
       `RSS +${Math.round(generator.rssBytesPerTx)} bytes (${r1(gen.rssBefore / MB)} -> ${r1(gen.rssAfter / MB)} MB, ${Math.round(gen.ms)} ms); ` +
       `cycle ${Math.round(cycleBytesPerTx)} bytes (peak growth over ${r1(rssBeforeCycles / MB)} MB${cyclePeakSet ? '' : '; the peak was NOT set by the cycle'}); ` +
+      `minor page faults per cycle (median) 150k ${small.pageFaults}, 500k ${mid.pageFaults}, 1M ${big.pageFaults}; ` +
       `1M: ${big.clusters} clusters, optimized ${big.fee} sat, bound ${big.bound} sat`,
   );
   const dir = join(HERE, 'results');
