@@ -245,9 +245,11 @@ Scratch<uint32_t> MiningOrder(const ChunkTable& t, const uint64_t* keys)
         for (const uint64_t w : a) b[count[(w >> shift) & mask]++] = w;
         a.swap(b);
     }
+    // radix_low is 64 only with no radix bits and a full word (2^32 chunks): every word is then one run.
+    const auto radix_part = [radix_low](uint64_t w) { return radix_low < 64 ? w >> radix_low : 0; };
     for (uint32_t i = 0; i < m;) {  // runs of equal radix bits: by the whole word
         uint32_t j = i + 1;
-        while (j < m && (a[j] >> radix_low) == (a[i] >> radix_low)) ++j;
+        while (j < m && radix_part(a[j]) == radix_part(a[i])) ++j;
         if (j - i > 1) std::sort(a.begin() + i, a.begin() + j);
         i = j;
     }
