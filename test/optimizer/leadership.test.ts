@@ -17,7 +17,7 @@ import { CacheDecodeError, encodeCache } from '../../src/optimizer/leadership/ca
 import { LeaderLease } from '../../src/optimizer/leadership/leaderLease.js';
 import { REDIS_PREFIX } from '../../src/optimizer/leadership/leadership.js';
 import { verifyReceipt, type SignedReceipt } from '../../src/optimizer/cache/receipts.js';
-import { SharedCacheStore, sharedCacheKeys } from '../../src/optimizer/leadership/sharedCache.js';
+import { RELEASED_MESSAGE, SharedCacheStore, sharedCacheKeys } from '../../src/optimizer/leadership/sharedCache.js';
 import { startSimnet, type SimnetHandle } from '../../src/simnet/index.js';
 import { redisAvailable, startRedis, type RedisServer } from '../payments/redisServer.js';
 import { switchableProxy, type SwitchableProxy } from '../helpers/switchableProxy.js';
@@ -289,21 +289,32 @@ describe.skipIf(!available)('the optimizer leader lease (real redis-server)', ()
       // The replica that was cut off can lead again once its node answers.
       await until('the follower reaches its node again', () => (follower.mempool.mirror.lastError === null ? true : undefined));
       const last = (await stats(leader)).cache?.cycle ?? 0;
-      const closing = leader.close();
-      apps.splice(apps.indexOf(leader), 1);
-      await closing;
-      const s = await until(
-        'the follower leads and publishes a cycle of its own',
-        async () => {
-          const s = await stats(follower);
-          return s.lease.role === 'leader' && (s.cache?.cycle ?? 0) > last ? s : undefined;
-        },
-        // Within the lease the leader held: the release is heard at once, no expiry is waited for.
-        LEASE_MS - 1000,
-      );
-      expect(s.lease).toMatchObject({ role: 'leader', leaderId: s.lease.replicaId, cacheFrom: s.lease.replicaId });
-      expect(s.cache?.cycle).toBe(last + 1);
-      expect(follower.optimizer.service.history[0]).toMatchObject({ cycle: last + 1 });
+      const events = new Redis(redis.url);
+      try {
+        await events.subscribe(sharedCacheKeys(REDIS_PREFIX).channel);
+        let released = false;
+        events.on('message', (_channel: string, message: string) => (released ||= message === RELEASED_MESSAGE));
+        const closeStarted = Date.now();
+        const closing = leader.close();
+        apps.splice(apps.indexOf(leader), 1);
+        await closing;
+        await until('the leader says it released the lease', () => (released ? true : undefined));
+        const s = await until(
+          'the follower leads and publishes a cycle of its own',
+          async () => {
+            const s = await stats(follower);
+            return s.lease.role === 'leader' && (s.cache?.cycle ?? 0) > last ? s : undefined;
+          },
+          // Before the leader's lease, renewed at most a third of a lease before the close, could have
+          // run out: the release is heard at once, no expiry is waited for.
+          closeStarted + (2 * LEASE_MS) / 3 - 1000 - Date.now(),
+        );
+        expect(s.lease).toMatchObject({ role: 'leader', leaderId: s.lease.replicaId, cacheFrom: s.lease.replicaId });
+        expect(s.cache?.cycle).toBe(last + 1);
+        expect(follower.optimizer.service.history[0]).toMatchObject({ cycle: last + 1 });
+      } finally {
+        events.disconnect();
+      }
     });
 
     it('behavior: a leader that loses Redis stops its cycles before its lease could have run out, and keeps serving its cache', async () => {
