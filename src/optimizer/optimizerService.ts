@@ -112,6 +112,8 @@ export class OptimizerService extends EventEmitter<{ published: [TemplateCache];
 
   /** Starts the schedule: a first cycle now, then one every interval after the previous ends. */
   start(): void {
+    // After a stop (a leader that stepped down and leads again), removals are followed again.
+    this.wtxids.open();
     this.incremental?.start();
     this.schedule.start();
   }

@@ -61,8 +61,22 @@ const toBtc = (sat: number) => (sat / 1e8).toFixed(8);
 /** Independent makers working at once (Core serves RPC on several threads); each has its own seed and coins. */
 const LANES = 4;
 
-/** Fills the mempool; returns what was made. */
-export async function fillMempool(core: Regtest, options: FillOptions): Promise<FillReport> {
+/** The last fill started on each node. */
+const fills = new WeakMap<Regtest, Promise<unknown>>();
+
+/**
+ * Fills the mempool; returns what was made. A fill starts only after the previous one on the same
+ * node has ended: a test that timed out leaves its fill running, and a second fill listing the same
+ * confirmed coins would spend them again (Core refuses the lower-fee spend: "insufficient fee").
+ */
+export function fillMempool(core: Regtest, options: FillOptions): Promise<FillReport> {
+  const previous = fills.get(core) ?? Promise.resolve();
+  const fill = previous.catch(() => undefined).then(() => fillNow(core, options));
+  fills.set(core, fill);
+  return fill;
+}
+
+async function fillNow(core: Regtest, options: FillOptions): Promise<FillReport> {
   const profile = options.profile ?? 'mixed';
   const target = options.targetVsize ?? 1_250_000;
   const addresses = (await walletAddresses(core, ADDRESSES)).map((a) => ({ address: a, scriptPubKey: parseAddress(a, 'regtest').scriptPubKeyHex }));
@@ -75,7 +89,9 @@ export async function fillMempool(core: Regtest, options: FillOptions): Promise<
   const lanes = Array.from({ length: LANES }, (_, lane) =>
     runLane({ core, addresses, report, target, profile, rand: mulberry32(options.seed * 7919 + lane), pool: coins.filter((_, i) => i % LANES === lane) }),
   );
-  await Promise.all(lanes);
+  // Every lane ends before the fill does, even when one fails: none keeps spending behind the next fill.
+  const failed = (await Promise.allSettled(lanes)).find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
   if (report.vsize < target) throw new Error(`filler ran out of confirmed coins at ${report.vsize} of ${target} vB: fund more (fundCoins)`);
   return report;
 }

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MirrorTx } from '../../src/mempool/mirror.js';
+import type { WtxidBook } from '../../src/optimizer/cache/wtxidBook.js';
 import { OptimizerPool } from '../../src/optimizer/full/optimizerPool.js';
 import { snapshotFromMirror } from '../../src/optimizer/snapshot/mirrorSnapshot.js';
 import { startTestWorld, type TestWorld } from '../helpers/testWorld.js';
@@ -121,5 +123,25 @@ describe('OptimizerService', () => {
       world.node.getBestBlockHash = getBestBlockHash;
       mirror.lastPollAt = lastPollAt;
     }
+  });
+
+  it('behavior: stopped and started again (a leader that stepped down and leads again), it still knows the wtxids of transactions that left the view', async () => {
+    const service = world.app.optimizer.service;
+    const { mirror } = world.app.mempool;
+    const book = (service as unknown as { wtxids: WtxidBook }).wtxids;
+    const gone = (n: number) => ({ txid: `${n}`.repeat(64), wtxid: `${n + 1}`.repeat(64) });
+    const leave = ({ txid, wtxid }: { txid: string; wtxid: string }) =>
+      mirror.emit('diff', { at: Date.now(), added: [], removed: [{ tx: { txid, wtxid } as MirrorTx, reason: 'evicted' }], blocks: [] });
+    await service.stop();
+    service.start();
+    try {
+      leave(gone(1));
+      expect(book.wtxidOf(gone(1).txid)).toBe(gone(1).wtxid);
+    } finally {
+      await service.stop();
+    }
+    // Stopped: a follower keeps no book.
+    leave(gone(3));
+    expect(book.wtxidOf(gone(3).txid)).toBeUndefined();
   });
 });

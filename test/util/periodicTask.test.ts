@@ -46,4 +46,30 @@ describe('PeriodicTask', () => {
     await tick(20);
     expect(runs).toBe(2);
   });
+
+  it('behavior: stopped and started again during a run (a leader that steps down and leads again), one schedule goes on; the next stop ends it', async () => {
+    let runs = 0;
+    const pending: Array<() => void> = [];
+    const task = new PeriodicTask(
+      () => {
+        runs++;
+        return new Promise<void>((r) => pending.push(r));
+      },
+      () => 1,
+    );
+    task.start();
+    task.stop();
+    task.start();
+    expect(runs).toBe(2);
+    for (const end of pending.splice(0)) end();
+    // One next run (it does not end): a second schedule left over from the first start would run too.
+    await vi.waitFor(() => expect(runs).toBe(3), { timeout: 5000 });
+    await tick(30);
+    expect(runs).toBe(3);
+    task.stop();
+    for (const end of pending.splice(0)) end();
+    await tick(30);
+    expect(runs).toBe(3);
+    expect(task.nextAt).toBeNull();
+  });
 });

@@ -17,7 +17,13 @@ export class WtxidBook {
   };
 
   constructor(private readonly mirror: MempoolMirror) {
-    mirror.on('diff', this.onDiff);
+    this.open();
+  }
+
+  /** Follows the view's removals; again after `close` (a leader that stepped down and leads again). */
+  open(): void {
+    this.mirror.off('diff', this.onDiff);
+    this.mirror.on('diff', this.onDiff);
   }
 
   readonly wtxidOf: WtxidOf = (txid) => this.mirror.txs.get(txid)?.wtxid ?? this.removed.get(txid);
