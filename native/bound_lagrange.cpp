@@ -47,8 +47,7 @@ std::pair<double, double> Fill(const std::vector<Item>& a, const std::vector<Ite
 void SortFillPrefix(std::vector<Item>& v, double cap)
 {
     const auto before = [](const Item& a, const Item& b) { return a.rate > b.rate || (a.rate == b.rate && a.w < b.w); };
-    for (size_t k = 4096;; k *= 2) {
-        if (k >= v.size()) break;
+    for (size_t k = 4096; k < v.size(); k *= 2) {
         std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end(), before);  // v[0, k): the k best
         double w = 0;
         for (size_t i = 0; i < k; ++i) w += v[i].w;

@@ -2,7 +2,6 @@
 #include "chunk.h"
 
 #include <algorithm>
-#include <array>
 #include <bit>
 #include <cmath>
 #include <cstring>
