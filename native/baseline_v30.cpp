@@ -1,8 +1,12 @@
 // Core v30 ancestor-score block assembly; see baseline_v30.h.
 #include "baseline_v30.h"
 
+#include "default_init_allocator.h"
+
 #include <algorithm>
+#include <array>
 #include <bit>
+#include <functional>
 #include <set>
 #include <utility>
 
@@ -13,10 +17,13 @@ namespace {
 constexpr int64_t MAX_CONSECUTIVE_FAILURES = 1000;        // src/node/miner.cpp (v30.0)
 constexpr int64_t BLOCK_FULL_ENOUGH_WEIGHT_DELTA = 4000;  // src/node/miner.cpp (v30.0)
 
-/** Ancestor-package totals of a transaction (itself included). */
+/** Ancestor-package totals of a transaction (itself included). Trivial (no member initializers):
+ *  the per-transaction tables are written before they are read, so they are not zeroed first. */
 struct Package {
-    int64_t fee{0}, vsize{0}, sigops{0};
+    int64_t fee, vsize, sigops;
 };
+template <typename T>
+using Table = std::vector<T, DefaultInitAllocator<T>>;
 
 struct Entry {
     FeeFrac score;
@@ -35,9 +42,9 @@ struct EntryBefore {
 struct V30 {
     const Graph& g;
     const Options& o;
-    std::vector<int64_t> vsize;  // sigop-adjusted vsize per tx
-    std::vector<Package> anc;    // full ancestor packages
-    std::vector<uint32_t> anc_count;
+    Table<int64_t> vsize;  // sigop-adjusted vsize per tx
+    Table<Package> anc;    // full ancestor packages
+    Table<uint32_t> anc_count;
     std::vector<uint32_t> stamp;
     uint32_t epoch{0};
     std::vector<uint32_t> scratch;
@@ -83,7 +90,7 @@ struct V30 {
             if (k > 64) {
                 for (uint32_t t = base; t < base + k; ++t) {
                     CollectAncestors(t, [](uint32_t) { return false; });
-                    Package p;
+                    Package p{};
                     for (uint32_t a : scratch) {
                         p.fee += g.fee[a];
                         p.vsize += vsize[a];
@@ -100,7 +107,7 @@ struct V30 {
                 uint64_t bits = uint64_t{1} << j;
                 for (uint32_t p : g.Parents(t)) bits |= anc_bits[p - base];
                 anc_bits[j] = bits;
-                Package pkg;
+                Package pkg{};
                 for (uint64_t b = bits; b; b &= b - 1) {
                     const uint32_t a = base + static_cast<uint32_t>(std::countr_zero(b));
                     pkg.fee += g.fee[a];
@@ -113,35 +120,92 @@ struct V30 {
         }
     }
 
-    // Assembly state: mapTx's ancestor_score index as a heap (only the consumed prefix is ever
-    // ordered), and mapModifiedTx: the current reduced package per tx and the ordered index over it.
-    std::vector<Entry> by_score;
-    size_t heap_size{0};
-    std::vector<Package> mod;
+    // Assembly state: mapTx's ancestor_score index (ScoreOrder), and mapModifiedTx: the current
+    // reduced package per tx and the ordered index over it.
+    struct ScoreOrder;
+    Table<Package> mod;  // mod[t] is written when t enters mapModifiedTx
     std::vector<uint8_t> in_mod, in_block, failed;
     std::set<Entry, EntryBefore> modified;
     Selection sel;
     std::vector<uint32_t> package, descendants;
 
-    /** The heap's comparison, as a type (not a function pointer) so the heap's calls inline it. */
-    struct After {
-        bool operator()(const Entry& a, const Entry& b) const noexcept { return EntryBefore{}(b, a); }
+    /** mapTx's ancestor_score index, walked from the top. A cycle walks only its top few thousand
+     *  (the block, then 1,000 failures), so rather than ordering all n (a heap over the whole
+     *  mempool was half of this baseline's time) it takes a batch of about `next` entries, those
+     *  whose double key fl(fee / vsize) is at least a threshold read from a sample, sorts them,
+     *  and takes the next batch (twice as large) only if the walk gets there. The key is
+     *  monotone in the exact rate (fee and vsize fit in a double's 53 bits, and a correctly
+     *  rounded quotient is monotone), so every entry of a batch (key >= its threshold) comes
+     *  before every entry left (key < it) in EntryBefore's order; within a batch the key orders,
+     *  and the exact rate and the rank break its ties. */
+    struct ScoreOrder {
+        struct Keyed {
+            double key;
+            uint32_t tx;
+        };
+        static constexpr size_t SAMPLE = 1024;
+        const V30& v;
+        Table<Keyed> rest;  // not yet in a batch: [rest_begin, end)
+        size_t rest_begin{0};
+        std::vector<Entry> batch;  // the current batch, in EntryBefore order
+        size_t cursor{0};
+        size_t next{4096};
+
+        explicit ScoreOrder(const V30& owner) : v(owner)
+        {
+            const uint32_t n = v.g.n;
+            rest.resize(n);
+            for (uint32_t t = 0; t < n; ++t) {
+                // min of the two rounded rates = the rounded rate of the exact minimum (Score).
+                const double own = static_cast<double>(v.g.fee[t]) / static_cast<double>(v.vsize[t]);
+                const double pkg = static_cast<double>(v.anc[t].fee) / static_cast<double>(v.anc[t].vsize);
+                rest[t] = Keyed{std::min(own, pkg), t};
+            }
+        }
+        /** Whether an entry is left to walk (taking the next batch when this one is walked). */
+        bool Any() { return cursor < batch.size() || Refill(); }
+        const Entry& Front() const noexcept { return batch[cursor]; }
+        void Pop() noexcept { ++cursor; }
+
+    private:
+        bool Refill()
+        {
+            const auto first = rest.begin() + static_cast<std::ptrdiff_t>(rest_begin);
+            const auto end = rest.end();
+            auto size = static_cast<size_t>(end - first);
+            if (size == 0) return false;
+            if (size > 2 * next) {
+                // The threshold: the sample's key with about next / size of the sample above it.
+                // It is some entry's key, so the batch is never empty.
+                std::array<double, SAMPLE> sample;
+                const size_t step = size / SAMPLE;
+                for (size_t i = 0; i < SAMPLE; ++i) sample[i] = first[static_cast<std::ptrdiff_t>(i * step)].key;
+                const size_t at = next * SAMPLE / size;
+                std::nth_element(sample.begin(), sample.begin() + static_cast<std::ptrdiff_t>(at), sample.end(), std::greater<>{});
+                const double threshold = sample[at];
+                size = static_cast<size_t>(std::partition(first, end, [threshold](const Keyed& e) { return e.key >= threshold; }) - first);
+            }
+            const auto last = first + static_cast<std::ptrdiff_t>(size);
+            std::sort(first, last, [this](const Keyed& a, const Keyed& b) {
+                if (a.key != b.key) return a.key > b.key;
+                return EntryBefore{}(Entry{v.Score(a.tx, v.anc[a.tx]), v.g.rank[a.tx], a.tx}, Entry{v.Score(b.tx, v.anc[b.tx]), v.g.rank[b.tx], b.tx});
+            });
+            batch.clear();
+            cursor = 0;
+            for (auto it = first; it != last; ++it) batch.push_back(Entry{v.Score(it->tx, v.anc[it->tx]), v.g.rank[it->tx], it->tx});
+            rest_begin += size;
+            next *= 2;
+            return true;
+        }
     };
-    void Pop()
-    {
-        std::pop_heap(by_score.begin(), by_score.begin() + static_cast<std::ptrdiff_t>(heap_size), After{});
-        --heap_size;
-    }
+
     Entry ModEntry(uint32_t t) const { return Entry{Score(t, mod[t]), g.rank[t], t}; }
 
     /** addPackageTxs: the best package by ancestor score, until none is left or the block is full. */
     Selection Assemble()
     {
         const uint32_t n = g.n;
-        by_score.resize(n);
-        for (uint32_t t = 0; t < n; ++t) by_score[t] = Entry{Score(t, anc[t]), g.rank[t], t};
-        std::make_heap(by_score.begin(), by_score.end(), After{});
-        heap_size = n;
+        ScoreOrder by_score(*this);
         mod.resize(n);
         in_mod.assign(n, 0);
         in_block.assign(n, 0);
@@ -149,16 +213,18 @@ struct V30 {
         int64_t block_weight = o.coinbase_reserve;
         int64_t block_sigops = o.coinbase_sigops;
         int64_t failures = 0;
-        while (heap_size > 0 || !modified.empty()) {
-            if (heap_size > 0) {
-                const uint32_t t = by_score.front().tx;
+        while (true) {
+            const bool any = by_score.Any();
+            if (!any && modified.empty()) break;
+            if (any) {
+                const uint32_t t = by_score.Front().tx;
                 if (in_mod[t] || in_block[t] || failed[t]) {
-                    Pop();
+                    by_score.Pop();
                     continue;
                 }
             }
             bool use_modified = false;
-            const uint32_t tx = NextCandidate(use_modified);
+            const uint32_t tx = NextCandidate(by_score, any, use_modified);
             const Package pkg = use_modified ? mod[tx] : anc[tx];
             // packageFees < blockMinFeeRate.GetFee(packageSize), GetFee rounding up.
             if (static_cast<__int128>(pkg.fee) * 1000 < static_cast<__int128>(o.block_min_fee_sat_kvb) * pkg.vsize) break;
@@ -179,19 +245,16 @@ struct V30 {
         return std::move(sel);
     }
 
-    /** The better of the heap's top and mapModifiedTx's best (popping the heap's when it is taken). */
-    uint32_t NextCandidate(bool& use_modified)
+    /** The better of the index's top (any: there is one) and mapModifiedTx's best (popping the
+     *  index's when it is taken). */
+    uint32_t NextCandidate(ScoreOrder& by_score, bool any, bool& use_modified)
     {
-        if (heap_size == 0) {
+        if (!any || (!modified.empty() && EntryBefore{}(*modified.begin(), by_score.Front()))) {
             use_modified = true;
             return modified.begin()->tx;
         }
-        if (!modified.empty() && EntryBefore{}(*modified.begin(), by_score.front())) {
-            use_modified = true;
-            return modified.begin()->tx;
-        }
-        const uint32_t tx = by_score.front().tx;
-        Pop();
+        const uint32_t tx = by_score.Front().tx;
+        by_score.Pop();
         return tx;
     }
 

@@ -24,7 +24,8 @@ namespace opt {
 
 /** g and cl are the internal (renumbered) graph and its clusters; ancestor packages are computed
  *  per cluster (bit sets for clusters of up to 64). Complexity: O(sum of ancestor-set sizes +
- *  descendant sets of included txs + (n + consumed) log n). */
+ *  descendant sets of included txs + n + w log w), w the entries of the score order walked (the
+ *  order is sorted in batches, as far as the walk goes). */
 Selection BuildBaselineV30(const Graph& g, const Clusters& cl, const Options& options);
 
 }  // namespace opt

@@ -194,6 +194,8 @@ export function referenceV30(input: OptimizerInput, lim: Limits): { txs: number[
   const pkgOf = (txs: number[]): Pkg => txs.reduce((a, t) => ({ fee: a.fee + at(input.feeSat, t), size: a.size + vsize(t), sigops: a.sigops + (input.sigopCost?.[t] ?? 0) }), { fee: 0, size: 0, sigops: 0 });
   const full = Array.from({ length: n }, (_, i) => pkgOf(ancestors(i, () => false)));
   const ancCount = Array.from({ length: n }, (_, i) => ancestors(i, () => false).length);
+  const children = Array.from({ length: n }, (): number[] => []);
+  for (let c = 0; c < n; c++) for (const p of parentsOf(input, c)) at(children, p).push(c);
   // score = min(own rate, package rate); better = higher score, then lower txid rank
   const better = (a: number, pa: Pkg, b: number, pb: Pkg): boolean => {
     const score = (t: number, p: Pkg): [number, number] => (cmpRate(at(input.feeSat, t), vsize(t), p.fee, p.size) > 0 ? [p.fee, p.size] : [at(input.feeSat, t), vsize(t)]);
@@ -243,10 +245,7 @@ export function referenceV30(input: OptimizerInput, lim: Limits): { txs: number[
       // every not-included descendant of a loses a from its package
       const desc = new Set<number>();
       const stack = [a];
-      while (stack.length) {
-        const t = stack.pop() as number;
-        for (let c = 0; c < n; c++) if (!desc.has(c) && parentsOf(input, c).includes(t)) { desc.add(c); stack.push(c); }
-      }
+      while (stack.length) for (const c of at(children, stack.pop() as number)) if (!desc.has(c)) { desc.add(c); stack.push(c); }
       for (const d of desc) {
         if (inBlock.has(d)) continue;
         const cur = modified.get(d) ?? { ...at(full, d) };

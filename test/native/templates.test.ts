@@ -93,6 +93,27 @@ describe('templates', () => {
     }
   });
 
+  it('behavior: baseline v30 equals the reference where its walk spans several batches of the score order', () => {
+    // Thousands of small transactions, a block that holds most of them: Core's walk goes past the
+    // first batches of the ancestor-score index (4,096, then 8,192 entries, picked by a sampled
+    // threshold once more than twice a batch is left), so the batches' boundaries and the sampling
+    // are part of what is compared. Singletons walk into a third batch; pairs keep modified entries
+    // (the reference scans them all per step, hence the smaller mempool).
+    const lim: Limits = { weightLimitWu: 4_000_000, coinbaseReserveWu: 8_000, maxSigopCost: 80_000, coinbaseSigopCost: 400 };
+    for (const { seed, clusters, maxClusterSize, walked } of [
+      { seed: 7_001, clusters: 24_000, maxClusterSize: 1, walked: 4_096 + 8_192 },
+      { seed: 7_002, clusters: 6_000, maxClusterSize: 2, walked: 4_096 },
+    ]) {
+      const input = randomMempool(seed, { clusters, maxClusterSize, density: 0.3, maxWeight: 400, maxRate: 6, sigopShare: 0.01 });
+      expect(input.feeSat.length).toBeGreaterThan(2 * 4_096);
+      const r = buildTemplates(input, { ...lim, maxTxCount: 1_000_000 });
+      const ref = referenceV30(input, lim);
+      expect(ref.txs.length).toBeGreaterThan(walked);
+      expect(r.baselineV30.feeSat).toBe(ref.fee);
+      expect(Array.from(r.baselineV30.indices)).toEqual(ref.txs);
+    }
+  });
+
   it('behavior: a complete tail search finds the best whole-chunk template (brute force)', () => {
     let improvedSomewhere = false;
     for (let seed = 1; seed <= 60; seed++) {
