@@ -105,7 +105,7 @@ bool ChunkOrderMemo::KeptOrder(const ChunkTable& t, const Clusters& cl)
     return m_ids.size() == m;
 }
 
-uint32_t ChunkOrderMemo::Sort(ChunkTable& t, const Clusters& cl)
+uint32_t ChunkOrderMemo::Sort(ChunkTable& t, const Clusters& cl, bool parallel)
 {
     const bool from_kept = KeptOrder(t, cl);
     m_related = false;  // the relation held for this build only
@@ -127,13 +127,13 @@ uint32_t ChunkOrderMemo::Sort(ChunkTable& t, const Clusters& cl)
         ChunkTable scratch = t;
         SortIntoMiningOrder(scratch);
 #endif
-        ApplyChunkOrder(t, m_ids);
+        ApplyChunkOrder(t, m_ids, parallel);
         kept = m - static_cast<uint32_t>(m_fresh.size());
 #ifdef OPTIMIZER_DEBUG
         OPT_ASSUME(SameTable(scratch, t));
 #endif
     } else {
-        SortIntoMiningOrder(t);
+        SortIntoMiningOrder(t, {}, parallel);
     }
     // Each chunk's mining position, through its first transaction (the table is sorted now).
     m_kept.swap(m_next);

@@ -51,8 +51,9 @@ public:
     /** Sort t (cluster order, chunk_of set, Core's adjusted weights) into mining order as
      *  SortIntoMiningOrder does, from the kept order when related, and keep the result for the
      *  next build. Returns how many chunks were placed from the kept order (0: full sort).
+     *  parallel: the permutation is applied on two threads (ApplyChunkOrder; the same table).
      *  Complexity: O(m + c log c) for c chunks of changed clusters; O(m log m) on the fallback. */
-    uint32_t Sort(ChunkTable& t, const Clusters& cl);
+    uint32_t Sort(ChunkTable& t, const Clusters& cl, bool parallel = false);
 
 private:
     /** A chunk of the last build, in cluster order (its id before the sort). */

@@ -453,7 +453,7 @@ Result BuildPrepared(const Prepared& p, const Options& o, const Timings& timings
     r.timings.linearize = lap.Lap();
 
     if (chunk_order) {
-        r.kept_chunks = chunk_order->Sort(chunks, p.cl);
+        r.kept_chunks = chunk_order->Sort(chunks, p.cl, o.threads >= 2);
     } else {
         SortIntoMiningOrder(chunks, keys, o.threads >= 2);
     }
