@@ -134,10 +134,11 @@ struct V30 {
      *  mempool was half of this baseline's time) it takes a batch of about `next` entries, those
      *  whose double key fl(fee / vsize) is at least a threshold read from a sample, sorts them,
      *  and takes the next batch (twice as large) only if the walk gets there. The key is
-     *  monotone in the exact rate (fee and vsize fit in a double's 53 bits, and a correctly
-     *  rounded quotient is monotone), so every entry of a batch (key >= its threshold) comes
-     *  before every entry left (key < it) in EntryBefore's order; within a batch the key orders,
-     *  and the exact rate and the rank break its ties. */
+     *  monotone in the exact rate: a correctly rounded quotient of exact doubles is, fees are
+     *  exact (their total is below 2^53, graph.cpp), and so is a package's vsize short of 2^53
+     *  vbytes (a chain of ~420,000 transactions each of the largest sigop cost). So every entry of
+     *  a batch (key >= its threshold) comes before every entry left (key < it) in EntryBefore's
+     *  order; within a batch the key orders, and the exact rate and the rank break its ties. */
     struct ScoreOrder {
         struct Keyed {
             double key;
