@@ -122,7 +122,6 @@ struct V30 {
 
     // Assembly state: mapTx's ancestor_score index (ScoreOrder), and mapModifiedTx: the current
     // reduced package per tx and the ordered index over it.
-    struct ScoreOrder;
     Table<Package> mod;  // mod[t] is written when t enters mapModifiedTx
     std::vector<uint8_t> in_mod, in_block, failed;
     std::set<Entry, EntryBefore> modified;
@@ -189,17 +188,19 @@ struct V30 {
             const auto last = first + static_cast<std::ptrdiff_t>(size);
             std::sort(first, last, [this](const Keyed& a, const Keyed& b) {
                 if (a.key != b.key) return a.key > b.key;
-                return EntryBefore{}(Entry{v.Score(a.tx, v.anc[a.tx]), v.g.rank[a.tx], a.tx}, Entry{v.Score(b.tx, v.anc[b.tx]), v.g.rank[b.tx], b.tx});
+                return EntryBefore{}(v.AncEntry(a.tx), v.AncEntry(b.tx));
             });
             batch.clear();
             cursor = 0;
-            for (auto it = first; it != last; ++it) batch.push_back(Entry{v.Score(it->tx, v.anc[it->tx]), v.g.rank[it->tx], it->tx});
+            for (auto it = first; it != last; ++it) batch.push_back(v.AncEntry(it->tx));
             rest_begin += size;
             next *= 2;
             return true;
         }
     };
 
+    /** t's entry in mapTx's ancestor_score index, and in mapModifiedTx. */
+    Entry AncEntry(uint32_t t) const { return Entry{Score(t, anc[t]), g.rank[t], t}; }
     Entry ModEntry(uint32_t t) const { return Entry{Score(t, mod[t]), g.rank[t], t}; }
 
     /** addPackageTxs: the best package by ancestor score, until none is left or the block is full. */
