@@ -10,6 +10,9 @@
  *
  * ADDON=a.node[,b.node]: the engine of those builds instead of build/ (one replay each, in turn,
  * per repeat: an A/B under the same load). `cpu` is the build's process CPU time (threads 1).
+ * FULL_AT=k: a full build (the service's periodic check) before step k. MARK=1: each step's start
+ * and end on stderr in CLOCK_MONOTONIC ns, to cut `perf record -k CLOCK_MONOTONIC` with
+ * `perf report --time start,end`.
  */
 import { createRequire } from 'node:module';
 import { MAX_BLOCK_WEIGHT_WU } from '../src/bitcoin/consensus.js';
@@ -21,6 +24,7 @@ import { CHANGES, replaySteps } from './incrementalSteps.js';
 const TX_COUNT = Number(process.env.TX_COUNT ?? 150_000);
 const STEPS = Number(process.env.STEPS ?? 30);
 const REPEAT = Number(process.env.REPEAT ?? 3);
+const FULL_AT = Number(process.env.FULL_AT ?? -1);
 const OPTIONS: OptimizerOptions = {
   weightLimitWu: MAX_BLOCK_WEIGHT_WU,
   maxTxCount: 4_000,
@@ -42,16 +46,19 @@ function replay(addon: string | undefined): Phases[] {
   table.apply('', packBatch(first));
   let last = table.engine.build(OPTIONS, false);
   const out: Phases[] = [];
-  for (;;) {
+  for (let step = 0; ; step++) {
+    if (step === FULL_AT) last = table.engine.build(OPTIONS, true);
     const change = next(() => Array.from(last.optimized.indices, (i) => table.txid(last.slotOfIndex[i] ?? -1)));
     if (!change) break;
     const { added, removed } = change;
     table.apply([...removed].join(''), packBatch(added));
+    if (process.env.MARK) console.error(`step ${out.length} start ${process.hrtime.bigint()}`);
     const t = performance.now();
     const c = process.cpuUsage();
     const faults = process.resourceUsage().minorPageFault;
     last = table.engine.build(OPTIONS, false);
     const cu = process.cpuUsage(c);
+    if (process.env.MARK) console.error(`step ${out.length} end ${process.hrtime.bigint()}`);
     const faulted = process.resourceUsage().minorPageFault - faults;
     const ts = last.tailSearch;
     out.push({
