@@ -148,11 +148,22 @@ export async function run(): Promise<void> {
   const service = new OptimizerService({ config, mirror: mempool.mirror, node, pool, signer, incremental: runner });
   // Only the latest cache is kept, as the service keeps it: holding every step's cache (and its
   // per-tx lookups, ~3 MB at 150k) would grow the heap the engine's worker allocates from.
-  const published = { count: 0, last: undefined as TemplateCache | undefined };
+  const published = { count: 0, last: undefined as TemplateCache | undefined, waiting: undefined as (() => void) | undefined };
   service.on('published', (c: TemplateCache) => {
     published.count += 1;
     published.last = c;
+    published.waiting?.();
   });
+  /** Resolves when the next cache is published (the moment it is, not at a poll's next turn). The
+   *  engine's worker is unref'd: a timer keeps the process alive meanwhile. */
+  const nextPublished = () =>
+    new Promise<void>((resolve) => {
+      const alive = setInterval(() => undefined, 1_000);
+      published.waiting = () => {
+        clearInterval(alive);
+        resolve();
+      };
+    });
   let lastCycle: CycleRecord | undefined;
   service.on('cycle', (r: CycleRecord) => (lastCycle = r));
   try {
@@ -213,11 +224,10 @@ export async function run(): Promise<void> {
           }
         }
       }
-      const before = published.count;
       const faults = process.resourceUsage().minorPageFault;
       const tm = performance.now();
       mempool.change(added, removed);
-      const t = performance.now();
+      const mirrorMs = performance.now() - tm;
       if (step < PEER_STEPS) {
         changes.push({
           added: added.map((tx) => ({
@@ -230,8 +240,10 @@ export async function run(): Promise<void> {
           removed: [...removed],
         });
       }
+      const publishedNow = nextPublished();
+      const t = performance.now(); // the peer's copy of the changes above is not ours to time
       mempool.emit(added, removed);
-      while (published.count === before) await sleep(0);
+      await publishedNow;
       const latencyMs = performance.now() - t;
       const cache = published.last!;
       const engine = service.incrementalStats.lastEngine!;
@@ -242,7 +254,7 @@ export async function run(): Promise<void> {
       }
       rows.push({
         kind: `${cache.kind}${mined ? ' (block)' : ''}`,
-        mirrorMs: t - tm,
+        mirrorMs,
         latencyMs,
         mainMs: engine.packMs + engine.publishMs,
         applyMs: engine.applyMs,

@@ -29,7 +29,8 @@ export interface IncrementalCyclesOptions {
 
 export class IncrementalCycles {
   private running: Promise<void> | undefined;
-  private timer: NodeJS.Timeout | undefined;
+  /** The scheduled cycle's cancel (a timer, or an immediate when no wait is due). */
+  private timer: (() => void) | undefined;
   private started = false;
 
   constructor(private readonly options: IncrementalCyclesOptions) {
@@ -43,7 +44,7 @@ export class IncrementalCycles {
   /** Stops scheduling (a running cycle ends on its own: `idle`). */
   stop(): void {
     this.started = false;
-    clearTimeout(this.timer);
+    this.timer?.();
     this.timer = undefined;
   }
 
@@ -57,13 +58,21 @@ export class IncrementalCycles {
     if (!this.started || !this.options.scheduled || this.timer) return;
     const last = this.options.stats.lastStartedAt ?? 0;
     const delay = Math.max(0, last + this.options.intervalMs - this.options.now());
-    this.timer = setTimeout(() => {
+    const run = () => {
       this.timer = undefined;
       this.running ??= this.cycle().finally(() => {
         this.running = undefined;
         if (this.options.runner.hasChanges) this.schedule();
       });
-    }, delay);
+    };
+    // No wait due: right after this turn of the event loop (a 0 ms timer waits at least 1 ms).
+    if (delay === 0) {
+      const immediate = setImmediate(run);
+      this.timer = () => clearImmediate(immediate);
+    } else {
+      const timeout = setTimeout(run, delay);
+      this.timer = () => clearTimeout(timeout);
+    }
   }
 
   /** Runs a cycle now (or joins the running one); resolves with the cache it published, undefined when there was nothing to do or it failed. */
