@@ -54,6 +54,7 @@ export async function run(): Promise<void> {
     mempool: string;
     txs: number;
     'ours ms': number;
+    'our page faults': number;
     'legacy worker ms': number;
     'cluster build ms': number;
     'cluster getBlocks(8) ms': number;
@@ -74,11 +75,14 @@ export async function run(): Promise<void> {
       const input = m.input;
       const index = new Map(m.txids.map((t, i) => [t, i]));
       const ours: number[] = [];
+      const ourFaults: number[] = [];
       let ourFee = 0;
       for (let k = -OUR_WARMUP; k < 5; k++) {
+        const faults = process.resourceUsage().minorPageFault;
         const t = performance.now();
         const r = buildTemplates(input);
         const took = performance.now() - t;
+        if (k >= 0) ourFaults.push(process.resourceUsage().minorPageFault - faults);
         if (k === -OUR_WARMUP) warmup.push({ mempool: name, side: 'ours (first run)', ms: r1(took) });
         if (k >= 0) ours.push(took);
         ourFee = r.optimized.feeSat;
@@ -118,6 +122,7 @@ export async function run(): Promise<void> {
         mempool: name,
         txs: input.feeSat.length,
         'ours ms': r1(o),
+        'our page faults': median(ourFaults),
         'legacy worker ms': r1(l),
         'cluster build ms': r1(cb),
         'cluster getBlocks(8) ms': r1(cg),
