@@ -16,9 +16,11 @@
  * theirs run (their garbage is then not collected beside our cycles). A fresh process's first
  * cycles write memory it never touched: the typed arrays of each result stay allocated until the
  * garbage collector runs (about every ten cycles at 150k), so until then each cycle's tables are
- * carved from fresh heap, ~740 page faults per cycle, 10-17 us each on the 2-core build VM. Not like for like in fee: their legacy worker reserves 4,000 WU for the
- * coinbase (ours 8,000, as Core) and sizes by sigop-adjusted vsize; the cluster builder has its own
- * limits; only the times are compared.
+ * carved from fresh heap, ~740 page faults per cycle, 10-17 us each on the 2-core build VM.
+ *
+ * Not like for like in fee: their legacy worker reserves 4,000 WU for the coinbase (ours 8,000, as
+ * Core) and sizes by sigop-adjusted vsize; the cluster builder has its own limits; only the times
+ * are compared.
  * Writes bench/results/peers.json.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
