@@ -17,7 +17,7 @@
  * The first WARMUP_STEPS (default 20; `WARMUP_STEPS=0` for none) steps after the reset are run, and
  * replayed on the peer, but kept out of the measured steps and printed apart, as the steady state
  * of a service that follows the mempool for days is what is measured. A fresh worker's steps
- * write memory it never touched: the first three its second set of buffers (4,000-12,000 page
+ * write memory it never touched: the first three its second set of buffers (2,500-13,000 page
  * faults each), the next ones the heap the lookups of earlier steps still hold until the main
  * thread's garbage collector frees them (1,000-3,500 per step for about 20 steps, then tens);
  * each fault costs 10-17 us on the 2-core build VM.
