@@ -64,6 +64,14 @@ struct ChunkTable {
 uint32_t ChunkCluster(const Graph& g, uint32_t cluster_id, std::span<const uint32_t> seq, uint32_t base, Chunk* out,
                       bool real = false);
 
+/** ChunkCluster's one record for a one-transaction cluster (seq = {t}, by adjusted weight), inline:
+ *  most clusters are single transactions, and the call and loops cost more than the record. */
+inline Chunk ChunkOfOne(const Graph& g, uint32_t cluster_id, uint32_t t, uint32_t base) noexcept
+{
+    // Its own rate's size is its eq_prefix: no earlier chunk in the cluster.
+    return Chunk{g.fee[t], g.adj_weight[t], g.weight[t], g.sigops[t], g.adj_weight[t], base, base + 1, cluster_id, g.rank[t]};
+}
+
 /** Prepare a table whose chunks will be staged per cluster: chunks has n slots, cluster c may use
  *  chunks[offsets[c] .. offsets[c+1]) (ChunkCluster with base = offsets[c]). */
 ChunkTable StageChunks(const Graph& g, const Linearization& lin);

@@ -286,17 +286,13 @@ Linearization LinearizeAndChunk(const Prepared& p, const Options& o, Helper& hel
         g, cl, o, p.warm, [&](uint32_t c, std::span<const uint32_t> order) {
             const uint32_t base = cl.offsets[c];
             Chunk* out = chunks.chunks.data() + base;
-            if (order.size() == 1) {
-                // Most clusters (~92 % at 150k): one transaction, one chunk; ChunkCluster's result
-                // written here, without its call and loops.
-                const uint32_t t = order[0];
-                const int64_t fee = g.fee[t], adj_weight = g.adj_weight[t];
-                out[0] = Chunk{fee, adj_weight, g.weight[t], g.sigops[t], adj_weight, base, base + 1, c, g.rank[t]};
+            if (order.size() == 1) {  // most clusters (~92 % at 150k): the loops below, for one record
+                const Chunk one = out[0] = ChunkOfOne(g, c, order[0], base);
                 chunk_counts[c] = 1;
-                keys[base] = MiningKey({fee, adj_weight});
-                const uint32_t x = p.original[t];
-                r.tx_chunk_fee[x] = static_cast<double>(fee);
-                r.tx_chunk_weight[x] = static_cast<uint32_t>(std::min<int64_t>(adj_weight, UINT32_MAX));
+                keys[base] = MiningKey({one.fee, one.adj_weight});
+                const uint32_t x = p.original[order[0]];
+                r.tx_chunk_fee[x] = static_cast<double>(one.fee);
+                r.tx_chunk_weight[x] = static_cast<uint32_t>(std::min<int64_t>(one.adj_weight, UINT32_MAX));
                 return;
             }
             const uint32_t count = ChunkCluster(g, c, order, base, out);
