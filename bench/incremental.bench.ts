@@ -41,28 +41,23 @@ import { generateMempool, rng, type SyntheticMempool } from './generator.js';
 import { loadMempoolSpace, type PeerTx } from './peers/mempoolSpace.js';
 
 /** Mempool size; `TX_COUNT=1000000 npm run bench -- incremental` runs it at a million (issue 25). */
-const TX_COUNT = sizeFromEnv(process.env.TX_COUNT, 150_000);
+const TX_COUNT = intFromEnv('TX_COUNT', 150_000, 1);
 const CHANGES = 1_000;
 const STEPS = 30;
 /** Steps after the reset run before the measured ones (printed apart, not in p50 / p99). */
-const WARMUP = warmupFromEnv(process.env.WARMUP_STEPS, 20);
+const WARMUP = intFromEnv('WARMUP_STEPS', 20, 0);
 const r1 = (x: number) => Math.round(x * 10) / 10;
 /** Steps replayed on mempool.space's cluster mempool (theirs take seconds each). */
-const PEER_STEPS = Math.min(STEPS, sizeFromEnv(process.env.PEER_STEPS, 8));
+const PEER_STEPS = Math.min(STEPS, intFromEnv('PEER_STEPS', 8, 1));
 /** Their projected blocks per step, as many as ours (native/graph.h projected_blocks). */
 const PEER_BLOCKS = 8;
 
-function sizeFromEnv(text: string | undefined, fallback: number): number {
+/** An integer setting from the environment, at least `min`; `fallback` when unset or empty. */
+function intFromEnv(name: string, fallback: number, min: number): number {
+  const text = process.env[name];
   if (text === undefined || text === '') return fallback;
   const n = Number(text);
-  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`TX_COUNT must be a positive integer, got "${text}"`);
-  return n;
-}
-
-function warmupFromEnv(text: string | undefined, fallback: number): number {
-  if (text === undefined || text === '') return fallback;
-  const n = Number(text);
-  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`WARMUP_STEPS must be an integer >= 0, got "${text}"`);
+  if (!Number.isSafeInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got "${text}"`);
   return n;
 }
 
@@ -248,10 +243,11 @@ export async function run(): Promise<void> {
       mempool.emit(added, removed);
       await publishedNow;
       const latencyMs = performance.now() - t;
+      const faulted = process.resourceUsage().minorPageFault - faults;
       const cache = published.last!;
       const engine = service.incrementalStats.lastEngine!;
       if (step < 0) {
-        cold.push({ latencyMs, nativeMs: cache.nativeTimingsMs.total, faults: process.resourceUsage().minorPageFault - faults });
+        cold.push({ latencyMs, nativeMs: cache.nativeTimingsMs.total, faults: faulted });
         await sleep(30);
         continue;
       }
@@ -265,7 +261,7 @@ export async function run(): Promise<void> {
         nativeMs: cache.nativeTimingsMs.total,
         reused: cache.clusters.reusedCount,
         dirty: engine.dirtySlots,
-        faults: process.resourceUsage().minorPageFault - faults,
+        faults: faulted,
       });
       phases.push(cache.nativeTimingsMs);
       await sleep(30);
