@@ -37,6 +37,7 @@ import { loadReceiptSigner } from '../src/optimizer/cache/receipts.js';
 import type { TemplateCache } from '../src/optimizer/cache/templateCache.js';
 import type { CycleRecord } from '../src/optimizer/cycle.js';
 import { mirrorTx } from '../test/helpers/mirrorTx.js';
+import { intFromEnv } from './env.js';
 import { generateMempool, rng, type SyntheticMempool } from './generator.js';
 import { loadMempoolSpace, type PeerTx } from './peers/mempoolSpace.js';
 
@@ -51,15 +52,6 @@ const r1 = (x: number) => Math.round(x * 10) / 10;
 const PEER_STEPS = Math.min(STEPS, intFromEnv('PEER_STEPS', 8, 1));
 /** Their projected blocks per step, as many as ours (native/graph.h projected_blocks). */
 const PEER_BLOCKS = 8;
-
-/** An integer setting from the environment, at least `min`; `fallback` when unset or empty. */
-function intFromEnv(name: string, fallback: number, min: number): number {
-  const text = process.env[name];
-  if (text === undefined || text === '') return fallback;
-  const n = Number(text);
-  if (!Number.isSafeInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got "${text}"`);
-  return n;
-}
 
 function txsOf(m: SyntheticMempool, prefix: string): MirrorTx[] {
   const { feeSat, weightWu, parentOffsets, parentIndices } = m.input;

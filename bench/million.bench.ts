@@ -10,6 +10,10 @@
  * of the resident size) and the cycle's (the peak's growth over the resident size once the 1M
  * mempool is generated, divided by its size: the addon's copy of the input and its own state), and
  * the minor page faults per cycle (memory mapped afresh instead of reused: native/malloc_tuning.h).
+ * Every size is measured warm, as a service runs its cycle: WARMUP_ROUNDS interleaved rounds first
+ * (default 20), printed apart with their page faults. A fresh process's heap grows for its first
+ * cycles at 1M (each result's typed arrays live until V8 collects them, and the next cycle's tables
+ * are carved from fresh pages, 12-17 us each on the build VM), settling after 10-17 rounds.
  * Writes bench/results/million.json.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -17,6 +21,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { buildTemplates, type OptimizerResult } from '../src/optimizer/binding/native.js';
+import { intFromEnv } from './env.js';
 import { generateMempool, type SyntheticMempool } from './generator.js';
 import { median } from './stats.js';
 
@@ -25,6 +30,8 @@ const r1 = (x: number) => Math.round(x * 10) / 10;
 const MB = 1024 * 1024;
 const GOAL_RATIO = 8;
 const ROUNDS = 5;
+/** Interleaved rounds before the measured ones (not counted; printed apart). */
+const WARMUP_ROUNDS = intFromEnv('WARMUP_ROUNDS', 20, 0);
 
 type Phase = keyof OptimizerResult['timingsMs'];
 const PHASES: Phase[] = ['validate', 'clusters', 'linearize', 'chunk', 'baselines', 'optimized', 'bound', 'projected', 'total'];
@@ -56,11 +63,12 @@ class Cycles {
   last: OptimizerResult | undefined;
   constructor(readonly m: SyntheticMempool) {}
 
-  /** One uncounted run (code, allocator). */
-  warmUp(): void {
-    this.runOnce();
+  /** The runs so far become the warm-up's (not counted): their wall times and page faults. */
+  endWarmUp(): { wall: number[]; faults: number[] } {
+    const warm = { wall: [...this.wall], faults: [...this.faults] };
     this.wall.length = this.cpu.length = this.faults.length = 0;
     for (const p of PHASES) this.phases[p].length = 0;
+    return warm;
   }
 
   runOnce(): void {
@@ -90,19 +98,43 @@ class Cycles {
   }
 }
 
+/** The warm-up rounds, not counted: per size its cycles' wall times and page faults, in order, and
+ *  the 1M cycle's ratio to the 150k one in the warm-up's last five rounds. */
+function printWarmUp(warm: { wall: number[]; faults: number[] }[], sizes: number[]): void {
+  if (WARMUP_ROUNDS === 0) {
+    console.log('no warm-up rounds (WARMUP_ROUNDS=0): the measured rounds include the heap growing (page faults)');
+    return;
+  }
+  console.log(
+    `warm-up: ${WARMUP_ROUNDS} interleaved rounds, not counted (wall ms / minor page faults per cycle, in order; 150k's first ran before the others were generated):`,
+  );
+  warm.forEach((w, i) => {
+    const runs = w.wall.map((ms, k) => `${r1(ms)}/${w.faults[k] ?? 0}`);
+    console.log(`  ${(sizes[i] ?? 0).toLocaleString('en-US')}: ${runs.join(' ')}`);
+  });
+  const [small, , big] = warm;
+  if (small && big) {
+    const tail = (a: number[]) => median(a.slice(-5));
+    console.log(`  1M / 150k over the warm-up's last five rounds: ${r1(tail(big.wall) / tail(small.wall))}x`);
+  }
+}
+
 export async function run(): Promise<void> {
   console.log('\n## million (full native cycle at 1,000,000 transactions vs 150,000 and 500,000, same run)\n');
   const smallRuns = new Cycles(generate(150_000, 150).m);
-  smallRuns.warmUp();
+  smallRuns.runOnce();
   const gen = generate(1_000_000, 1_000);
   const bigRuns = new Cycles(gen.m);
   // A midpoint: from 500k to 1M the size doubles, so a quadratic phase would take 4x, a linear one 2x.
   const midRuns = new Cycles(generate(500_000, 500).m);
-  // (The 150k warm-up's freed memory, kept by the addon's allocator for the next cycle, is in it.)
+  // (The 150k first cycle's freed memory, kept by the addon's allocator for the next cycle, is in it.)
   const rssBeforeCycles = process.memoryUsage().rss;
-  midRuns.warmUp();
-  // Interleaved rounds, so a burst of load from elsewhere on the machine weighs on every size alike.
-  for (let round = 0; round < ROUNDS; round++) for (const c of [smallRuns, midRuns, bigRuns]) c.runOnce();
+  // Interleaved rounds, so a burst of load from elsewhere on the machine weighs on every size alike;
+  // the warm-up's too, so the heap settles in the pattern that is measured.
+  const all = [smallRuns, midRuns, bigRuns];
+  for (let round = 0; round < WARMUP_ROUNDS; round++) for (const c of all) c.runOnce();
+  const warm = all.map((c) => c.endWarmUp());
+  for (let round = 0; round < ROUNDS; round++) for (const c of all) c.runOnce();
   const peak = peakRss();
   const [small, mid, big] = [smallRuns.summary(), midRuns.summary(), bigRuns.summary()];
   const n = big.txs;
@@ -117,6 +149,8 @@ export async function run(): Promise<void> {
   const rows = PHASES.map((p) => row(p, small.phases[p], mid.phases[p], big.phases[p]));
   rows.push(row('wall (call)', small.wallMs, mid.wallMs, big.wallMs));
   rows.push(row('cpu (call)', small.cpuMs, mid.cpuMs, big.cpuMs));
+  printWarmUp(warm, [small.txs, mid.txs, big.txs]);
+  console.log(`measured: ${ROUNDS} interleaved rounds after the warm-up (medians)`);
   console.table(rows);
   const ratio = big.wallMs / small.wallMs;
   const over = rows.filter((r) => r.ratio > GOAL_RATIO).map((r) => r.phase);
@@ -136,14 +170,14 @@ export async function run(): Promise<void> {
       `memory per transaction: generator ${Math.round(generator.heldBytesPerTx)} bytes held (typed arrays + txid bytes), ` +
       `RSS +${Math.round(generator.rssBytesPerTx)} bytes (${r1(gen.rssBefore / MB)} -> ${r1(gen.rssAfter / MB)} MB, ${Math.round(gen.ms)} ms); ` +
       `cycle ${Math.round(cycleBytesPerTx)} bytes (peak growth over ${r1(rssBeforeCycles / MB)} MB${cyclePeakSet ? '' : '; the peak was NOT set by the cycle'}); ` +
-      `minor page faults per cycle (median) 150k ${small.pageFaults}, 500k ${mid.pageFaults}, 1M ${big.pageFaults}; ` +
+      `minor page faults per measured cycle (median) 150k ${small.pageFaults}, 500k ${mid.pageFaults}, 1M ${big.pageFaults}; ` +
       `1M: ${big.clusters} clusters, optimized ${big.fee} sat, bound ${big.bound} sat`,
   );
   const dir = join(HERE, 'results');
   mkdirSync(dir, { recursive: true });
   writeFileSync(
     join(dir, 'million.json'),
-    `${JSON.stringify({ at: new Date().toISOString(), small, mid, big, ratio, phasesAboveGoal: over, peakRssMB: peak / MB, generator, cycleBytesPerTx }, null, 2)}\n`,
+    `${JSON.stringify({ at: new Date().toISOString(), warmupRounds: WARMUP_ROUNDS, warmup: warm, small, mid, big, ratio, phasesAboveGoal: over, peakRssMB: peak / MB, generator, cycleBytesPerTx }, null, 2)}\n`,
   );
 }
 
