@@ -242,6 +242,12 @@ export interface RpcMethodSpec<P extends Schema, R extends Schema> {
   example: { params: z.input<P>; result: z.input<R> };
   /** Checks that need the node, run while the call is planned, before payment is asked. */
   precheck?(ctx: ApiContext, params: z.output<P>): Promise<void>;
+  /**
+   * For a result that may be null (EVM's "not found"): true when it is, decided while the call is
+   * planned. The call is then answered null before payment, for free; a null that only the run
+   * finds (the transaction left meanwhile) is not charged either (dispatch.ts).
+   */
+  isAbsent?(ctx: ApiContext, params: z.output<P>): Promise<boolean>;
 }
 
 export type RpcRunner<P extends Schema, R extends Schema> = (ctx: ApiContext, params: z.output<P>, call: CallInfo) => Promise<z.input<R>>;
@@ -263,6 +269,7 @@ export interface RpcMethod {
   errors: readonly ErrorCode[];
   example: { params: unknown; result: unknown };
   precheck?(ctx: ApiContext, params: unknown): Promise<void>;
+  isAbsent?(ctx: ApiContext, params: unknown): Promise<boolean>;
   run(ctx: ApiContext, params: unknown, call: CallInfo): Promise<unknown>;
 }
 

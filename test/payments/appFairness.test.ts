@@ -64,6 +64,30 @@ describe('payments on the real app', () => {
     }
   });
 
+  it('behavior: an unknown txid and a block above the tip are answered null before payment, free; in a batch only the rest is priced', async () => {
+    const unknown = { jsonrpc: '2.0', id: 1, method: 'eth_getTransactionByHash', params: [`0x${'ab'.repeat(32)}`] };
+    const aboveTip = { jsonrpc: '2.0', id: 2, method: 'eth_getBlockByNumber', params: ['0xffffff', false] };
+    const before = app.payments.ledgerCounts().unsettled;
+    for (const call of [unknown, aboveTip, [unknown, aboveTip]]) {
+      const res = await rpc(call);
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { result?: unknown } | Array<{ result?: unknown }>;
+      for (const answer of Array.isArray(body) ? body : [body]) expect(answer).toMatchObject({ result: null });
+      expect(res.headers.get('payment-response')).toBeNull();
+    }
+    // Beside a priced call, the null one is not in the price nor in the methods the payment is bound to.
+    const batch = [unknown, { jsonrpc: '2.0', id: 3, method: 'eth_blockNumber', params: [] }];
+    const challenge = challengeOf({ headers: { 'payment-required': (await rpc(batch)).headers.get('payment-required') } });
+    expect(requirementFor(challenge).extra).toMatchObject({ methods: ['eth_blockNumber'] });
+    const alone = challengeOf({ headers: { 'payment-required': (await rpc({ ...batch[1] })).headers.get('payment-required') } });
+    expect(requirementFor(challenge).amount).toBe(requirementFor(alone).amount);
+    const res = await rpc(batch, paymentHeader(await signPayment(account, requirementFor(challenge))));
+    const body = (await res.json()) as Array<{ id: number; result?: unknown }>;
+    expect(body.find((r) => r.id === 1)?.result).toBeNull();
+    expect(body.find((r) => r.id === 3)?.result).toMatch(/^0x[0-9a-f]+$/);
+    expect(app.payments.ledgerCounts().unsettled).toBe(before + 1);
+  });
+
   it('behavior: a batch whose every priced call succeeded is charged once', async () => {
     const batch = [
       { jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] },

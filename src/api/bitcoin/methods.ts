@@ -78,6 +78,16 @@ async function ethGetBalance(ctx: ApiContext, [raw, tag = 'latest']: z.output<ty
   return hexQuantity(Math.max(0, balance.confirmedSat + (withMempool ? (balance.unconfirmedSat ?? 0) : 0)));
 }
 
+/** Above the tip: answered null before payment, free. */
+async function blockAbsent(ctx: ApiContext, [tag]: z.output<typeof GetBlockParams>): Promise<boolean> {
+  return (await resolveBlockTag(ctx.node, tag)) > (await ctx.node.getBlockCount());
+}
+
+/** Unknown to the node (mempool and transaction index): answered null before payment, free. */
+async function transactionAbsent(ctx: ApiContext, [txid]: z.output<typeof GetTransactionParams>): Promise<boolean> {
+  return (await nullIfAbsent(ctx.node.getRawTransaction(txid))) === null;
+}
+
 /** `eth_getBlockByNumber` */
 async function ethGetBlockByNumber(ctx: ApiContext, [tag, full = false]: z.output<typeof GetBlockParams>): Promise<z.input<typeof EvmBlock> | null> {
   const { node } = ctx;
@@ -148,26 +158,29 @@ export const bitcoinMethods = [
     family: 'bitcoin',
     name: 'eth_getBlockByNumber',
     price: 0.001,
-    summary: 'A Bitcoin block in EVM shape (number = height, gasUsed = weight), or null above the tip',
+    summary: 'A Bitcoin block in EVM shape (number = height, gasUsed = weight), or null above the tip (free)',
     description:
-      'Tags: latest/pending = tip, safe = tip − 1, finalized = tip − 5 (6 confirmations), earliest = genesis, or a hex height. With `true` as the second param, transactions are returned in EVM shape with their Bitcoin fields under `bitcoin`.',
+      'Tags: latest/pending = tip, safe = tip − 1, finalized = tip − 5 (6 confirmations), earliest = genesis, or a hex height. With `true` as the second param, transactions are returned in EVM shape with their Bitcoin fields under `bitcoin`. A height above the tip is answered null before payment: never charged.',
     params: GetBlockParams,
     paramNames: ['block', 'fullTransactions'],
     result: EvmBlock.nullable(),
     errors: ['NODE_UNAVAILABLE', 'NODE_TIMEOUT'],
     example: { params: ['latest', false], result: null },
+    isAbsent: blockAbsent,
   }).run(ethGetBlockByNumber),
 
   defineRpcMethod({
     family: 'bitcoin',
     name: 'eth_getTransactionByHash',
     price: 0.001,
-    summary: 'A Bitcoin transaction in EVM shape (value = outputs in sat, gas = vsize, gasPrice = sat/kvB), or null',
-    description: 'Mempool transactions carry their fee too (from the mempool entry): gasPrice and bitcoin.feeSat are never null for them.',
+    summary: 'A Bitcoin transaction in EVM shape (value = outputs in sat, gas = vsize, gasPrice = sat/kvB), or null when unknown (free)',
+    description:
+      'Mempool transactions carry their fee too (from the mempool entry): gasPrice and bitcoin.feeSat are never null for them. A txid the node does not know (mempool and transaction index) is answered null before payment: never charged.',
     params: GetTransactionParams,
     paramNames: ['hash'],
     result: EvmTransaction.nullable(),
     errors: ['NODE_UNAVAILABLE', 'NODE_TIMEOUT'],
     example: { params: [`0x${EXAMPLE_TXID}`], result: null },
+    isAbsent: transactionAbsent,
   }).run(ethGetTransactionByHash),
 ];

@@ -25,6 +25,8 @@ export type JsonRpcId = string | number | null;
 type PlannedCall =
   | { id: JsonRpcId; method: RpcMethod; params: unknown; priceUsd: number }
   | { id: JsonRpcId; error: JsonRpcError }
+  /** Answered null (EVM's "not found") before payment, free (`RpcMethod.isAbsent`). */
+  | { id: JsonRpcId; absent: true }
   /** A valid notification (no `id` member): JSON-RPC 2.0 forbids answering it (Core answers 204). */
   | { notification: true };
 
@@ -41,9 +43,10 @@ export interface RpcAnswer {
   /** The response object or array; undefined when every call was a notification (answer 204, no body). */
   body: unknown;
   /**
-   * True when every priced call answered with a result. One failed priced call (node down, timeout,
-   * any error) makes the whole request free: it is answered as it is and not charged, and the payer
-   * may retry with the same payment (docs/payments.md).
+   * True when every priced call answered with a result other than null. One failed priced call
+   * (node down, timeout, any error) or null ("not found", found by the run: the transaction left
+   * after the call was planned) makes the whole request free: it is answered as it is and not
+   * charged, and the payer may retry with the same payment (docs/payments.md).
    */
   chargeable: boolean;
 }
@@ -75,6 +78,7 @@ async function planOne(element: unknown, methods: ReadonlyMap<string, RpcMethod>
   try {
     if (method.snapshot || method.price !== 'free') assertNodeUp(ctx);
     await method.precheck?.(ctx, params.data);
+    if (await method.isAbsent?.(ctx, params.data)) return { id, absent: true };
   } catch (error) {
     return { id, error: toJsonRpcError(error) };
   }
@@ -134,6 +138,7 @@ export async function executeRpc(plan: RpcPlan, ctx: ApiContext, info: CallInfo)
   const responses = await Promise.all(
     answered.map(async (call) => {
       if ('error' in call) return errorResponse(call.id, call.error);
+      if ('absent' in call) return { jsonrpc: '2.0', id: call.id, result: null };
       if (call.priceUsd > 0) priced++;
       try {
         const result = await call.method.run(ctx, call.params, info);
@@ -145,7 +150,7 @@ export async function executeRpc(plan: RpcPlan, ctx: ApiContext, info: CallInfo)
               new JsonRpcError(InternalRpcError.code, `${call.method.name} answered outside its result schema: ${checked.error.message}`),
             );
         }
-        if (call.priceUsd > 0) pricedOk++;
+        if (call.priceUsd > 0 && result !== null && result !== undefined) pricedOk++;
         return { jsonrpc: '2.0', id: call.id, result: result ?? null };
       } catch (error) {
         const rpcError = toJsonRpcError(error);
