@@ -6,7 +6,8 @@
  * method on a known path answers 405 with `Allow`.
  *
  * With `checkResponses` (tests) every answer is also checked against the route's response schema
- * before it is sent, so a handler that drifts from its declared shape fails the test that hit it.
+ * before it is sent, so a handler that drifts from its declared shape fails the test that hit it:
+ * a field the schema does not declare too (OpenAPI says `additionalProperties: false`).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -59,8 +60,7 @@ export async function apiRoutes(fastify: FastifyInstance, { ctx }: ApiRoutesOpti
       schema: {
         summary: route.summary,
         ...(route.params ? { params: route.params } : {}),
-        // A paid route that takes no query refuses any (strict inputs: never an answer to another question).
-        ...(route.query ? { querystring: route.query } : route.price !== 'free' ? { querystring: NoQuery } : {}),
+        ...(queryOf(route) ? { querystring: queryOf(route) } : {}),
         ...(route.body ? { body: route.body } : {}),
       },
       bodyLimit: routeBodyLimit(route, ctx.registry.methods.values(), ctx.config.RPC_BATCH_MAX, ctx.config.BODY_LIMIT_BYTES),
@@ -89,6 +89,11 @@ export async function apiRoutes(fastify: FastifyInstance, { ctx }: ApiRoutesOpti
   }
 }
 
+/** A route's query schema: a paid route that takes no query refuses any (strict inputs: never an answer to another question). */
+function queryOf(route: RestRoute): RestRoute['query'] {
+  return route.query ?? (route.price !== 'free' ? NoQuery : undefined);
+}
+
 /** The request's parts parsed by the route's schemas, or null when one is invalid (validation then answers 400). */
 function validInput(route: RestRoute, request: FastifyRequest): RestInput<unknown, unknown, unknown> | null {
   const part = (schema: RestRoute['params'], value: unknown): { ok: boolean; data: unknown } => {
@@ -97,7 +102,7 @@ function validInput(route: RestRoute, request: FastifyRequest): RestInput<unknow
     return { ok: parsed.success, data: parsed.data };
   };
   const params = part(route.params, request.params);
-  const query = part(route.query, request.query);
+  const query = part(queryOf(route), request.query);
   const body = part(route.body, request.body);
   return params.ok && query.ok && body.ok ? { params: params.data, query: query.data, body: body.data } : null;
 }
@@ -111,11 +116,24 @@ function responseCheck(route: RestRoute) {
   return async (_request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     if (reply.statusCode !== 200 || (route.content !== undefined && route.content !== 'json')) return payload;
     const checked = route.response.safeParse(payload);
-    if (checked.success) return payload;
-    const issue = checked.error.issues[0];
+    const extra = checked.success ? undeclaredField(payload, checked.data, '') : undefined;
+    if (checked.success && extra === undefined) return payload;
+    const issue = checked.success ? { path: [extra], message: 'not declared in the response schema' } : checked.error.issues[0];
     reply.code(500);
     return errorBody('INTERNAL', `${routeKey(route)} answered outside its response schema: ${issue?.path.join('.') ?? ''}: ${issue?.message ?? ''}`);
   };
+}
+
+/** The path of the first field of `sent` that parsing dropped (zod strips keys its objects do not declare). */
+function undeclaredField(sent: unknown, parsed: unknown, at: string): string | undefined {
+  if (typeof sent !== 'object' || sent === null || typeof parsed !== 'object' || parsed === null) return undefined;
+  for (const [key, value] of Object.entries(sent)) {
+    const path = at ? `${at}.${key}` : key;
+    if (value !== undefined && !(key in parsed)) return path;
+    const found = undeclaredField(value, (parsed as Record<string, unknown>)[key], path);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 /** `"<path pattern>"` → regexp matching concrete URLs (`:param` = one segment). */

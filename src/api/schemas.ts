@@ -33,9 +33,10 @@ export const AddressParams = strictObject({ address: AddressParam });
 export const blocksQuery = (defaultValue: number) =>
   z
     .string()
-    .regex(/^\d{1,5}$/, 'must be a whole number of blocks')
+    .regex(/^\d+$/, 'must be a whole number of blocks (decimal digits)')
     .transform(Number)
-    .pipe(z.number().int().min(1).max(1008))
+    // The range before int(): 10^20 is "too big", not "not an integer" (it is no safe integer).
+    .pipe(z.number().min(1).max(1008).int())
     .default(defaultValue);
 
 /** A confirmation target in a JSON body: 1..1008 blocks (Core's `estimatesmartfee` range). */

@@ -126,6 +126,22 @@ describe('GET /openapi.json', () => {
     expect(rpc.json()).toMatchObject({ jsonrpc: '2.0', id: 1, result: expect.stringMatching(/^0x/) });
   });
 
+  it("behavior: a nullable enum lists null among its values (OpenAPI 3.0.3), so /health's breaker: null validates", async () => {
+    const doc = await get('/openapi.json');
+    const nullableEnums: unknown[][] = [];
+    const walk = (value: unknown): void => {
+      if (Array.isArray(value)) return value.forEach(walk);
+      if (!value || typeof value !== 'object') return;
+      const schema = value as { nullable?: unknown; enum?: unknown };
+      if (schema.nullable === true && Array.isArray(schema.enum)) nullableEnums.push(schema.enum);
+      Object.values(value).forEach(walk);
+    };
+    walk(doc);
+    expect(nullableEnums.length).toBeGreaterThan(0);
+    for (const values of nullableEnums) expect(values).toContain(null);
+    expect(JSON.stringify(doc)).toContain('"breaker":{"nullable":true,"type":"string","enum":["closed","open","half-open",null]}');
+  });
+
   it('behavior: links use PUBLIC_BASE_URL, never a client-supplied X-Forwarded-Host', async () => {
     const doc = await get('/openapi.json', { 'x-forwarded-host': 'attacker.example' });
     expect(doc.servers).toEqual([{ url: 'https://api.example.com' }]);

@@ -43,6 +43,16 @@ describe('REST: unknown parameters are 400 UNKNOWN_PARAMETER before payment', ()
     expect(res.json().error.message).toContain('"verbose"');
   });
 
+  it('an unknown parameter is refused before the txid is looked up: 400, not 404, on every route taking a txid', async () => {
+    const unknownTxid = 'ab'.repeat(32);
+    for (const url of [`/v1/tx/${unknownTxid}?x=1`, `/v1/mempool/tx/${unknownTxid}?x=1`, `/v1/mempool/tx/${unknownTxid}/replacements?x=1`]) {
+      const res = await paid.app.inject({ method: 'GET', url });
+      expect(res.statusCode, url).toBe(400);
+      expect(res.json().error.code, url).toBe('UNKNOWN_PARAMETER');
+    }
+    expect((await paid.app.inject({ method: 'GET', url: `/v1/tx/${unknownTxid}` })).statusCode).toBe(404);
+  });
+
   it('an optional body with an unknown field is refused too; the known request still asks for payment', async () => {
     const bad = await paid.app.inject({ method: 'POST', url: '/v1/template/fee-ladder', payload: { target: 3 } });
     expect(bad.statusCode).toBe(400);

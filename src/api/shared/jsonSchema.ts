@@ -14,7 +14,8 @@ export type Components = Record<string, JsonSchema>;
 export type SchemaTarget = 'openapi-3.0' | 'draft-7';
 
 export function jsonSchema(schema: z.ZodType, io: 'input' | 'output', components: Components, target: SchemaTarget = 'openapi-3.0'): JsonSchema {
-  const out = withoutEmptyItems(z.toJSONSchema(schema, { target, io, unrepresentable: 'any' })) as JsonSchema;
+  const raw = withoutEmptyItems(z.toJSONSchema(schema, { target, io, unrepresentable: 'any' }));
+  const out = (target === 'openapi-3.0' ? withNullInNullableEnums(raw) : raw) as JsonSchema;
   delete out.$schema;
   const definitions = (out.definitions ?? out.$defs) as Record<string, JsonSchema> | undefined;
   if (!definitions) return out;
@@ -48,4 +49,18 @@ function withoutEmptyItems(value: unknown): unknown {
     return !(Array.isArray(anyOf) && anyOf.length === 0);
   });
   return Object.fromEntries(entries.map(([key, item]) => [key, withoutEmptyItems(item)]));
+}
+
+/**
+ * OpenAPI 3.0.3: `nullable: true` does not widen an `enum`, so a nullable enum must list `null`
+ * among its values (zod writes `{ nullable: true, enum: [...] }` without it): validators following
+ * the clarified 3.0.3 text refuse a null otherwise.
+ */
+function withNullInNullableEnums(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withNullInNullableEnums);
+  if (!value || typeof value !== 'object') return value;
+  const out: JsonSchema = Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withNullInNullableEnums(item)]));
+  const values: unknown = out.enum;
+  if (out.nullable === true && Array.isArray(values) && !values.includes(null)) out.enum = [...(values as unknown[]), null];
+  return out;
 }

@@ -11,12 +11,7 @@ import { BlockAuditRow, blockAuditRow, BlockAuditSummary, blockAuditSummary } fr
 export const BLOCK_AUDITS_MAX = 1000;
 
 export const BlockAuditsQuery = z.strictObject({
-  limit: z
-    .string()
-    .regex(/^\d{1,4}$/, 'must be a whole number')
-    .transform(Number)
-    .pipe(z.number().int().min(1).max(BLOCK_AUDITS_MAX))
-    .default(10),
+  limit: z.string().regex(/^\d+$/, 'must be a whole number (decimal digits)').transform(Number).pipe(z.number().min(1).max(BLOCK_AUDITS_MAX).int()).default(10),
 });
 
 export const BlockAuditsAnswer = z.object({

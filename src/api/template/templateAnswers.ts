@@ -63,6 +63,22 @@ export const FeeLadderAnswer = z.object({
   note: z.string(),
 });
 
+/** A template's digest in a receipt: SHA-256 of its txids in block order (hex, joined by '\n') and its totals. */
+const ReceiptDigest = z.object({ txidsSha256: z.string(), txCount: z.number().int(), feeSat: Sat, weightWu: z.number().int() });
+
+/** What a cycle's receipt signs (src/optimizer/cache/receipts.ts). */
+const ReceiptPayload = z.object({
+  schema: z.literal('bench-receipt/1'),
+  alg: z.literal('Ed25519'),
+  keyId: z.string(),
+  cycle: z.number().int(),
+  height: z.number().int(),
+  previousBlockHash: Hash,
+  cachedAt: IsoTime,
+  optimized: ReceiptDigest,
+  baseline: ReceiptDigest.extend({ source: z.string() }),
+  upperBound: z.object({ feeSat: z.number(), exact: z.boolean() }),
+});
 export const OptimizedTxidsAnswer = z.object({
   success: Success,
   source: Source,
@@ -93,7 +109,7 @@ export const OptimizedTxidsAnswer = z.object({
     keyId: z.string(),
     publicKey: z.string(),
     /** The signed object (RFC 8785 canonical JSON is what is signed). */
-    payload: z.object({ schema: z.literal('bench-receipt/1'), optimized: z.object({ txidsSha256: z.string() }) }),
+    payload: ReceiptPayload,
     signature: z.string(),
     covers: z.string(),
   }),
