@@ -169,6 +169,24 @@ describe('MCP at /mcp (official SDK client, x402 MCP transport)', () => {
     expect(unknown).toMatchObject({ isError: true, structuredContent: { success: false, error: { code: 'NOT_FOUND' } } });
   });
 
+  it('error: a client mistake is invalid params (-32602), an unknown resource -32002, never an internal error', async () => {
+    const post = async (message: unknown) => {
+      const res = await fetch(`${base}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, ...(message as object) }),
+      });
+      return (await res.json()) as { error?: { code: number; message: string } };
+    };
+    for (const params of [undefined, { name: 'block_height', arguments: 'str' }, { arguments: {} }]) {
+      expect((await post({ method: 'tools/call', params })).error?.code, JSON.stringify(params)).toBe(-32602);
+    }
+    expect((await post({ method: 'resources/read' })).error?.code).toBe(-32602);
+    const missing = await post({ method: 'resources/read', params: { uri: 'nope://x' } });
+    expect(missing.error).toMatchObject({ code: -32002, message: expect.stringContaining('nope://x') });
+    await expect(client.readResource({ uri: `${base}/no-such-document` })).rejects.toMatchObject({ code: -32002 });
+  });
+
   it('behavior: the public documents are resources', async () => {
     const { resources } = await client.listResources();
     expect(resources.map((r) => r.uri)).toEqual(expect.arrayContaining([`${base}/openrpc.json`, `${base}/llms.txt`, `${base}/AGENTS.md`]));

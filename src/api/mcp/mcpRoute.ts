@@ -10,7 +10,15 @@
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { CallToolRequestSchema, ListResourcesRequestSchema, ListToolsRequestSchema, ReadResourceRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { SERVICE_VERSION } from '../../version.js';
 import { baseUrl } from '../baseUrl.js';
@@ -39,6 +47,25 @@ function toolList(tools: ReadonlyMap<string, McpTool>) {
   }));
 }
 
+/** MCP's code for a resource that does not exist (spec: server/resources, "Error Handling"). */
+const RESOURCE_NOT_FOUND = -32002;
+
+/**
+ * The request of `method` with any params: the SDK parses a request with its handler's schema
+ * before the handler runs and answers a mismatch -32603 (internal error). Registered with this
+ * one, the params are checked by the handler (or by the SDK's own tools/call check), and a
+ * client's mistake is answered -32602 (invalid params).
+ */
+const anyParams = <M extends string>(method: M) => z.object({ method: z.literal(method), params: z.unknown().optional() });
+
+/** The params of a request as `schema` reads them; -32602 naming the first problem otherwise. */
+function paramsOf<S extends z.ZodType<{ params: unknown }>>(schema: S, request: unknown): z.output<S>['params'] {
+  const parsed = schema.safeParse(request);
+  if (parsed.success) return parsed.data.params;
+  const issue = parsed.error.issues[0];
+  throw new McpError(ErrorCode.InvalidParams, `invalid params: ${issue?.path.join('.') || 'params'}: ${issue?.message ?? 'invalid'}`);
+}
+
 function mcpServer(
   app: FastifyInstance,
   ctx: ApiContext,
@@ -49,20 +76,22 @@ function mcpServer(
   const server = new Server({ name: SERVICE_TITLE, version: SERVICE_VERSION }, { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS });
   const base = baseUrl(ctx, request);
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolList(tools) }));
-  server.setRequestHandler(CallToolRequestSchema, async (call) => {
-    const tool = tools.get(call.params.name);
+  server.setRequestHandler(anyParams('tools/call'), async (raw) => {
+    const params = paramsOf(CallToolRequestSchema, raw);
+    const tool = tools.get(params.name);
     if (!tool) {
-      const error = { code: 'NOT_FOUND', message: `no tool ${call.params.name}` };
+      const error = { code: 'NOT_FOUND', message: `no tool ${params.name}` };
       return { isError: true, content: [{ type: 'text', text: `${error.code}: ${error.message}` }], structuredContent: { success: false, error } };
     }
-    return callTool(app, request, tool, call.params.arguments, call.params._meta);
+    return callTool(app, request, tool, params.arguments, params._meta);
   });
   server.setRequestHandler(ListResourcesRequestSchema, () => ({
     resources: documents.map((d) => ({ uri: `${base}${d.path}`, name: d.path, description: d.summary, mimeType: mimeOf(d) })),
   }));
-  server.setRequestHandler(ReadResourceRequestSchema, async ({ params }) => {
+  server.setRequestHandler(anyParams('resources/read'), async (raw) => {
+    const params = paramsOf(ReadResourceRequestSchema, raw);
     const doc = documents.find((d) => `${base}${d.path}` === params.uri);
-    if (!doc) throw new Error(`no resource ${params.uri}`);
+    if (!doc) throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${params.uri} (resources/list names them)`, { uri: params.uri });
     const res = await app.inject({ method: 'GET', url: doc.path, headers: request.headers.host ? { host: request.headers.host } : {} });
     return { contents: [{ uri: params.uri, mimeType: mimeOf(doc), text: res.body }] };
   });
