@@ -178,8 +178,16 @@ describe('MCP at /mcp (official SDK client, x402 MCP transport)', () => {
       });
       return (await res.json()) as { error?: { code: number; message: string } };
     };
-    for (const params of [undefined, { name: 'block_height', arguments: 'str' }, { arguments: {} }]) {
-      expect((await post({ method: 'tools/call', params })).error?.code, JSON.stringify(params)).toBe(-32602);
+    for (const [params, where] of [
+      [undefined, 'params:'],
+      [{ name: 'block_height', arguments: 'str' }, 'params.arguments:'],
+      [{ arguments: {} }, 'params.name:'],
+    ] as const) {
+      const { error } = await post({ method: 'tools/call', params });
+      expect(error?.code, JSON.stringify(params)).toBe(-32602);
+      // One line naming the first problem, not the validator's whole report.
+      expect(error?.message, JSON.stringify(params)).toContain(`invalid params: ${where}`);
+      expect(error?.message).not.toContain('\n');
     }
     expect((await post({ method: 'resources/read' })).error?.code).toBe(-32602);
     const missing = await post({ method: 'resources/read', params: { uri: 'nope://x' } });

@@ -51,19 +51,21 @@ function toolList(tools: ReadonlyMap<string, McpTool>) {
 const RESOURCE_NOT_FOUND = -32002;
 
 /**
- * The request of `method` with any params: the SDK parses a request with its handler's schema
- * before the handler runs and answers a mismatch -32603 (internal error). Registered with this
- * one, the params are checked by the handler (or by the SDK's own tools/call check), and a
- * client's mistake is answered -32602 (invalid params).
+ * The request of `method`, its params checked by `params` (the SDK's schema of that request). The
+ * SDK parses a request with its handler's schema before the handler runs and answers a mismatch
+ * -32603 (internal error) with the whole zod report; here the check throws -32602 (invalid params)
+ * naming the first problem, which the SDK passes on as it is.
  */
-const anyParams = <M extends string>(method: M) => z.object({ method: z.literal(method), params: z.unknown().optional() });
+function requestOf<M extends string, P extends z.ZodType>(method: M, params: P) {
+  return z.object({ method: z.literal(method), params: z.unknown().transform((value): z.output<P> => checked(params, value)) });
+}
 
-/** The params of a request as `schema` reads them; -32602 naming the first problem otherwise. */
-function paramsOf<S extends z.ZodType<{ params: unknown }>>(schema: S, request: unknown): z.output<S>['params'] {
-  const parsed = schema.safeParse(request);
-  if (parsed.success) return parsed.data.params;
+function checked<P extends z.ZodType>(schema: P, value: unknown): z.output<P> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
-  throw new McpError(ErrorCode.InvalidParams, `invalid params: ${issue?.path.join('.') || 'params'}: ${issue?.message ?? 'invalid'}`);
+  const where = ['params', ...(issue?.path ?? []).map(String)].join('.');
+  throw new McpError(ErrorCode.InvalidParams, `invalid params: ${where}: ${issue?.message ?? 'invalid'}`);
 }
 
 function mcpServer(
@@ -76,8 +78,7 @@ function mcpServer(
   const server = new Server({ name: SERVICE_TITLE, version: SERVICE_VERSION }, { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS });
   const base = baseUrl(ctx, request);
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolList(tools) }));
-  server.setRequestHandler(anyParams('tools/call'), async (raw) => {
-    const params = paramsOf(CallToolRequestSchema, raw);
+  server.setRequestHandler(requestOf('tools/call', CallToolRequestSchema.shape.params), async ({ params }) => {
     const tool = tools.get(params.name);
     if (!tool) {
       const error = { code: 'NOT_FOUND', message: `no tool ${params.name}` };
@@ -88,8 +89,7 @@ function mcpServer(
   server.setRequestHandler(ListResourcesRequestSchema, () => ({
     resources: documents.map((d) => ({ uri: `${base}${d.path}`, name: d.path, description: d.summary, mimeType: mimeOf(d) })),
   }));
-  server.setRequestHandler(anyParams('resources/read'), async (raw) => {
-    const params = paramsOf(ReadResourceRequestSchema, raw);
+  server.setRequestHandler(requestOf('resources/read', ReadResourceRequestSchema.shape.params), async ({ params }) => {
     const doc = documents.find((d) => `${base}${d.path}` === params.uri);
     if (!doc) throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${params.uri} (resources/list names them)`, { uri: params.uri });
     const res = await app.inject({ method: 'GET', url: doc.path, headers: request.headers.host ? { host: request.headers.host } : {} });
