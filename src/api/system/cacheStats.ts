@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { isoFromMs } from '../../bitcoin/units.js';
+import { ClusterStatsShape, ComparisonShape } from '../../optimizer/cache/cacheShapes.js';
 import type { TemplateCache } from '../../optimizer/cache/templateCache.js';
 import { round } from '../../util/round.js';
 import type { ApiContext } from '../define.js';
@@ -106,38 +107,6 @@ export function cadence(ctx: ApiContext): z.input<typeof Cadence> {
   };
 }
 
-/** A cycle's cluster statistics (the native result's `clusters`). */
-export const ClusterStats = z.object({
-  count: z.number().int(),
-  largest: z.number().int().describe('Transactions in the largest cluster'),
-  optimalCount: z.number().int().describe('Clusters whose linearization (by sigop-adjusted weight, as Core) is proven optimal'),
-  over64Count: z.number().int().describe('Clusters of more than 64 transactions'),
-  linearizeCost: z.number().int().describe('Work units the linearizer spent'),
-  chunkCount: z.number().int(),
-  realWeightRelinearized: z
-    .number()
-    .int()
-    .describe('Clusters with a sigop-adjusted transaction, re-linearized by real weight for the optimized template and the bound'),
-  reusedCount: z.number().int().describe('Clusters unchanged since the previous incremental cycle whose linearization was reused (0 on a full cycle)'),
-});
-
-/** The optimized template against the baseline of the same cycle (`TemplateCache.comparison`). */
-const CycleComparison = z.object({
-  available: z.boolean(),
-  reason: z.string().nullable(),
-  sameTip: z.boolean().describe('The baseline was built on the same tip as our mempool snapshot'),
-  optimizedOnlyTxidCount: z.number().int(),
-  overlapTxidCount: z.number().int(),
-  baselineOnlyTxidCount: z.number().int(),
-  optimizedFeeSat: Sat,
-  baselineFeeSat: Sat,
-  feeDeltaSat: z.number().int().describe('optimized − baseline, sat'),
-  baselineTxidsNotInSnapshot: z.number().int().describe('Baseline txids absent from our snapshot (mined, replaced or evicted between the two reads)'),
-  optimizedHeight: z.number().int(),
-  baselineHeight: z.number().int(),
-  previousBlockHash: Hash,
-});
-
 const PhaseTimings = z.object({ baseline: z.number().nullable(), snapshot: z.number(), optimize: z.number(), publish: z.number() });
 
 export const CacheStatsResponse = z.object({
@@ -173,8 +142,8 @@ export const CacheStatsResponse = z.object({
       previousBlockHash: Hash,
       snapshot: z.object({ txCount: z.number().int(), vsize: z.number(), weightWu: z.number(), feeSat: Sat, takenAt: IsoTime, source: z.string() }),
       templates: TemplateTable,
-      comparison: CycleComparison,
-      clusters: ClusterStats,
+      comparison: ComparisonShape,
+      clusters: ClusterStatsShape,
       /** Native wall time per phase, ms. */
       nativeTimingsMs: z.record(z.string(), z.number()),
       projectedBlocks: z.array(ProjectedBlockRow),

@@ -4,7 +4,8 @@
  */
 import { z } from 'zod';
 import { Hash, IsoTime, Sat, SatVb, Success } from '../schemas.js';
-import { Cadence, ClusterStats } from './cacheStats.js';
+import { ClusterStatsShape } from '../../optimizer/cache/cacheShapes.js';
+import { Cadence } from './cacheStats.js';
 import { OptimizerLease } from './optimizerLease.js';
 
 const Status = z.string().nullable();
@@ -77,7 +78,7 @@ export const TemplateSummaryPart = z.object({
   nativeV31FeeSat: Sat,
   /** False when Core's v31 template itself breaks the request limits: then the optimized template may earn less than v31 by design. */
   v31WithinRequestLimits: z.boolean(),
-  clusters: ClusterStats,
+  clusters: ClusterStatsShape,
 });
 
 export const OptimizerCachePart = z.object({

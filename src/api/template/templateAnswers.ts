@@ -7,6 +7,7 @@ import { isoFromMs } from '../../bitcoin/units.js';
 import { Errors } from '../../errors.js';
 import { feeLadder } from '../../fees/feeLadder.js';
 import type { OptimizerService } from '../../optimizer/optimizerService.js';
+import { ReceiptPayloadShape } from '../../optimizer/cache/cacheShapes.js';
 import { txChunkFeeRate, txProjectedPlacement, type TemplateCache } from '../../optimizer/cache/templateCache.js';
 import { round } from '../../util/round.js';
 import { snapshotAge } from '../freshness.js';
@@ -63,22 +64,6 @@ export const FeeLadderAnswer = z.object({
   note: z.string(),
 });
 
-/** A template's digest in a receipt: SHA-256 of its txids in block order (hex, joined by '\n') and its totals. */
-const ReceiptDigest = z.object({ txidsSha256: z.string(), txCount: z.number().int(), feeSat: Sat, weightWu: z.number().int() });
-
-/** What a cycle's receipt signs (src/optimizer/cache/receipts.ts). */
-const ReceiptPayload = z.object({
-  schema: z.literal('bench-receipt/1'),
-  alg: z.literal('Ed25519'),
-  keyId: z.string(),
-  cycle: z.number().int(),
-  height: z.number().int(),
-  previousBlockHash: Hash,
-  cachedAt: IsoTime,
-  optimized: ReceiptDigest,
-  baseline: ReceiptDigest.extend({ source: z.string() }),
-  upperBound: z.object({ feeSat: z.number(), exact: z.boolean() }),
-});
 export const OptimizedTxidsAnswer = z.object({
   success: Success,
   source: Source,
@@ -109,7 +94,7 @@ export const OptimizedTxidsAnswer = z.object({
     keyId: z.string(),
     publicKey: z.string(),
     /** The signed object (RFC 8785 canonical JSON is what is signed). */
-    payload: ReceiptPayload,
+    payload: ReceiptPayloadShape,
     signature: z.string(),
     covers: z.string(),
   }),

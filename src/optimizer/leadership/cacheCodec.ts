@@ -20,6 +20,7 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { z } from 'zod';
 import type { BaselineStatus, CycleRecord } from '../cycle.js';
+import { ClusterStatsShape, ComparisonShape, hash, ReceiptPayloadShape } from '../cache/cacheShapes.js';
 import { txidsDigest } from '../cache/receipts.js';
 import { witnessCommitmentScript } from '../../bitcoin/witness.js';
 import type { TemplateCache, TemplateWitness } from '../cache/templateCache.js';
@@ -35,25 +36,10 @@ const SLICE = 8192;
 
 const num = z.number().finite();
 const int = z.number().int();
-const hash = z.string().regex(/^[0-9a-f]{64}$/);
 const totals = z.object({ txCount: int.nonnegative(), feeSat: num, weightWu: num, sigopCost: num.nullable() });
-const digest = z.object({ txidsSha256: hash, txCount: int.nonnegative(), feeSat: num, weightWu: num });
 
-// Key order follows how receipts.ts builds the payload, so a follower's receipt serializes byte
-// for byte as the leader's.
 const Receipt = z.object({
-  payload: z.object({
-    schema: z.literal('bench-receipt/1'),
-    alg: z.literal('Ed25519'),
-    keyId: z.string().max(64),
-    cycle: int.positive(),
-    height: int.nonnegative(),
-    previousBlockHash: hash,
-    cachedAt: z.string().max(40),
-    optimized: digest,
-    baseline: digest.extend({ source: z.string().max(40) }),
-    upperBound: z.object({ feeSat: num, exact: z.boolean() }),
-  }),
+  payload: ReceiptPayloadShape,
   signature: z.string().max(200),
   publicKey: z.string().max(100),
 });
@@ -123,21 +109,7 @@ const Header = z.object({
     freeClusters: int.nonnegative(),
     searchNodes: int.nonnegative(),
   }),
-  comparison: z.object({
-    available: z.boolean(),
-    reason: z.string().max(500).nullable(),
-    sameTip: z.boolean(),
-    optimizedOnlyTxidCount: int,
-    overlapTxidCount: int,
-    baselineOnlyTxidCount: int,
-    optimizedFeeSat: num,
-    baselineFeeSat: num,
-    feeDeltaSat: num,
-    baselineTxidsNotInSnapshot: int,
-    optimizedHeight: int,
-    baselineHeight: int,
-    previousBlockHash: hash,
-  }),
+  comparison: ComparisonShape,
   projectedBlocks: z
     .array(
       z.object({
@@ -150,16 +122,7 @@ const Header = z.object({
       }),
     )
     .max(64),
-  clusters: z.object({
-    count: int.nonnegative(),
-    largest: int.nonnegative(),
-    optimalCount: int.nonnegative(),
-    over64Count: int.nonnegative(),
-    linearizeCost: num,
-    chunkCount: int.nonnegative(),
-    realWeightRelinearized: int.nonnegative(),
-    reusedCount: int.nonnegative(),
-  }),
+  clusters: ClusterStatsShape,
   nativeTimingsMs: z.object({
     validate: num,
     clusters: num,
