@@ -29,15 +29,18 @@ export const NoQuery = strictObject({});
 export const TxidParams = strictObject({ txid: Txid });
 export const AddressParams = strictObject({ address: AddressParam });
 
-/** A number of blocks from the query string: plain decimal digits only (no `0x10`, `1e3`, ` 6`). */
-export const blocksQuery = (defaultValue: number) =>
+/** A whole number from the query string, 1..max: plain decimal digits only (no `0x10`, `1e3`, ` 6`). */
+export const wholeNumberQuery = (max: number, defaultValue: number, what = 'a whole number') =>
   z
     .string()
-    .regex(/^\d+$/, 'must be a whole number of blocks (decimal digits)')
+    .regex(/^\d+$/, `must be ${what} (decimal digits)`)
     .transform(Number)
     // The range before int(): 10^20 is "too big", not "not an integer" (it is no safe integer).
-    .pipe(z.number().min(1).max(1008).int())
+    .pipe(z.number().min(1).max(max).int())
     .default(defaultValue);
+
+/** A number of blocks from the query string: 1..1008 (Core's `estimatesmartfee` range). */
+export const blocksQuery = (defaultValue: number) => wholeNumberQuery(1008, defaultValue, 'a whole number of blocks');
 
 /** A confirmation target in a JSON body: 1..1008 blocks (Core's `estimatesmartfee` range). */
 export const TargetBlocks = z.number().int().min(1).max(1008).default(6);

@@ -5,13 +5,13 @@
  */
 import { z } from 'zod';
 import type { BlockAuditor } from '../../optimizer/blockAudit.js';
-import { Success } from '../schemas.js';
+import { Success, wholeNumberQuery } from '../schemas.js';
 import { BlockAuditRow, blockAuditRow, BlockAuditSummary, blockAuditSummary } from '../shared/blockAuditRows.js';
 
 export const BLOCK_AUDITS_MAX = 1000;
 
 export const BlockAuditsQuery = z.strictObject({
-  limit: z.string().regex(/^\d+$/, 'must be a whole number (decimal digits)').transform(Number).pipe(z.number().min(1).max(BLOCK_AUDITS_MAX).int()).default(10),
+  limit: wholeNumberQuery(BLOCK_AUDITS_MAX, 10),
 });
 
 export const BlockAuditsAnswer = z.object({
