@@ -10,7 +10,8 @@
  * environment sets NODE_EXTRA_CA_CERTS (Node parses those certificates at start-up, before any of
  * our code), the CLI without it; the CPU time of start-up, module loading and the run (without
  * NODE_EXTRA_CA_CERTS), which a busy machine leaves readable; and the native read in one reader
- * beside the two-halves read.
+ * beside the two-halves read. The CLI runs as a command, so its launcher puts glibc's malloc on huge
+ * pages (scripts/with-malloc-hugepages.sh); one line runs it on 4 KiB pages beside.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -60,10 +61,17 @@ async function wallOf(args: string[], env: NodeJS.ProcessEnv = process.env): Pro
   return performance.now() - t0;
 }
 
-/** One run of a checkout's compiled CLI: wall time from spawn to exit, and the timings it reports. */
+/** The environment with glibc's malloc told to use 4 KiB pages only (the launcher keeps an explicit setting). */
+function withSmallPages(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const others = (env.GLIBC_TUNABLES ?? '').split(':').filter((t) => t !== '' && !t.startsWith('glibc.malloc.hugetlb='));
+  return { ...env, GLIBC_TUNABLES: [...others, 'glibc.malloc.hugetlb=0'].join(':') };
+}
+
+/** One run of a checkout's compiled CLI, run as a command as a user runs it (its launcher lines
+ *  included): wall time from spawn to exit, and the timings it reports. */
 async function runCli(checkout: string, file: string, env: NodeJS.ProcessEnv = process.env): Promise<CliRun> {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [join(checkout, 'bin/btc-template.mjs'), 'template', file], { stdio: ['ignore', 'pipe', 'inherit'], env });
+  const child = spawn(join(checkout, 'bin/btc-template.mjs'), ['template', file], { stdio: ['ignore', 'pipe', 'inherit'], env });
   const chunks: Buffer[] = [];
   child.stdout.on('data', (c: Buffer) => chunks.push(c));
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
@@ -142,6 +150,13 @@ export async function run(): Promise<void> {
       if (compare) console.log(line(`  compared (${compare})`, await series(compare, file, withoutExtraCerts())));
       console.log(line('  this checkout', await series(root, file, withoutExtraCerts())));
     }
+    // Side by side: the C heap on 4 KiB pages, as before the launcher (docs/operations.md).
+    console.log(
+      line(
+        'this checkout, malloc on 4 KiB pages (glibc.malloc.hugetlb=0; without NODE_EXTRA_CA_CERTS)',
+        await series(root, file, withSmallPages(withoutExtraCerts())),
+      ),
+    );
     const cpuEnv = withoutExtraCerts();
     if (compare) console.log(await cpuLine(`compared (${compare})`, compare, file, cpuEnv));
     console.log(await cpuLine('this checkout', root, file, cpuEnv));

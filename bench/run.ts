@@ -6,6 +6,7 @@
  */
 import { readdirSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { mallocHugePagesHere } from '../src/util/mallocHugePages.js';
 
 interface BenchModule {
   run?: () => Promise<void> | void;
@@ -25,6 +26,9 @@ if (files.length === 0) {
   );
   process.exitCode = 2;
 }
+// `npm run bench` starts through scripts/with-malloc-hugepages.sh, as `npm start` does: say so.
+const heap = mallocHugePagesHere(process.env);
+if (files.length > 0) console.log(`C heap on huge pages: ${heap.on ? `yes (${heap.how})` : `no (${heap.why})`}`);
 for (const f of files) {
   const mod = (await import(pathToFileURL(`${dir}${f}`).href)) as BenchModule;
   if (typeof mod.run !== 'function') {

@@ -1,5 +1,9 @@
-#!/usr/bin/env node
+#!/bin/sh
+//bin/sh -c :; exec sh "$(dirname "$(readlink -f "$0")")/../scripts/with-malloc-hugepages.sh" node "$0" "$@"
 // Entry point of the `btc-template` command: runs the compiled CLI (dist/cli/template.js).
+// The line above is shell and JavaScript at once: run as a command, /bin/sh runs it (a no-op, then
+// Node started through scripts/with-malloc-hugepages.sh: glibc's malloc on huge pages, set before
+// Node starts); Node reads it as a comment. `node bin/btc-template.mjs` also works, without them.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 

@@ -10,6 +10,7 @@ import { BitcoinNode } from './node/bitcoinNode.js';
 import { EsploraAddressSource } from './node/esploraAddressSource.js';
 import { ScanAddressSource } from './node/scanAddressSource.js';
 import { startSimnet, type SimnetHandle } from './simnet/index.js';
+import { mallocHugePagesHere } from './util/mallocHugePages.js';
 import { listenErrorLine, serviceBaseUrl, startLine } from './util/startMessages.js';
 import { moduleUrl } from './util/workerFile.js';
 
@@ -95,6 +96,9 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   app.log.info({ node: node.transport.endpoint, nodeKind: simnet ? 'simulated' : 'real', addressSource: addressSource.kind }, 'serving');
+  const hugePages = mallocHugePagesHere(process.env);
+  if (hugePages.on || !hugePages.hint) app.log.info({ mallocHugePages: hugePages }, 'C heap on huge pages: ' + (hugePages.on ? 'yes' : 'no'));
+  else app.log.warn({ mallocHugePages: hugePages }, `C heap not on huge pages: ${hugePages.hint}`);
   // For a person: where to look (the JSON log above is for machines). PORT=0 listens on the port it got.
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;

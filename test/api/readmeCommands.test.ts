@@ -7,7 +7,7 @@
  * need a Bitcoin Core and are the only ones not run. A start on a busy port ends with one line
  * saying so. Needs the built CLI (`npm run build`, part of `npm ci`) for the `btc-template` block.
  * (`npx btc-template` in the clone would reinstall the package and rebuild the native module: the
- * README says `node bin/btc-template.mjs`.)
+ * README says `bin/btc-template.mjs`.)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';

@@ -143,5 +143,8 @@ describe('cli', () => {
     try { execFileSync(process.execPath, [bin, 'template'], { encoding: 'utf8', stdio: 'pipe' }); } catch (e) { status = (e as { status: number }).status; stderr = (e as { stderr: string }).stderr; }
     expect(status).toBe(2);
     expect(stderr).toBe('btc-template: missing FILE\n');
+    // Run as a command (its first lines are shell too: Node started with malloc on huge pages).
+    const asCommand = execFileSync(bin, ['template', coreFile('bin.json', false)], { encoding: 'utf8' });
+    expect(JSON.parse(asCommand).txCount).toBe(4);
   });
 });
