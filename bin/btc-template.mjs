@@ -1,9 +1,9 @@
 #!/bin/sh
-//bin/sh -c :; exec sh "$(dirname "$(readlink -f "$0")")/../scripts/with-malloc-hugepages.sh" node "$0" "$@"
+':' //; case ":${GLIBC_TUNABLES:-}:" in *:glibc.malloc.hugetlb=*) ;; *) GLIBC_TUNABLES="${GLIBC_TUNABLES:+$GLIBC_TUNABLES:}glibc.malloc.hugetlb=1"; export GLIBC_TUNABLES ;; esac; exec node "$0" "$@"
 // Entry point of the `btc-template` command: runs the compiled CLI (dist/cli/template.js).
-// The line above is shell and JavaScript at once: run as a command, /bin/sh runs it (a no-op, then
-// Node started through scripts/with-malloc-hugepages.sh: glibc's malloc on huge pages, set before
-// Node starts); Node reads it as a comment. `node bin/btc-template.mjs` also works, without them.
+// The line above is shell and JavaScript at once. Run as a command, /bin/sh runs it: glibc's malloc
+// on huge pages, as scripts/with-malloc-hugepages.sh sets them (same rule, inline: no process more),
+// then Node. Node reads a string and a comment. `node bin/btc-template.mjs` also works, without them.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
