@@ -103,6 +103,9 @@ describe('raw JSON-RPC', () => {
       const answer = await call([busy.address, tag]);
       expect(answer.error?.code, tag).toBe(-32602);
       expect(answer.error?.message).toMatch(/cannot be served/);
+      // The REST code once at the front and in data.code, not "Invalid params: INVALID_REQUEST: Invalid request: …".
+      expect(answer.error?.message).toMatch(/^Invalid params: INVALID_REQUEST: (?!Invalid request)/);
+      expect(answer.error?.data).toEqual({ code: 'INVALID_REQUEST' });
     }
   });
 

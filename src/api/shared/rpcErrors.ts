@@ -42,8 +42,8 @@ export class MethodNotFoundRpcError extends JsonRpcError {
 /** Invalid method parameters. */
 export class InvalidParamsRpcError extends JsonRpcError {
   static readonly code = -32602 as const;
-  constructor(detail: string) {
-    super(InvalidParamsRpcError.code, `Invalid params: ${detail}`);
+  constructor(detail: string, data?: { code: string }) {
+    super(InvalidParamsRpcError.code, `Invalid params: ${detail}`, data);
   }
 }
 
@@ -90,7 +90,10 @@ export function toJsonRpcError(error: unknown): JsonRpcError {
   const code = typeof e.code === 'string' ? e.code : 'INTERNAL';
   const message = e.message ?? 'error';
   if (status === 404) return new ResourceNotFoundRpcError(message, { code });
-  if (status >= 400 && status < 500) return new InvalidParamsRpcError(`${code}: ${message}`);
+  // The REST code leads the message (docs/errors.md) and is in data.code, as for the other codes;
+  // INVALID_REQUEST's own lead ("Invalid request: ") would only repeat "Invalid params".
+  if (status >= 400 && status < 500)
+    return new InvalidParamsRpcError(`${code}: ${code === 'INVALID_REQUEST' ? message.replace(/^Invalid request: /, '') : message}`, { code });
   if (status === 503) return new ServerUnavailableRpcError(message, { code, retryAfterSeconds: DEFAULT_RETRY_AFTER_SECONDS });
   if (status === 502) return new JsonRpcError(-32002, message, { code });
   return new InternalRpcError();
