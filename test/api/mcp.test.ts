@@ -193,6 +193,14 @@ describe('MCP at /mcp (official SDK client, x402 MCP transport)', () => {
     const missing = await post({ method: 'resources/read', params: { uri: 'nope://x' } });
     expect(missing.error).toMatchObject({ code: -32002, message: expect.stringContaining('nope://x') });
     await expect(client.readResource({ uri: `${base}/no-such-document` })).rejects.toMatchObject({ code: -32002 });
+    // An empty batch is one Invalid Request (JSON-RPC 2.0), not a silent 202.
+    const empty = await fetch(`${base}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '[]',
+    });
+    expect(empty.status).toBe(400);
+    expect(await empty.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
   });
 
   it('behavior: the public documents are resources', async () => {

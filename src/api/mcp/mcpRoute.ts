@@ -24,6 +24,7 @@ import { SERVICE_VERSION } from '../../version.js';
 import { baseUrl } from '../baseUrl.js';
 import { routeBodyLimit } from '../bodyLimits.js';
 import { CONTENT_TYPES, routeKey, type ApiContext, type McpRoute, type RestRoute } from '../define.js';
+import { InvalidRequestRpcError } from '../shared/rpcErrors.js';
 import { isDocument, SERVICE_SUMMARY, SERVICE_TITLE } from '../shared/serviceFacts.js';
 import { callTool } from './toolCall.js';
 import { buildTools, type McpTool } from './tools.js';
@@ -131,7 +132,13 @@ export const mcpRoute: FastifyPluginAsync<McpRouteOptions> = async (app, { ctx, 
     handler: async (request, reply) => {
       // Tool calls are counted as the requests they are injected as; any other message is unpaid.
       const messages: unknown[] = Array.isArray(request.body) ? request.body : [request.body];
-      if (!messages.every((m) => isKnownToolCall(m, tools))) await app.rateLimits?.spendUnpaid(request, reply);
+      if (messages.length === 0 || !messages.every((m) => isKnownToolCall(m, tools))) await app.rateLimits?.spendUnpaid(request, reply);
+      // JSON-RPC 2.0: an empty batch is one Invalid Request error (the SDK would answer 202, as to a
+      // batch of notifications only); /v1/rpc answers it the same way.
+      if (messages.length === 0) {
+        const error = new InvalidRequestRpcError('empty batch');
+        return reply.code(400).send({ jsonrpc: '2.0', id: null, error: { code: error.code, message: error.message } });
+      }
       const server = mcpServer(app, ctx, request, tools, documents);
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       try {
