@@ -201,6 +201,19 @@ describe('MCP at /mcp (official SDK client, x402 MCP transport)', () => {
     });
     expect(empty.status).toBe(400);
     expect(await empty.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
+    // A body that is not JSON is a JSON-RPC parse error; other refusals keep the service's own body.
+    for (const body of ['{"jsonrpc":', '']) {
+      const broken = await fetch(`${base}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body,
+      });
+      expect(broken.status, body).toBe(400);
+      expect(await broken.json(), body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } });
+    }
+    const wrongType = await fetch(`${base}/mcp`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' });
+    expect(wrongType.status).toBe(415);
+    expect(await wrongType.json()).toMatchObject({ success: false, error: { code: 'UNSUPPORTED_MEDIA_TYPE' } });
   });
 
   it('behavior: the public documents are resources', async () => {

@@ -24,7 +24,7 @@ import { SERVICE_VERSION } from '../../version.js';
 import { baseUrl } from '../baseUrl.js';
 import { routeBodyLimit } from '../bodyLimits.js';
 import { CONTENT_TYPES, routeKey, type ApiContext, type McpRoute, type RestRoute } from '../define.js';
-import { InvalidRequestRpcError } from '../shared/rpcErrors.js';
+import { InvalidRequestRpcError, ParseRpcError } from '../shared/rpcErrors.js';
 import { isDocument, SERVICE_SUMMARY, SERVICE_TITLE } from '../shared/serviceFacts.js';
 import { callTool } from './toolCall.js';
 import { buildTools, type McpTool } from './tools.js';
@@ -129,6 +129,13 @@ export const mcpRoute: FastifyPluginAsync<McpRouteOptions> = async (app, { ctx, 
     bodyLimit: routeBodyLimit(route, ctx.registry.methods.values(), ctx.config.RPC_BATCH_MAX, ctx.config.BODY_LIMIT_BYTES, ctx.registry.routes),
     config: { payment: { key: routeKey(route), priceUsd: 0 } },
     schema: { summary: route.summary },
+    // A body that is not JSON is a JSON-RPC parse error here, as the transport answers JSON that is
+    // not a message; anything else goes on to the service's error handler.
+    errorHandler: (error, _request, reply) => {
+      if (error.code !== 'FST_ERR_CTP_INVALID_JSON_BODY' && error.code !== 'FST_ERR_CTP_EMPTY_JSON_BODY') throw error;
+      const parse = new ParseRpcError('the body is not JSON');
+      void reply.code(400).send({ jsonrpc: '2.0', id: null, error: { code: parse.code, message: parse.message } });
+    },
     handler: async (request, reply) => {
       // Tool calls are counted as the requests they are injected as; any other message is unpaid.
       const messages: unknown[] = Array.isArray(request.body) ? request.body : [request.body];
