@@ -141,7 +141,7 @@ export const mcpRoute: FastifyPluginAsync<McpRouteOptions> = async (app, { ctx, 
       const messages: unknown[] = Array.isArray(request.body) ? request.body : [request.body];
       if (messages.length === 0 || !messages.every((m) => isKnownToolCall(m, tools))) await app.rateLimits?.spendUnpaid(request, reply);
       // JSON-RPC 2.0: an empty batch is one Invalid Request error (the SDK would answer 202, as to a
-      // batch of notifications only); /v1/rpc answers it the same way.
+      // batch of notifications only). /v1/rpc answers it -32600 too, with HTTP 200 as Ethereum nodes do.
       if (messages.length === 0) {
         const error = new InvalidRequestRpcError('empty batch');
         return reply.code(400).send({ jsonrpc: '2.0', id: null, error: { code: error.code, message: error.message } });
