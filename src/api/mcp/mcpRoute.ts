@@ -24,7 +24,7 @@ import { SERVICE_VERSION } from '../../version.js';
 import { baseUrl } from '../baseUrl.js';
 import { routeBodyLimit } from '../bodyLimits.js';
 import { CONTENT_TYPES, routeKey, type ApiContext, type McpRoute, type RestRoute } from '../define.js';
-import { InvalidRequestRpcError, ParseRpcError } from '../shared/rpcErrors.js';
+import { errorResponse, InvalidRequestRpcError, ParseRpcError } from '../shared/rpcErrors.js';
 import { isDocument, SERVICE_SUMMARY, SERVICE_TITLE } from '../shared/serviceFacts.js';
 import { callTool } from './toolCall.js';
 import { buildTools, type McpTool } from './tools.js';
@@ -133,8 +133,7 @@ export const mcpRoute: FastifyPluginAsync<McpRouteOptions> = async (app, { ctx, 
     // not a message; anything else goes on to the service's error handler.
     errorHandler: (error, _request, reply) => {
       if (error.code !== 'FST_ERR_CTP_INVALID_JSON_BODY' && error.code !== 'FST_ERR_CTP_EMPTY_JSON_BODY') throw error;
-      const parse = new ParseRpcError('the body is not JSON');
-      void reply.code(400).send({ jsonrpc: '2.0', id: null, error: { code: parse.code, message: parse.message } });
+      void reply.code(400).send(errorResponse(null, new ParseRpcError('the body is not JSON')));
     },
     handler: async (request, reply) => {
       // Tool calls are counted as the requests they are injected as; any other message is unpaid.
@@ -142,10 +141,7 @@ export const mcpRoute: FastifyPluginAsync<McpRouteOptions> = async (app, { ctx, 
       if (messages.length === 0 || !messages.every((m) => isKnownToolCall(m, tools))) await app.rateLimits?.spendUnpaid(request, reply);
       // JSON-RPC 2.0: an empty batch is one Invalid Request error (the SDK would answer 202, as to a
       // batch of notifications only). /v1/rpc answers it -32600 too, with HTTP 200 as Ethereum nodes do.
-      if (messages.length === 0) {
-        const error = new InvalidRequestRpcError('empty batch');
-        return reply.code(400).send({ jsonrpc: '2.0', id: null, error: { code: error.code, message: error.message } });
-      }
+      if (messages.length === 0) return reply.code(400).send(errorResponse(null, new InvalidRequestRpcError('empty batch')));
       const server = mcpServer(app, ctx, request, tools, documents);
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       try {

@@ -17,10 +17,11 @@ import {
   JsonRpcError,
   MethodNotFoundRpcError,
   ParseRpcError,
+  errorResponse,
   toJsonRpcError,
+  type JsonRpcId,
 } from '../shared/rpcErrors.js';
 
-export type JsonRpcId = string | number | null;
 
 type PlannedCall =
   | { id: JsonRpcId; method: RpcMethod; params: unknown; priceUsd: number }
@@ -170,12 +171,4 @@ export function refuseRpc(plan: RpcPlan | undefined, error: JsonRpcError): unkno
   if (!plan) return errorResponse(null, error);
   const responses = plan.calls.flatMap((call) => ('notification' in call ? [] : [errorResponse(call.id, error)]));
   return plan.batch ? responses : (responses[0] ?? errorResponse(null, error));
-}
-
-function errorResponse(id: JsonRpcId, error: JsonRpcError) {
-  return {
-    jsonrpc: '2.0',
-    id,
-    error: error.data === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, data: error.data },
-  };
 }

@@ -4,6 +4,8 @@
  */
 import { DEFAULT_RETRY_AFTER_SECONDS } from '../../errors.js';
 
+export type JsonRpcId = string | number | null;
+
 export class JsonRpcError extends Error {
   constructor(
     readonly code: number,
@@ -97,4 +99,13 @@ export function toJsonRpcError(error: unknown): JsonRpcError {
   if (status === 503) return new ServerUnavailableRpcError(message, { code, retryAfterSeconds: DEFAULT_RETRY_AFTER_SECONDS });
   if (status === 502) return new JsonRpcError(-32002, message, { code });
   return new InternalRpcError();
+}
+
+/** An error in the JSON-RPC 2.0 response envelope (`data` only when the error has some). */
+export function errorResponse(id: JsonRpcId, error: JsonRpcError) {
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: error.data === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, data: error.data },
+  };
 }
