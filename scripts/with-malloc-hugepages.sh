@@ -4,7 +4,7 @@
 #
 # Why: the optimizer's tables are tens of MB (hundreds at 1M transactions), and the first touch of a
 # 4 KiB page costs 12-17 us on the VMs we measure on (a 2 MiB page: 0.25 us per 4 KiB). With huge
-# pages a process's first cycles cost about a third less, and the CLI's whole process about 40 % less
+# pages a process's first cycles cost 24-36 % less, and the CLI's whole process about 40 % less
 # (docs/performance-log.md, eighth session). glibc reads the variable at start-up only, so it is set
 # here, before Node starts. Without effect (and harmless) where the kernel's THP mode is `never` or the
 # C library is not glibc.
