@@ -22,7 +22,6 @@ import {
   type JsonRpcId,
 } from '../shared/rpcErrors.js';
 
-
 type PlannedCall =
   | { id: JsonRpcId; method: RpcMethod; params: unknown; priceUsd: number }
   | { id: JsonRpcId; error: JsonRpcError }
