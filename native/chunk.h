@@ -95,7 +95,10 @@ ChunkTable RealFromCore(const Graph& g, const Clusters& cl, const ChunkTable& co
 
 /** The chunks of t's linearizations restricted to the transactions with keep[x] != 0 (removing
  *  transactions from a topological order leaves one), re-chunked and in mining order; chunk_of
- *  of the others is UINT32_MAX. Complexity: O(n log n). */
+ *  of the others is UINT32_MAX. t must be in mining order (every table a cycle makes is): the
+ *  clusters that keep every transaction keep their chunks and their order, and only the others'
+ *  chunks are made and sorted again. Complexity: O(n + c log c) for c chunks of the clusters
+ *  that lost transactions. */
 ChunkTable RechunkRemaining(const Graph& g, const ChunkTable& t, std::span<const uint8_t> keep);
 
 /** The sort key of a rate: the bits of the double rate, complemented, so ascending keys are
