@@ -137,6 +137,7 @@ Napi::Object TailSearchObject(Napi::Env env, const opt::Result& r)
     o.Set("greedyFeeSat", Num(env, static_cast<double>(r.tail.greedy_fee)));
     o.Set("improvedSat", Num(env, static_cast<double>(r.tail.improved_sat)));
     o.Set("usedBaselineV31", Napi::Boolean::New(env, r.tail.used_incumbent));
+    o.Set("usedBoundTemplate", Napi::Boolean::New(env, r.tail.used_bound));
     o.Set("sigopsBinding", Napi::Boolean::New(env, r.tail.sigops_binding));
     o.Set("projectedNodes", Num(env, static_cast<double>(r.projected_search_nodes)));
     return o;

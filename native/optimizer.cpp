@@ -413,12 +413,15 @@ void AdoptBetterTemplate(const Prepared& p, const Options& o, const ConsensusOrd
     Selection sel;
     for (uint32_t k = 0; k < mine.Count(); ++k) sel.AddChunk(mine, k);
     if (sel.fee <= r.optimized.fee || !WithinRequestLimits(co.Table(), sel, lim)) return;
-    TemplateLimits no_search = lim;  // block 1 is sel: the search already ran and found less
-    no_search.search_budget = 0;
-    Projection again = ProjectBlocks(p.g, co.Table(), co.Order(), no_search, &sel, &mine, o.projected_blocks, o.projected_search_budget);
+    // Block 1 is sel (the search already ran and found less): blocks 2..N on what remains.
+    Projection again = Projector(p.g, co.Table(), lim, std::move(sel), mine, o.projected_blocks, o.projected_search_budget, o.threads >= 2)
+                           .BuildRest();
+    const TailSearchStats searched = r.tail;  // the search that ran (nodes, window, completeness)
     TakeProjection(p, std::move(again), r);
+    r.tail = searched;
     r.tail.improved_sat = r.optimized.fee - r.tail.greedy_fee;  // over the greedy pass, as the search reports it
     r.tail.used_incumbent = false;                              // (the v31 template was not used)
+    r.tail.used_bound = true;
 }
 
 /** Map a selection's transactions back to input indices. */
@@ -489,25 +492,29 @@ Result BuildPrepared(const Prepared& p, const Options& o, const Timings& timings
     // Block 1 (the optimized template) and the later projected blocks share one builder. The
     // bound needs only block 1's fee: the helper computes it while this thread builds blocks 2..N.
     // Its construction on two threads: the helper is usually done with v30 by now, and waits.
-    Projector projector(p.g, co.Table(), co.Order(), lim, r.v31_within_limits ? &r.v31 : nullptr, &chunks, o.projected_blocks,
-                        o.projected_search_budget, o.threads >= 2);
-    const int64_t first_fee = projector.BuildFirst().fee;
-    helper.PostTask(o, [&p, &co, &lim, &r, first_fee] {
-        Stopwatch sw;
-        r.bound = ComputeUpperBound(p.g, p.cl, co.Lin(), co.Table(), co.Order(),
-                                    BoundLimits{lim.weight, lim.sigops, lim.tx_count, lim.min_rate_sat_kvb}, first_fee);
-        r.timings.bound = sw.Lap();
-    });
-    try {
-        Projection pr = projector.BuildRest();
-        r.timings.optimized = pr.first_block_ms;
-        TakeProjection(p, std::move(pr), r);
-        const double inline_bound_ms = o.threads < 2 ? r.timings.bound : 0.0;  // the task ran on this thread
-        r.timings.projected = std::max(0.0, lap.Lap() - r.timings.optimized - inline_bound_ms);
-        helper.Finish(p, o, r.v30);
-    } catch (...) {
-        helper.Stop();  // its task reads co, declared after it
-        throw;
+    {
+        // Scoped: the builder's columns are freed before a better template is adopted below,
+        // which builds another (memory reused instead of touched afresh).
+        Projector projector(p.g, co.Table(), co.Order(), lim, r.v31_within_limits ? &r.v31 : nullptr, &chunks, o.projected_blocks,
+                            o.projected_search_budget, o.threads >= 2);
+        const int64_t first_fee = projector.BuildFirst().fee;
+        helper.PostTask(o, [&p, &co, &lim, &r, first_fee] {
+            Stopwatch sw;
+            r.bound = ComputeUpperBound(p.g, p.cl, co.Lin(), co.Table(), co.Order(),
+                                        BoundLimits{lim.weight, lim.sigops, lim.tx_count, lim.min_rate_sat_kvb}, first_fee);
+            r.timings.bound = sw.Lap();
+        });
+        try {
+            Projection pr = projector.BuildRest();
+            r.timings.optimized = pr.first_block_ms;
+            TakeProjection(p, std::move(pr), r);
+            const double inline_bound_ms = o.threads < 2 ? r.timings.bound : 0.0;  // the task ran on this thread
+            r.timings.projected = std::max(0.0, lap.Lap() - r.timings.optimized - inline_bound_ms);
+            helper.Finish(p, o, r.v30);
+        } catch (...) {
+            helper.Stop();  // its task reads co, declared after it
+            throw;
+        }
     }
     r.timings.baselines = v31_ms + helper.v30_ms;  // v30 ran on the helper thread, overlapping the phases above
     lap.Lap();

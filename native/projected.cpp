@@ -43,11 +43,37 @@ Projector::Projector(const Graph& g, const ChunkTable& t, std::span<const uint32
       m_incumbent_table(incumbent_table),
       m_count(count),
       m_budget(projected_budget),
+      m_parallel(parallel),
       m_state(g.n, TX_AVAILABLE),
       m_builder(std::make_unique<TemplateBuilder>(g, t, order, limits, parallel)),
       m_table(&t)
 {
     m_pr.tx_block.assign(g.n, -1);
+}
+
+Projector::Projector(const Graph& g, const ChunkTable& t, const TemplateLimits& limits, Selection first, const ChunkTable& first_table,
+                     int64_t count, uint64_t projected_budget, bool parallel)
+    : m_g(g),
+      m_limits(limits),
+      m_incumbent(nullptr),
+      m_incumbent_table(nullptr),
+      m_count(count),
+      m_budget(projected_budget),
+      m_parallel(parallel),
+      m_state(g.n, TX_AVAILABLE),
+      m_table(&t)
+{
+    m_pr.tx_block.assign(g.n, -1);
+    if (m_count <= 0) return;
+    m_pr.blocks.push_back(StatsOf(first_table, first));
+    for (uint32_t x : first.txs) {
+        m_pr.tx_block[x] = 0;
+        m_state[x] = TX_MINED;
+    }
+    m_pr.first_stats.used_incumbent = true;
+    m_pr.first = std::move(first);
+    m_next = 1;
+    ContinueOnRest();
 }
 
 Projector::~Projector() = default;
@@ -68,13 +94,7 @@ void Projector::Step(int64_t b)
     if (foreign) {
         // The incumbent's transactions need not be whole chunks of this table: re-chunk what
         // is left and continue on that table.
-        std::vector<uint8_t> keep(m_g.n);
-        for (uint32_t x = 0; x < m_g.n; ++x) keep[x] = m_state[x] != TX_MINED;
-        m_rest = std::make_unique<ChunkTable>(RechunkRemaining(m_g, *m_table, keep));
-        m_rest_order.resize(m_rest->Count());
-        std::iota(m_rest_order.begin(), m_rest_order.end(), 0u);
-        m_builder = std::make_unique<TemplateBuilder>(m_g, *m_rest, m_rest_order, m_limits);
-        m_table = m_rest.get();
+        ContinueOnRest();
     } else {
         m_builder->Remove(sel);
     }
@@ -82,6 +102,20 @@ void Projector::Step(int64_t b)
         m_pr.first = std::move(sel);
         m_pr.first_stats = stats;
     }
+}
+
+void Projector::ContinueOnRest()
+{
+    // The old builder first: its columns are not needed any more, and a cycle's peak memory is
+    // memory touched afresh (page faults) every time a cycle reaches it.
+    m_builder.reset();
+    std::vector<uint8_t> keep(m_g.n);
+    for (uint32_t x = 0; x < m_g.n; ++x) keep[x] = m_state[x] != TX_MINED;
+    m_rest = std::make_unique<ChunkTable>(RechunkRemaining(m_g, *m_table, keep));  // m_table may be the old m_rest: freed after
+    m_rest_order.resize(m_rest->Count());
+    std::iota(m_rest_order.begin(), m_rest_order.end(), 0u);
+    m_builder = std::make_unique<TemplateBuilder>(m_g, *m_rest, m_rest_order, m_limits, m_parallel);
+    m_table = m_rest.get();
 }
 
 const Selection& Projector::BuildFirst()

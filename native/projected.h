@@ -54,6 +54,11 @@ public:
     Projector(const Graph& g, const ChunkTable& t, std::span<const uint32_t> order, const TemplateLimits& limits,
               const Selection* incumbent, const ChunkTable* incumbent_table, int64_t count, uint64_t projected_budget,
               bool parallel = false);
+    /** Block 1 given (a template better than the builder's, chunked as first_table; it satisfies
+     *  the limits): blocks 2..N are built on t's chunks that remain, as when block 1 is an incumbent
+     *  from another table, without building block 1 again. */
+    Projector(const Graph& g, const ChunkTable& t, const TemplateLimits& limits, Selection first, const ChunkTable& first_table,
+              int64_t count, uint64_t projected_budget, bool parallel = false);
     ~Projector();
     Projector(const Projector&) = delete;
     Projector& operator=(const Projector&) = delete;
@@ -65,12 +70,15 @@ public:
 
 private:
     void Step(int64_t b);
+    /** The transactions not mined yet, chunked again (m_rest), and the builder on them. */
+    void ContinueOnRest();
     const Graph& m_g;
     const TemplateLimits m_limits;
     const Selection* m_incumbent;
     const ChunkTable* m_incumbent_table;
     const int64_t m_count;
     const uint64_t m_budget;
+    const bool m_parallel;
     Projection m_pr;
     std::vector<uint8_t> m_state;
     std::unique_ptr<TemplateBuilder> m_builder;

@@ -51,6 +51,7 @@ struct TailSearchStats {
     int64_t greedy_fee{0};
     int64_t improved_sat{0};  // search result over the greedy pass (0 if none)
     bool used_incumbent{false};
+    bool used_bound{false};      // the bound's solve found a better template (not whole chunks), used instead
     bool sigops_binding{false};  // the greedy pass skipped a chunk that fit by weight but not by sigops
 };
 

@@ -173,6 +173,11 @@ export interface OptimizerResult {
     improvedSat: number;
     /** The v31 template beat the search and was used as the optimized template. */
     usedBaselineV31: boolean;
+    /**
+     * The bound's exact solve found a template earning more than the search's (its parts need not
+     * be whole chunks), and it is the optimized template; `improvedSat` then counts it.
+     */
+    usedBoundTemplate: boolean;
     /** The sigop limit bound block 1: a chunk that fit by weight was skipped for its sigop cost. */
     sigopsBinding: boolean;
     /** Search nodes over all projected blocks. */
