@@ -84,6 +84,10 @@ inline int CompareFeerate(const FeeFrac& a, const FeeFrac& b) noexcept
 /** floor(fee * num / den) for fee >= 0, num >= 0, den > 0, computed in 128 bits. */
 inline int64_t MulDivFloor(int64_t fee, int64_t num, int64_t den) noexcept
 {
+    // Most products fit in 64 bits (a chunk's fee times a block's room): then one 64-bit division,
+    // the same quotient as libgcc's 128-bit one (__divti3), which the tail search called per node.
+    int64_t product = 0;
+    if (!__builtin_mul_overflow(fee, num, &product)) return product / den;
     return static_cast<int64_t>(static_cast<__int128>(fee) * num / den);
 }
 
