@@ -157,12 +157,13 @@ struct TaskSlot {
 };
 
 /** The second thread (options.threads == 2): it linearizes clusters from the shared queue beside
- *  this one (in a cycle from scratch; an incremental one linearizes on this thread alone); then, when some clusters have sigop-adjusted transactions, re-linearizes them by
- *  real weight (the relin task: it needs only the linearization) while this thread sorts the
- *  chunks; then builds the v30 baseline (it needs only the graph) while this thread sorts and
- *  builds block 1; then runs the side task posted after the linearization (the per-transaction
- *  outputs, in the wait for block 1), then the task posted after block 1 (the upper bound) while
- *  this thread builds blocks 2..N. Results do not depend on threads. */
+ *  this one (in a cycle from scratch; an incremental one linearizes on this thread alone); then,
+ *  when some clusters have sigop-adjusted transactions, re-linearizes them by real weight (the
+ *  relin task: it needs only the linearization) while this thread sorts the chunks; then builds
+ *  the v30 baseline (it needs only the graph) while this thread sorts and builds block 1; then
+ *  runs the side task posted after the linearization (the per-transaction outputs, in the wait for
+ *  block 1), then the task posted after block 1 (the upper bound) while this thread builds blocks
+ *  2..N. Results do not depend on threads. */
 struct Helper {
     JoiningThread thread;
     std::atomic<bool> linearized{false};

@@ -131,10 +131,4 @@ Projection Projector::BuildRest()
     return std::move(m_pr);
 }
 
-Projection ProjectBlocks(const Graph& g, const ChunkTable& t, std::span<const uint32_t> order, const TemplateLimits& limits,
-                         const Selection* incumbent, const ChunkTable* incumbent_table, int64_t count, uint64_t projected_budget)
-{
-    return Projector(g, t, order, limits, incumbent, incumbent_table, count, projected_budget).BuildRest();
-}
-
 }  // namespace opt

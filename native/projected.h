@@ -36,18 +36,13 @@ struct Projection {
     double first_block_ms{0};  // wall time of block 1 (reporting only)
 };
 
-/** Build `count` blocks from the mining order. incumbent (may be null; it satisfies the request
- *  limits) guards block 1 only; its chunk ids are in incumbent_table, which may differ from t (then
- *  the remaining blocks are built on a re-chunked table when the incumbent wins).
+/** Builds `count` blocks from the mining order: block 1, then blocks 2..N, so that what needs only
+ *  block 1 (the upper bound) can run on another thread beside blocks 2..N. incumbent (may be null;
+ *  it satisfies the request limits) guards block 1 only; its chunk ids are in incumbent_table, which
+ *  may differ from t (then the remaining blocks are built on a re-chunked table when the incumbent
+ *  wins). The tables, order and incumbent must outlive it; it only reads them. parallel: the
+ *  builder's construction uses a second thread (TemplateBuilder); the same result.
  *  Complexity: O(count * (m + search)). */
-Projection ProjectBlocks(const Graph& g, const ChunkTable& t, std::span<const uint32_t> order, const TemplateLimits& limits,
-                         const Selection* incumbent, const ChunkTable* incumbent_table, int64_t count,
-                         uint64_t projected_budget);
-
-/** ProjectBlocks in two steps, block 1 then blocks 2..N, so that what needs only block 1 (the
- *  upper bound) can run on another thread beside blocks 2..N. Same arguments and result. The
- *  tables, order and incumbent must outlive it; it only reads them. parallel: the builder's
- *  construction uses a second thread (TemplateBuilder); the same result. */
 class Projector
 {
 public:
