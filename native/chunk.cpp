@@ -108,6 +108,20 @@ namespace {
 template <typename T>
 using Scratch = std::vector<T, DefaultInitAllocator<T>>;
 Scratch<uint32_t> MiningOrder(const ChunkTable& t, const uint64_t* keys = nullptr);
+
+/** chunk_of of every transaction in t.txs, in linearization order (the chunks partition it): each
+ *  chunk's first position names it, then one pass in sequence; walking the chunks in mining order
+ *  jumps to a random place per chunk. chunk_of must be sized already. O(n + m). */
+void WriteChunkOf(ChunkTable& t)
+{
+    std::vector<uint32_t> first_at(t.txs.size(), UINT32_MAX);
+    for (uint32_t k = 0; k < t.Count(); ++k) first_at[t.chunks[k].tx_begin] = k;
+    uint32_t k = UINT32_MAX;
+    for (size_t i = 0; i < t.txs.size(); ++i) {
+        if (first_at[i] != UINT32_MAX) k = first_at[i];
+        t.chunk_of[t.txs[i]] = k;
+    }
+}
 }  // namespace
 
 ChunkTable RealFromCore(const Graph& g, const Clusters& cl, const ChunkTable& core, const Linearization& real_lin,
@@ -138,22 +152,13 @@ ChunkTable RealFromCore(const Graph& g, const Clusters& cl, const ChunkTable& co
         t.chunks.push_back(core.chunks[k]);
     }
     for (; j < ids.size(); ++j) t.chunks.push_back(fresh.chunks[ids[j]]);
-    // chunk_of in linearization order (the chunks partition it): each chunk's first position
-    // names it, then one pass in sequence; walking the chunks in mining order jumps to a random
-    // place per chunk.
-    std::vector<uint32_t> first_at(t.txs.size(), UINT32_MAX);
-    for (uint32_t k = 0; k < t.Count(); ++k) first_at[t.chunks[k].tx_begin] = k;
-    uint32_t k = UINT32_MAX;
-    for (size_t i = 0; i < t.txs.size(); ++i) {
-        if (first_at[i] != UINT32_MAX) k = first_at[i];
-        t.chunk_of[t.txs[i]] = k;
-    }
+    WriteChunkOf(t);
     return t;
 }
 
+#ifdef OPTIMIZER_DEBUG
 namespace {
 
-#ifdef OPTIMIZER_DEBUG
 /** RechunkRemaining by chunking every cluster again and sorting all the chunks: the reference the
  *  debug build compares the merge with. */
 ChunkTable RechunkRemainingBySort(const Graph& g, const ChunkTable& t, std::span<const uint8_t> keep)
@@ -180,6 +185,8 @@ ChunkTable RechunkRemainingBySort(const Graph& g, const ChunkTable& t, std::span
     return r;
 }
 
+}  // namespace
+
 bool SameTable(const ChunkTable& a, const ChunkTable& b)
 {
     if (a.real != b.real || a.txs != b.txs || a.chunk_of != b.chunk_of || a.Count() != b.Count()) return false;
@@ -193,8 +200,6 @@ bool SameTable(const ChunkTable& a, const ChunkTable& b)
     return true;
 }
 #endif
-
-}  // namespace
 
 ChunkTable RechunkRemaining(const Graph& g, const ChunkTable& t, std::span<const uint8_t> keep)
 {
@@ -265,15 +270,8 @@ ChunkTable RechunkRemaining(const Graph& g, const ChunkTable& t, std::span<const
         r.chunks.push_back(ch);
     }
     for (; f < ids.size(); ++f) r.chunks.push_back(fresh.chunks[ids[f]]);
-    // chunk_of in linearization order, as RealFromCore writes it.
     r.chunk_of.assign(g.n, UINT32_MAX);
-    std::vector<uint32_t> first_at(r.txs.size(), UINT32_MAX);
-    for (uint32_t k = 0; k < r.Count(); ++k) first_at[r.chunks[k].tx_begin] = k;
-    uint32_t k = UINT32_MAX;
-    for (size_t i = 0; i < r.txs.size(); ++i) {
-        if (first_at[i] != UINT32_MAX) k = first_at[i];
-        r.chunk_of[r.txs[i]] = k;
-    }
+    WriteChunkOf(r);
     OPT_ASSUME(SameTable(r, RechunkRemainingBySort(g, t, keep)));
     return r;
 }

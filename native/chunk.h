@@ -101,6 +101,11 @@ ChunkTable RealFromCore(const Graph& g, const Clusters& cl, const ChunkTable& co
  *  that lost transactions. */
 ChunkTable RechunkRemaining(const Graph& g, const ChunkTable& t, std::span<const uint8_t> keep);
 
+#ifdef OPTIMIZER_DEBUG
+/** Debug: the same table (every field of every chunk, txs, chunk_of, real). O(n + m). */
+bool SameTable(const ChunkTable& a, const ChunkTable& b);
+#endif
+
 /** The sort key of a rate: the bits of the double rate, complemented, so ascending keys are
  *  descending rates (non-negative doubles order like their bit patterns). */
 inline uint64_t MiningKey(const FeeFrac& rate) noexcept

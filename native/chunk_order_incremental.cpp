@@ -13,21 +13,6 @@ constexpr uint32_t NONE = UINT32_MAX;
  *  still walks every chunk, and a large sort of the changed ones buys nothing over the radix sort. */
 constexpr uint32_t FRESH_SHARE = 4;
 
-#ifdef OPTIMIZER_DEBUG
-bool SameTable(const ChunkTable& a, const ChunkTable& b)
-{
-    if (a.Count() != b.Count() || a.chunk_of != b.chunk_of || a.txs != b.txs) return false;
-    for (uint32_t k = 0; k < a.Count(); ++k) {
-        const Chunk &x = a.chunks[k], &y = b.chunks[k];
-        if (x.fee != y.fee || x.adj_weight != y.adj_weight || x.weight != y.weight || x.sigops != y.sigops || x.eq_prefix != y.eq_prefix ||
-            x.tx_begin != y.tx_begin || x.tx_end != y.tx_end || x.cluster != y.cluster || x.max_rank != y.max_rank) {
-            return false;
-        }
-    }
-    return true;
-}
-#endif
-
 }  // namespace
 
 bool ChunkOrderMemo::KeptOrder(const ChunkTable& t, const Clusters& cl)
