@@ -5,7 +5,8 @@
 
 namespace marshal {
 
-/** merkleRoot(idsHex: string): the root (display hex) of ids in display hex, 64 characters each. */
+/** merkleRoot(idsHex: string | Uint8Array): the root (display hex) of ids in display hex, 64
+ *  characters (or bytes of those characters) each. */
 Napi::Value MerkleRootJs(const Napi::CallbackInfo& info);
 
 }  // namespace marshal

@@ -36,5 +36,11 @@ describe('native merkle root (the published template witness commitment)', () =>
       expect(() => root(bad)).toThrow(expect.objectContaining({ code: 'ERR_OPTIMIZER_INVALID_ARGUMENT' }));
     }
     expect(() => (root as unknown as (x: unknown) => string)(42)).toThrow(expect.objectContaining({ code: 'ERR_OPTIMIZER_INVALID_ARGUMENT' }));
+    // The same as bytes (what nativeMerkleRoot passes): the same refusals; other typed arrays are refused.
+    for (const bad of ['', 'ab'.repeat(31), `${'ab'.repeat(31)}zz`]) {
+      expect(() => root(Buffer.from(bad))).toThrow(expect.objectContaining({ code: 'ERR_OPTIMIZER_INVALID_ARGUMENT' }));
+    }
+    expect(() => (root as unknown as (x: unknown) => string)(new Uint32Array(16))).toThrow(expect.objectContaining({ code: 'ERR_OPTIMIZER_INVALID_ARGUMENT' }));
+    expect(root(Buffer.from(BLOCK_100000.txids.join('')))).toBe(BLOCK_100000.merkleRoot);
   });
 });

@@ -1,4 +1,5 @@
 import { mkdtempSync, statSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -47,5 +48,9 @@ describe('receipts', () => {
 
   it('default: the txid digest is SHA-256 over newline-joined txids', () => {
     expect(txidsDigest([])).toBe('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
+    const sha = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
+    const many = Array.from({ length: 4_000 }, (_, i) => sha(`t${i}`));
+    // A long list, then a short one (written over the same kept buffer), then the long one again.
+    for (const list of [many, ['11'.repeat(32)], many.slice(0, 3), many]) expect(txidsDigest(list)).toBe(sha(list.join('\n')));
   });
 });

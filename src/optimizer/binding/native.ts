@@ -14,6 +14,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { inspect } from 'node:util';
+import { packStrings } from '../../util/packedStrings.js';
 import { OPTION_RANGES, type OptionRange } from './optionRanges.js';
 
 /** One mempool as structure-of-arrays. Index i is the same transaction in every array. */
@@ -247,8 +248,8 @@ interface NativeBinding {
   scanCoreMempool?: (bytes: Uint8Array) => unknown;
   /** The same, on a file it maps into memory (null: not mapped, the caller reads it). */
   scanCoreMempoolFile?: (path: string) => unknown;
-  /** Bitcoin's merkle root (native/merkle_wrap.h): ids in display hex, concatenated; absent from builds before it. */
-  merkleRoot?: (idsHex: string) => string;
+  /** Bitcoin's merkle root (native/merkle_wrap.h): ids in display hex, concatenated (a string, or its bytes); absent from builds before it. */
+  merkleRoot?: (idsHex: string | Uint8Array) => string;
 }
 
 /** The native incremental engine's methods (see incrementalEngine.ts for the typed wrapper). */
@@ -318,7 +319,7 @@ export function nativeMerkleRoot(ids: readonly string[]): string | undefined {
   } catch {
     return undefined;
   }
-  return merkleRoot?.(ids.join(''));
+  return merkleRoot?.(packStrings(ids));
 }
 
 function invalid(name: string, expected: string, actual: unknown): OptimizerError {

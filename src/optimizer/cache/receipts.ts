@@ -12,6 +12,7 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import nacl from 'tweetnacl';
 import { ensurePrivateDir } from '../../storage/privateDir.js';
+import { packStrings } from '../../util/packedStrings.js';
 
 export const RECEIPT_SCHEMA = 'bench-receipt/1';
 export const RECEIPT_ALG = 'Ed25519';
@@ -54,7 +55,7 @@ export interface ReceiptSigner {
 
 /** SHA-256 of a txid list as the receipt defines it. */
 export function txidsDigest(txids: readonly string[]): string {
-  return createHash('sha256').update(txids.join('\n'), 'utf8').digest('hex');
+  return createHash('sha256').update(packStrings(txids, '\n')).digest('hex');
 }
 
 /** `ed25519:` + the first 16 hex characters of SHA-256(public key). */
