@@ -65,11 +65,7 @@ Projector::Projector(const Graph& g, const ChunkTable& t, const TemplateLimits& 
 {
     m_pr.tx_block.assign(g.n, -1);
     if (m_count <= 0) return;
-    m_pr.blocks.push_back(StatsOf(first_table, first));
-    for (uint32_t x : first.txs) {
-        m_pr.tx_block[x] = 0;
-        m_state[x] = TX_MINED;
-    }
+    Mine(0, first_table, first);
     m_pr.first_stats.used_incumbent = true;
     m_pr.first = std::move(first);
     m_next = 1;
@@ -86,11 +82,7 @@ void Projector::Step(int64_t b)
     if (b == 0) m_pr.first_block_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
     m_pr.search_nodes += stats.nodes;
     const bool foreign = stats.used_incumbent && m_incumbent_table != nullptr && m_incumbent_table != m_table;
-    m_pr.blocks.push_back(StatsOf(foreign ? *m_incumbent_table : *m_table, sel));
-    for (uint32_t x : sel.txs) {
-        m_pr.tx_block[x] = static_cast<int32_t>(b);
-        m_state[x] = TX_MINED;
-    }
+    Mine(b, foreign ? *m_incumbent_table : *m_table, sel);
     if (foreign) {
         // The incumbent's transactions need not be whole chunks of this table: re-chunk what
         // is left and continue on that table.
@@ -101,6 +93,15 @@ void Projector::Step(int64_t b)
     if (b == 0) {
         m_pr.first = std::move(sel);
         m_pr.first_stats = stats;
+    }
+}
+
+void Projector::Mine(int64_t b, const ChunkTable& table, const Selection& sel)
+{
+    m_pr.blocks.push_back(StatsOf(table, sel));
+    for (uint32_t x : sel.txs) {
+        m_pr.tx_block[x] = static_cast<int32_t>(b);
+        m_state[x] = TX_MINED;
     }
 }
 

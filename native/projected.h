@@ -65,6 +65,8 @@ public:
 
 private:
     void Step(int64_t b);
+    /** Block b is sel (chunked as table): its stats, and its transactions mined. */
+    void Mine(int64_t b, const ChunkTable& table, const Selection& sel);
     /** The transactions not mined yet, chunked again (m_rest), and the builder on them. */
     void ContinueOnRest();
     const Graph& m_g;
